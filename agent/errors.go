@@ -1,0 +1,43 @@
+package agent
+
+import (
+	"errors"
+
+	"github.com/hashls/hashls/edit"
+	"github.com/hashls/hashls/workspace"
+)
+
+// kindOf maps edit and workspace error kinds to tool error kinds.
+func kindOf(err error) string {
+	var ee *edit.Error
+	if errors.As(err, &ee) {
+		switch ee.Kind {
+		case edit.KindParse:
+			return KindInput
+		case edit.KindApply:
+			return KindEdit
+		case edit.KindStale:
+			return KindStale
+		case edit.KindNoChange:
+			return KindNoChange
+		}
+	}
+	var we *workspace.Error
+	if errors.As(err, &we) {
+		switch we.Kind {
+		case workspace.KindNotFound:
+			return KindNotFound
+		case workspace.KindOutside:
+			return KindOutside
+		case workspace.KindBinary:
+			return KindBinary
+		case workspace.KindStore:
+			return KindStore
+		case workspace.KindStale:
+			return KindStale
+		default:
+			return KindIO
+		}
+	}
+	return KindIO
+}

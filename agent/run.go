@@ -1,0 +1,90 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sort"
+	"strings"
+)
+
+// Run validates args against tool name's schema (an object with known
+// fields) and runs it. Every failure is an *Error; a panic inside a tool is
+// recovered and reported as KindInternal.
+func Run(ctx context.Context, env *Env, name string, args json.RawMessage) (res *Result, err error) {
+	t, ok := Lookup(name)
+	if !ok {
+		names := make([]string, 0, len(registry))
+		for n := range registry {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("unknown tool %q; tools: %s", name, strings.Join(names, ", "))}
+	}
+	if err := checkArgs(t, args); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			res = nil
+			err = &Error{Kind: KindInternal, Message: fmt.Sprintf("internal error in tool %s: %v (this is a hashls bug; please report it with the input)\n%s", name, r, debug.Stack())}
+		}
+	}()
+	res, err = t.Run(ctx, env, args)
+	if err != nil {
+		return nil, toError(err)
+	}
+	return res, nil
+}
+
+// checkArgs rejects invalid JSON, non-objects and unknown fields.
+func checkArgs(t Tool, args json.RawMessage) error {
+	args = bytes.TrimSpace(args)
+	if len(args) == 0 {
+		args = []byte("{}")
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(args, &obj); err != nil || obj == nil {
+		msg := "arguments must be one JSON object"
+		if err != nil {
+			msg += ": " + err.Error()
+		}
+		return &Error{Kind: KindUsage, Message: fmt.Sprintf("%s: %s; see `hashls tool %s --schema`", t.Name(), msg, t.Name())}
+	}
+	var schema struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+		Required   []string                   `json:"required"`
+	}
+	if err := json.Unmarshal(t.Schema(), &schema); err != nil {
+		return &Error{Kind: KindInternal, Message: fmt.Sprintf("%s: invalid schema: %v", t.Name(), err)}
+	}
+	for k := range obj {
+		if _, ok := schema.Properties[k]; !ok {
+			known := make([]string, 0, len(schema.Properties))
+			for p := range schema.Properties {
+				known = append(known, p)
+			}
+			sort.Strings(known)
+			return &Error{Kind: KindUsage, Message: fmt.Sprintf("%s: unknown argument %q; known arguments: %s", t.Name(), k, strings.Join(known, ", "))}
+		}
+	}
+	for _, k := range schema.Required {
+		if _, ok := obj[k]; !ok {
+			return &Error{Kind: KindUsage, Message: fmt.Sprintf("%s: missing required argument %q; see `hashls tool %s --schema`", t.Name(), k, t.Name())}
+		}
+	}
+	return nil
+}
+
+// toError converts any error into an *Error, keeping kinds from edit and
+// workspace errors.
+func toError(err error) *Error {
+	var ae *Error
+	if errors.As(err, &ae) {
+		return ae
+	}
+	return &Error{Kind: kindOf(err), Message: err.Error(), Err: err}
+}

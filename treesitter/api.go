@@ -1,0 +1,65 @@
+package treesitter
+
+import (
+	"context"
+	"errors"
+)
+
+// TODO(treesitter helper): the declarations below are the agreed API; the
+// function bodies in this file are stubs to be replaced.
+
+var errTODO = errors.New("treesitter: not implemented yet")
+
+// Point is a position: 0-based row and 0-based byte column within the row.
+type Point struct {
+	Row, Column int
+}
+
+// Range is a span of text: byte offsets [Start, End) plus the same as points.
+type Range struct {
+	Start, End           int
+	StartPoint, EndPoint Point
+}
+
+// Symbol is a document symbol (outline entry).
+type Symbol struct {
+	Name      string
+	Kind      string // "function", "method", "class", "struct", "interface", "type", "enum", "constant", "variable", "field", "module", "namespace", "property", "constructor", "key", ...
+	Detail    string // e.g. the signature line, may be ""
+	Range     Range  // the whole declaration
+	Selection Range  // the name
+	Children  []Symbol
+}
+
+// FoldingRange is a foldable span of rows (0-based, inclusive).
+type FoldingRange struct {
+	StartRow, EndRow int
+	Kind             string // "comment", "imports" or "region"
+}
+
+// Supported reports whether path's language has a grammar.
+func Supported(path string) bool { return false }
+
+// Resolver resolves blocks; it satisfies edit.BlockResolver.
+type Resolver struct{}
+
+// BlockRange returns the inclusive 1-based span of the block beginning on line.
+func (r *Resolver) BlockRange(path, text string, line int) (start, end int, ok bool) {
+	return 0, 0, false
+}
+
+// DocumentSymbols returns the outline of text for path's language.
+func DocumentSymbols(ctx context.Context, path string, text []byte) ([]Symbol, error) {
+	return nil, errTODO
+}
+
+// FoldingRanges returns the foldable spans of text.
+func FoldingRanges(ctx context.Context, path string, text []byte) ([]FoldingRange, error) {
+	return nil, errTODO
+}
+
+// SelectionRanges returns, for each byte offset, the chain of enclosing
+// syntax node ranges from innermost to outermost.
+func SelectionRanges(ctx context.Context, path string, text []byte, offsets []int) ([][]Range, error) {
+	return nil, errTODO
+}
