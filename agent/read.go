@@ -1,0 +1,293 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/hashls/hashls/edit"
+	"github.com/hashls/hashls/workspace"
+)
+
+// Read limits (read.md "Limits & Caps").
+const (
+	readMaxLines        = 3000
+	readMaxBytes        = 50 * 1024
+	readLeadingContext  = 1
+	readTrailingContext = 3
+)
+
+type readTool struct{}
+
+func init() { register(readTool{}) }
+
+func (readTool) Name() string { return "read" }
+func (readTool) Description() string {
+	return "Read a file as ¶PATH#TAG plus N:TEXT rows (selectors :N, :A-B, :A+C, :raw); code files without a selector return a structural summary"
+}
+func (readTool) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"File or directory path inside the root, optionally with a trailing selector: :N, :N-, :A-B, :A+C, :R1,R2, :raw, :A-B:raw"}},"required":["path"],"additionalProperties":false}`)
+}
+
+type readArgs struct {
+	Path string `json:"path"`
+}
+
+// readDetails is the structured part of a read result.
+type readDetails struct {
+	Path         string         `json:"path"`
+	ResolvedPath string         `json:"resolvedPath"`
+	Tag          string         `json:"tag,omitempty"`
+	SHA256       string         `json:"sha256,omitempty"`
+	Lines        int            `json:"lines"`
+	Shown        *shownRange    `json:"shown,omitempty"`
+	Truncation   *truncation    `json:"truncation,omitempty"`
+	Summary      map[string]any `json:"summary,omitempty"`
+	IsDirectory  bool           `json:"isDirectory,omitempty"`
+	Raw          bool           `json:"raw,omitempty"`
+	Overlay      bool           `json:"overlay,omitempty"`
+}
+
+type shownRange struct {
+	Start int `json:"start"`
+	End   int `json:"end"`
+}
+
+type truncation struct {
+	Reason     string `json:"reason"` // "lines" or "bytes"
+	NextOffset int    `json:"nextOffset"`
+	TotalLines int    `json:"totalLines"`
+}
+
+func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
+	var a readArgs
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return nil, &Error{Kind: KindUsage, Message: "read: " + err.Error()}
+	}
+	if strings.TrimSpace(a.Path) == "" {
+		return nil, &Error{Kind: KindUsage, Message: "read: path is empty; pass a file path such as src/main.go or src/main.go:10-20"}
+	}
+	pathStr, sel, err := workspace.SplitSelector(a.Path)
+	if err != nil {
+		return nil, &Error{Kind: KindUsage, Message: err.Error()}
+	}
+	p, err := env.WS.Resolve(pathStr)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := os.Stat(p.Abs); err == nil && st.IsDir() {
+		return readDirectory(p)
+	}
+	f, err := env.WS.ReadFile(p)
+	if err != nil {
+		return nil, err
+	}
+	if workspace.IsBinary(f.Bytes) {
+		return nil, &Error{Kind: KindBinary, Message: fmt.Sprintf("Cannot read %s: it is a binary file (%d bytes). hashls reads and edits text files only.", p.Rel, len(f.Bytes))}
+	}
+	sum := sha256.Sum256(f.Bytes)
+	d := &readDetails{Path: a.Path, ResolvedPath: p.Rel, SHA256: hex.EncodeToString(sum[:]), Raw: sel.Raw, Overlay: f.Overlay}
+	if sel.Raw {
+		// Raw reads show no anchors, so nothing is recorded.
+		lines := splitDisplayLines(f.Bytes)
+		d.Lines = len(lines)
+		text, shown, tr := renderRows(p.Rel, lines, sel.Ranges, false)
+		d.Shown, d.Truncation = shown, tr
+		return &Result{Text: text, Details: d}, nil
+	}
+	tag := edit.Tag(f.Bytes)
+	d.Tag = tag
+	if err := record(env, p, tag, f.Bytes); err != nil {
+		return nil, err
+	}
+	if len(sel.Ranges) == 0 {
+		if text, details, ok := summarizeForRead(ctx, p.Rel, tag, f.Bytes); ok {
+			d.Summary = details
+			d.Lines = len(splitDisplayLines(f.Bytes))
+			return &Result{Text: text, Details: d}, nil
+		}
+	}
+	lines := splitDisplayLines(f.Bytes)
+	d.Lines = len(lines)
+	body, shown, tr := renderRows(p.Rel, lines, sel.Ranges, true)
+	d.Shown, d.Truncation = shown, tr
+	return &Result{Text: "¶" + p.Rel + "#" + tag + "\n" + body, Details: d}, nil
+}
+
+// record records a snapshot of content for p in the store, if there is one.
+func record(env *Env, p workspace.Path, tag string, content []byte) error {
+	if st := env.WS.Store(); st != nil {
+		if err := st.Record(p.Abs, tag, content); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// splitDisplayLines splits content into lines as read shows them: BOM
+// dropped, "\r\n" and "\n" both end a line, and the empty line after a final
+// newline (the edit engine's sentinel) is not shown.
+func splitDisplayLines(b []byte) []string {
+	b = bytes.TrimPrefix(b, []byte("\xEF\xBB\xBF"))
+	if len(b) == 0 {
+		return nil
+	}
+	s := string(b)
+	s = strings.TrimSuffix(s, "\n")
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimSuffix(l, "\r")
+	}
+	return lines
+}
+
+// renderRows renders the selected rows of lines as "N:TEXT" (numbered) or
+// plain text, with context around explicit ranges and the default limits.
+func renderRows(display string, lines []string, ranges []workspace.LineRange, numbered bool) (string, *shownRange, *truncation) {
+	total := len(lines)
+	if total == 0 {
+		if numbered {
+			return "(empty file; add content with `insert head:`)\n", nil, nil
+		}
+		return "", nil, nil
+	}
+	open := len(ranges) == 0
+	if open {
+		ranges = []workspace.LineRange{{Start: 1}}
+	}
+	if first := ranges[0].Start; first > total {
+		return fmt.Sprintf("Line %d is past the end of %s, which has %d line%s. Use %s:%d to read the last line, or %s:1 to read from the start.\n",
+			first, display, total, plural(total), display, total, display), nil, nil
+	}
+	// Expand by context on the constrained sides, clamp, and merge.
+	var spans []workspace.LineRange
+	for _, r := range ranges {
+		s, e := r.Start, r.End
+		if !open {
+			s -= readLeadingContext
+		}
+		if e == 0 {
+			e = total
+		} else {
+			e += readTrailingContext
+		}
+		s = max(s, 1)
+		e = min(e, total)
+		if s > e {
+			continue
+		}
+		if n := len(spans); n > 0 && s <= spans[n-1].End+1 {
+			spans[n-1].End = max(spans[n-1].End, e)
+			continue
+		}
+		spans = append(spans, workspace.LineRange{Start: s, End: e})
+	}
+	var sb strings.Builder
+	count, bytesOut := 0, 0
+	var tr *truncation
+	shown := &shownRange{Start: spans[0].Start}
+loop:
+	for i, sp := range spans {
+		if i > 0 {
+			sb.WriteString("...\n")
+		}
+		for n := sp.Start; n <= sp.End; n++ {
+			row := lines[n-1]
+			if numbered {
+				row = fmt.Sprintf("%d:%s", n, row)
+			}
+			if count >= readMaxLines {
+				tr = &truncation{Reason: "lines", NextOffset: n, TotalLines: total}
+				break loop
+			}
+			if bytesOut+len(row)+1 > readMaxBytes {
+				if count == 0 {
+					// A single huge line: show its start so the read is not empty.
+					cut := readMaxBytes - 64
+					for cut > 0 && cut < len(row) && !utf8Start(row[cut]) {
+						cut--
+					}
+					sb.WriteString(row[:cut])
+					sb.WriteString(fmt.Sprintf("… [line %d truncated: %d bytes]\n", n, len(lines[n-1])))
+					shown.End = n
+					if n < total {
+						tr = &truncation{Reason: "bytes", NextOffset: n + 1, TotalLines: total}
+					}
+					break loop
+				}
+				tr = &truncation{Reason: "bytes", NextOffset: n, TotalLines: total}
+				break loop
+			}
+			sb.WriteString(row)
+			sb.WriteByte('\n')
+			count++
+			bytesOut += len(row) + 1
+			shown.End = n
+		}
+	}
+	if tr != nil {
+		limit := fmt.Sprintf("%d-line limit", readMaxLines)
+		if tr.Reason == "bytes" {
+			limit = fmt.Sprintf("%d KiB limit", readMaxBytes/1024)
+		}
+		fmt.Fprintf(&sb, "\n[Showing lines %d-%d of %d (%s). Use %s:%d to continue.]\n", shown.Start, shown.End, total, limit, display, tr.NextOffset)
+	}
+	return sb.String(), shown, tr
+}
+
+func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// readDirectory lists a directory's entries, directories first.
+func readDirectory(p workspace.Path) (*Result, error) {
+	ents, err := os.ReadDir(p.Abs)
+	if err != nil {
+		return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot list %s: %v", p.Rel, err), Err: err}
+	}
+	sort.SliceStable(ents, func(i, j int) bool {
+		if ents[i].IsDir() != ents[j].IsDir() {
+			return ents[i].IsDir()
+		}
+		return ents[i].Name() < ents[j].Name()
+	})
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%s/\n", p.Rel)
+	if len(ents) == 0 {
+		sb.WriteString("(empty directory)\n")
+	}
+	for _, e := range ents {
+		if e.IsDir() {
+			fmt.Fprintf(&sb, "  %s/\n", e.Name())
+			continue
+		}
+		size := ""
+		if info, err := e.Info(); err == nil && info.Size() > 0 {
+			size = " (" + humanSize(info.Size()) + ")"
+		}
+		fmt.Fprintf(&sb, "  %s%s\n", e.Name(), size)
+	}
+	return &Result{Text: sb.String(), Details: &readDetails{Path: p.Rel, ResolvedPath: p.Rel, IsDirectory: true, Lines: len(ents)}}, nil
+}
+
+func humanSize(n int64) string {
+	switch {
+	case n < 1024:
+		return fmt.Sprintf("%dB", n)
+	case n < 1024*1024:
+		return fmt.Sprintf("%.1fKB", float64(n)/1024)
+	default:
+		return fmt.Sprintf("%.1fMB", float64(n)/(1024*1024))
+	}
+}

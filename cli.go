@@ -1,0 +1,275 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/hashls/hashls/agent"
+	"github.com/hashls/hashls/treesitter"
+	"github.com/hashls/hashls/workspace"
+)
+
+// Exit codes of the CLI contract.
+const (
+	exitOK    = 0
+	exitTool  = 1 // the tool ran and failed
+	exitUsage = 2 // bad command line, arguments or tool name
+)
+
+const usage = `hashls — one precise, safe editing engine for editors and coding agents
+
+Usage:
+  hashls [--root DIR] [--json] tool NAME 'JSON'   run one agent tool ('-' reads JSON from stdin)
+  hashls tool --list                            list the tools with one-line descriptions
+  hashls tool NAME --schema                     print a tool's JSON schema
+  hashls [--root DIR] serve [--stdio]           run the language server on stdin/stdout
+  hashls version                                print the version
+  hashls help                                   print this help
+
+Flags:
+  --root DIR   workspace root (default: the current directory); every path resolves inside it
+  --json       print one JSON object: {"text": ..., "details": ...} or {"error": {"kind": ..., "message": ...}}
+
+Environment:
+  HASHLS_STATE_DIR   where the store lives (default $XDG_STATE_HOME/hashls, else ~/.local/state/hashls)
+
+Exit status: 0 success, 1 the tool failed, 2 usage error.
+`
+
+type cli struct {
+	root    string
+	json    bool
+	stdin   io.Reader
+	stdout  io.Writer
+	stderr  io.Writer
+	cmdArgs []string
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "hashls: internal error: %v (this is a bug; please report it)\n%s", r, debug.Stack())
+			code = exitTool
+		}
+	}()
+	c := &cli{stdin: stdin, stdout: stdout, stderr: stderr}
+	rest, err := c.parseFlags(args)
+	if err != nil {
+		return c.usageError(err.Error())
+	}
+	if len(rest) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	switch rest[0] {
+	case "tool":
+		return c.tool(rest[1:])
+	case "serve":
+		return c.serve(rest[1:])
+	case "version", "--version", "-v":
+		fmt.Fprintln(stdout, "hashls", version())
+		return exitOK
+	case "help", "--help", "-h":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	default:
+		return c.usageError(fmt.Sprintf("unknown command %q", rest[0]))
+	}
+}
+
+// parseFlags takes --root and --json from anywhere on the command line
+// (before or after the subcommand) and returns the other arguments.
+func (c *cli) parseFlags(args []string) ([]string, error) {
+	var rest []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--root" || a == "-root":
+			if i+1 >= len(args) {
+				return nil, errors.New("--root needs a directory")
+			}
+			i++
+			c.root = args[i]
+		case strings.HasPrefix(a, "--root="):
+			c.root = strings.TrimPrefix(a, "--root=")
+		case a == "--json" || a == "-json":
+			c.json = true
+		default:
+			rest = append(rest, a)
+		}
+	}
+	return rest, nil
+}
+
+func (c *cli) usageError(msg string) int {
+	if c.json {
+		c.printJSON(map[string]any{"error": &agent.Error{Kind: agent.KindUsage, Message: msg}})
+	} else {
+		fmt.Fprintf(c.stderr, "hashls: %s\nRun 'hashls help' for usage.\n", msg)
+	}
+	return exitUsage
+}
+
+func (c *cli) tool(args []string) int {
+	if len(args) == 0 {
+		return c.usageError("tool needs a NAME and a JSON object; 'hashls tool --list' lists the tools")
+	}
+	if args[0] == "--list" || args[0] == "-list" {
+		return c.listTools()
+	}
+	name := args[0]
+	t, ok := agent.Lookup(name)
+	if !ok {
+		return c.usageError(fmt.Sprintf("unknown tool %q; tools: %s", name, toolNames()))
+	}
+	rest := args[1:]
+	if len(rest) == 1 && (rest[0] == "--schema" || rest[0] == "-schema") {
+		fmt.Fprintln(c.stdout, string(t.Schema()))
+		return exitOK
+	}
+	if len(rest) != 1 {
+		return c.usageError(fmt.Sprintf("tool %s needs exactly one JSON object argument ('-' reads it from stdin); see 'hashls tool %s --schema'", name, name))
+	}
+	raw := []byte(rest[0])
+	if rest[0] == "-" {
+		b, err := io.ReadAll(c.stdin)
+		if err != nil {
+			return c.usageError(fmt.Sprintf("reading the JSON arguments from stdin: %v", err))
+		}
+		raw = b
+	}
+	if !json.Valid(raw) {
+		return c.usageError(fmt.Sprintf("tool %s: arguments are not valid JSON: %s", name, jsonSyntaxError(raw)))
+	}
+
+	env, closeEnv, err := c.env()
+	if err != nil {
+		return c.toolError(err)
+	}
+	defer closeEnv()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	res, err := agent.Run(ctx, env, name, raw)
+	if err != nil {
+		var ae *agent.Error
+		if errors.As(err, &ae) && ae.Kind == agent.KindUsage {
+			return c.usageError(ae.Message)
+		}
+		return c.toolError(err)
+	}
+	if c.json {
+		c.printJSON(res)
+	} else {
+		io.WriteString(c.stdout, res.Text)
+		if !strings.HasSuffix(res.Text, "\n") {
+			io.WriteString(c.stdout, "\n")
+		}
+	}
+	return exitOK
+}
+
+func (c *cli) toolError(err error) int {
+	var ae *agent.Error
+	if !errors.As(err, &ae) {
+		ae = &agent.Error{Kind: agent.KindIO, Message: err.Error()}
+		var we *workspace.Error
+		if errors.As(err, &we) {
+			ae.Kind = we.Kind
+		}
+	}
+	if c.json {
+		c.printJSON(map[string]any{"error": ae})
+	} else {
+		msg := ae.Message
+		if !strings.HasSuffix(msg, "\n") {
+			msg += "\n"
+		}
+		io.WriteString(c.stderr, msg)
+	}
+	return exitTool
+}
+
+// env opens the workspace at the root and its store.
+func (c *cli) env() (*agent.Env, func(), error) {
+	root := c.root
+	if root == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, nil, fmt.Errorf("finding the current directory: %w; pass --root DIR", err)
+		}
+		root = wd
+	}
+	ws, err := workspace.Open(root, workspace.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	env := &agent.Env{WS: ws, Resolver: &treesitter.Resolver{}}
+	return env, func() { ws.Close() }, nil
+}
+
+func (c *cli) listTools() int {
+	if c.json {
+		var list []map[string]string
+		for _, t := range agent.Tools() {
+			list = append(list, map[string]string{"name": t.Name(), "description": t.Description()})
+		}
+		c.printJSON(list)
+		return exitOK
+	}
+	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+	for _, t := range agent.Tools() {
+		fmt.Fprintf(tw, "%s\t%s\n", t.Name(), t.Description())
+	}
+	tw.Flush()
+	return exitOK
+}
+
+func (c *cli) printJSON(v any) {
+	enc := json.NewEncoder(c.stdout)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+}
+
+func toolNames() string {
+	var names []string
+	for _, t := range agent.Tools() {
+		names = append(names, t.Name())
+	}
+	return strings.Join(names, ", ")
+}
+
+func jsonSyntaxError(raw []byte) string {
+	var v any
+	err := json.Unmarshal(raw, &v)
+	if err == nil {
+		return "unknown error"
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("%v (at byte %d)", se, se.Offset)
+	}
+	return err.Error()
+}
+
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		v := bi.Main.Version
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+				return v + " (" + s.Value[:12] + ")"
+			}
+		}
+		if v != "" {
+			return v
+		}
+	}
+	return "(devel)"
+}

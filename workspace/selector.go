@@ -1,0 +1,120 @@
+package workspace
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// LineRange is an inclusive 1-based line range; End == 0 means open-ended.
+type LineRange struct {
+	Start, End int
+}
+
+// Selector is the trailing `:…` part of a read path: line ranges and raw mode.
+type Selector struct {
+	Raw    bool
+	Ranges []LineRange // sorted and merged; empty means the whole file
+}
+
+// IsZero reports whether the selector selects the whole file, not raw.
+func (s Selector) IsZero() bool { return !s.Raw && len(s.Ranges) == 0 }
+
+var (
+	rangeListRE = regexp.MustCompile(`^L?\d+(?:-(?:L?\d+)?|\+\d+)?(?:,L?\d+(?:-(?:L?\d+)?|\+\d+)?)*$`)
+	chunkRE     = regexp.MustCompile(`^L?(\d+)(?:(-)(?:L?(\d+))?|\+(\d+))?$`)
+)
+
+// SplitSelector splits a trailing selector off p: `:raw`, `:N`, `:N-`,
+// `:A-B`, `:A+C`, comma-separated ranges (L prefixes allowed), and
+// `:range:raw` / `:raw:range`. An unrecognised trailing `:…` stays part of
+// the path. Invalid numbers (`:0`, `:5-3`, `:5+0`) are errors.
+func SplitSelector(p string) (path string, sel Selector, err error) {
+	path = p
+	for i := 0; i < 2; i++ {
+		idx := strings.LastIndexByte(path, ':')
+		if idx <= 0 {
+			break
+		}
+		suffix := path[idx+1:]
+		switch {
+		case suffix == "raw" && !sel.Raw:
+			sel.Raw = true
+		case rangeListRE.MatchString(suffix) && sel.Ranges == nil:
+			rs, err := parseRanges(suffix)
+			if err != nil {
+				return p, Selector{}, err
+			}
+			sel.Ranges = rs
+		default:
+			return path, sel, nil
+		}
+		path = path[:idx]
+	}
+	return path, sel, nil
+}
+
+func parseRanges(s string) ([]LineRange, error) {
+	var out []LineRange
+	for _, chunk := range strings.Split(s, ",") {
+		m := chunkRE.FindStringSubmatch(chunk)
+		if m == nil {
+			return nil, fmt.Errorf("invalid line selector %q; use :N, :A-B, :A+C or :N-", chunk)
+		}
+		start, err := strconv.Atoi(m[1])
+		if err != nil || start > 1<<30 {
+			return nil, fmt.Errorf("line selector %q is out of range", chunk)
+		}
+		if start == 0 {
+			return nil, fmt.Errorf("Line selector 0 is invalid; lines are 1-indexed. Use :1.")
+		}
+		r := LineRange{Start: start}
+		switch {
+		case m[4] != "":
+			n, err := strconv.Atoi(m[4])
+			if err != nil || n > 1<<30 {
+				return nil, fmt.Errorf("line selector %q is out of range", chunk)
+			}
+			if n < 1 {
+				return nil, fmt.Errorf("invalid line selector %q: the count after + must be at least 1", chunk)
+			}
+			r.End = start + n - 1
+		case m[3] != "":
+			end, err := strconv.Atoi(m[3])
+			if err != nil || end > 1<<30 {
+				return nil, fmt.Errorf("line selector %q is out of range", chunk)
+			}
+			if end < start {
+				return nil, fmt.Errorf("invalid line selector %q: range ends before it starts; use :%d-%d", chunk, end, start)
+			}
+			r.End = end
+		case m[2] == "-":
+			r.End = 0 // open-ended
+		default:
+			r.End = 0 // :N reads from N on
+		}
+		out = append(out, r)
+	}
+	return mergeRanges(out), nil
+}
+
+// mergeRanges sorts ranges and merges overlapping or adjacent ones.
+func mergeRanges(rs []LineRange) []LineRange {
+	sort.Slice(rs, func(i, j int) bool { return rs[i].Start < rs[j].Start })
+	var out []LineRange
+	for _, r := range rs {
+		if n := len(out); n > 0 {
+			last := &out[n-1]
+			if last.End == 0 || r.Start <= last.End+1 {
+				if last.End != 0 && (r.End == 0 || r.End > last.End) {
+					last.End = r.End
+				}
+				continue
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
