@@ -2,13 +2,7 @@ package treesitter
 
 import (
 	"context"
-	"errors"
 )
-
-// TODO(treesitter helper): the declarations below are the agreed API; the
-// function bodies in this file are stubs to be replaced.
-
-var errTODO = errors.New("treesitter: not implemented yet")
 
 // Point is a position: 0-based row and 0-based byte column within the row.
 type Point struct {
@@ -38,28 +32,53 @@ type FoldingRange struct {
 }
 
 // Supported reports whether path's language has a grammar.
-func Supported(path string) bool { return false }
+func Supported(path string) bool { return LanguageFor(path) != nil }
 
-// Resolver resolves blocks; it satisfies edit.BlockResolver.
+// Resolver resolves blocks; it satisfies edit.BlockResolver. The zero value
+// is ready to use and shares the package's parse cache.
 type Resolver struct{}
+
+// DefaultResolver is the resolver the tools use.
+var DefaultResolver = &Resolver{}
 
 // BlockRange returns the inclusive 1-based span of the block beginning on line.
 func (r *Resolver) BlockRange(path, text string, line int) (start, end int, ok bool) {
-	return 0, 0, false
+	return blockRange(context.Background(), path, []byte(text), line)
+}
+
+// BlockRangeCtx is BlockRange with a context that cancels the parse.
+func (r *Resolver) BlockRangeCtx(ctx context.Context, path string, text []byte, line int) (start, end int, ok bool) {
+	return blockRange(ctx, path, text, line)
 }
 
 // DocumentSymbols returns the outline of text for path's language.
 func DocumentSymbols(ctx context.Context, path string, text []byte) ([]Symbol, error) {
-	return nil, errTODO
+	t, err := parse(ctx, LanguageFor(path), text)
+	if err != nil {
+		return nil, err
+	}
+	return documentSymbols(t, text), nil
 }
 
 // FoldingRanges returns the foldable spans of text.
 func FoldingRanges(ctx context.Context, path string, text []byte) ([]FoldingRange, error) {
-	return nil, errTODO
+	t, err := parse(ctx, LanguageFor(path), text)
+	if err != nil {
+		return nil, err
+	}
+	return foldingRanges(t, text), nil
 }
 
 // SelectionRanges returns, for each byte offset, the chain of enclosing
 // syntax node ranges from innermost to outermost.
 func SelectionRanges(ctx context.Context, path string, text []byte, offsets []int) ([][]Range, error) {
-	return nil, errTODO
+	t, err := parse(ctx, LanguageFor(path), text)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]Range, len(offsets))
+	for i, off := range offsets {
+		out[i] = selectionChain(t, off)
+	}
+	return out, nil
 }

@@ -1,0 +1,108 @@
+package treesitter
+
+import (
+	"bytes"
+	"context"
+)
+
+// pointLess reports (r1,c1) < (r2,c2).
+func pointLess(r1, c1, r2, c2 uint32) bool {
+	return r1 < r2 || (r1 == r2 && c1 < c2)
+}
+
+// namedDescendantAt returns the smallest named node containing the point
+// (row, col), like ts_node_named_descendant_for_point_range with an empty
+// range: at each level the first child with start ≤ p < end.
+func (t *tree) namedDescendantAt(row, col uint32) uint32 {
+	cur := uint32(0)
+	for {
+		next := noParent
+		t.children(cur, func(c uint32) bool {
+			n := &t.nodes[c]
+			if !pointLess(row, col, n.EndRow, n.EndCol) {
+				return true // ends at or before p
+			}
+			if pointLess(row, col, n.StartRow, n.StartCol) {
+				return false // starts after p
+			}
+			next = c
+			return false
+		})
+		if next == noParent {
+			return cur
+		}
+		cur = next
+	}
+}
+
+// lineAt returns the bytes of 1-based line (without its "\n") and whether
+// the line exists.
+func lineAt(text []byte, line int) ([]byte, bool) {
+	for i := 1; i < line; i++ {
+		j := bytes.IndexByte(text, '\n')
+		if j < 0 {
+			return nil, false
+		}
+		text = text[j+1:]
+	}
+	if j := bytes.IndexByte(text, '\n'); j >= 0 {
+		text = text[:j]
+	}
+	return text, true
+}
+
+// firstContentColumn is the byte column of the first character other than
+// space or tab, or -1.
+func firstContentColumn(line []byte) int {
+	for i, b := range line {
+		if b != ' ' && b != '\t' {
+			return i
+		}
+	}
+	return -1
+}
+
+// blockRange implements block resolution (spec §7, with hashls's rule that a
+// block never climbs into a delimiter-less body container).
+func blockRange(ctx context.Context, path string, text []byte, line int) (int, int, bool) {
+	lang := LanguageFor(path)
+	if lang == nil || line < 1 || len(text) == 0 {
+		return 0, 0, false
+	}
+	l, ok := lineAt(text, line)
+	if !ok {
+		return 0, 0, false
+	}
+	col := firstContentColumn(l)
+	if col < 0 || l[col] == '\r' && col == len(l)-1 {
+		return 0, 0, false
+	}
+	t, err := parse(ctx, lang, text)
+	if err != nil {
+		return 0, 0, false
+	}
+	i, ok := t.blockAt(uint32(line-1), uint32(col))
+	if !ok {
+		return 0, 0, false
+	}
+	return int(t.nodes[i].StartRow) + 1, t.lastRow(i) + 1, true
+}
+
+// blockAt returns the node of the block beginning at (row, col).
+func (t *tree) blockAt(row, col uint32) (uint32, bool) {
+	i := t.namedDescendantAt(row, col)
+	if i == 0 || t.nodes[i].StartRow != row {
+		return 0, false
+	}
+	for {
+		p := t.nodes[i].Parent
+		if p == noParent || p == 0 || t.nodes[p].StartRow != row || t.lang.containers[t.kind(p)] {
+			break
+		}
+		i = p
+	}
+	if t.nodes[i].Flags&flagError != 0 || t.kind(i) == "ERROR" {
+		return 0, false
+	}
+	return i, true
+}
