@@ -1,0 +1,77 @@
+package workspace
+
+import (
+	"context"
+	"sort"
+)
+
+// BufferEditor applies an edit to a file the editor has open (set by the LSP
+// server). ApplyEdit replaces the buffer's whole text old → new at version;
+// it returns a KindStale error when the buffer moved or the client refused.
+type BufferEditor interface {
+	ApplyEdit(ctx context.Context, p Path, version int32, old, new []byte, label string) error
+}
+
+type overlay struct {
+	path    Path
+	text    []byte
+	version int32
+}
+
+// SetBufferEditor installs the editor used for writes to overlaid files
+// (nil removes it: writes then go to disk).
+func (w *Workspace) SetBufferEditor(e BufferEditor) {
+	w.mu.Lock()
+	w.editor = e
+	w.mu.Unlock()
+}
+
+// SetOverlay records an open buffer's text at version; CloseOverlay drops it.
+// The workspace keeps its own copy of text.
+func (w *Workspace) SetOverlay(p Path, text []byte, version int32) {
+	t := append([]byte(nil), text...)
+	if t == nil {
+		t = []byte{}
+	}
+	w.mu.Lock()
+	w.overlays[p.Abs] = overlay{path: p, text: t, version: version}
+	w.mu.Unlock()
+}
+
+// CloseOverlay drops p's overlay; reads then come from disk again.
+func (w *Workspace) CloseOverlay(p Path) {
+	w.mu.Lock()
+	delete(w.overlays, p.Abs)
+	w.mu.Unlock()
+}
+
+// Overlay returns p's open-buffer text (a copy) and version.
+func (w *Workspace) Overlay(p Path) (text []byte, version int32, ok bool) {
+	w.mu.RLock()
+	o, ok := w.overlays[p.Abs]
+	w.mu.RUnlock()
+	if !ok {
+		return nil, 0, false
+	}
+	return append([]byte{}, o.text...), o.version, true
+}
+
+// Overlays lists the paths that have an overlay, sorted by Rel.
+func (w *Workspace) Overlays() []Path {
+	w.mu.RLock()
+	out := make([]Path, 0, len(w.overlays))
+	for _, o := range w.overlays {
+		out = append(out, o.path)
+	}
+	w.mu.RUnlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].Rel < out[j].Rel })
+	return out
+}
+
+// overlayAndEditor returns p's overlay (not copied) and the buffer editor.
+func (w *Workspace) overlayAndEditor(p Path) (overlay, bool, BufferEditor) {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	o, ok := w.overlays[p.Abs]
+	return o, ok, w.editor
+}

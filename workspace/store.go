@@ -1,0 +1,595 @@
+package workspace
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+)
+
+// Retention limits of the store. They are variables so that tests and
+// embedders can tune them; change them before opening a store.
+var (
+	// MaxContentBytes is the largest content Record keeps; bigger content
+	// is recorded by sha256 and size only.
+	MaxContentBytes = 16 << 20
+	// MaxVersions is how many snapshots are kept per key.
+	MaxVersions = 8
+	// MaxTotalContentBytes bounds the content kept over all snapshots; the
+	// oldest content is dropped first (the rows stay, so tags still check).
+	MaxTotalContentBytes int64 = 256 << 20
+)
+
+// busyTimeoutMS is how long a store connection waits for another
+// connection's lock before failing.
+var busyTimeoutMS = 10000
+
+// schemaVersion is the store's PRAGMA user_version.
+const schemaVersion = 1
+
+// schemaV1 creates the version 1 schema.
+const schemaV1 = `
+CREATE TABLE IF NOT EXISTS snapshots(
+	id      INTEGER PRIMARY KEY,
+	key     TEXT NOT NULL,
+	tag     TEXT NOT NULL,
+	sha256  BLOB NOT NULL,
+	content BLOB,
+	size    INTEGER NOT NULL,
+	time    INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS snapshots_key_tag ON snapshots(key, tag);
+CREATE INDEX IF NOT EXISTS snapshots_key_id ON snapshots(key, id);
+CREATE TABLE IF NOT EXISTS audit(
+	id         INTEGER PRIMARY KEY,
+	tool       TEXT NOT NULL,
+	path       TEXT NOT NULL,
+	sha_before TEXT NOT NULL,
+	sha_after  TEXT NOT NULL,
+	time       INTEGER NOT NULL,
+	note       TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS trash(
+	id      INTEGER PRIMARY KEY,
+	key     TEXT NOT NULL,
+	content BLOB NOT NULL,
+	size    INTEGER NOT NULL,
+	reason  TEXT NOT NULL,
+	time    INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS trash_key ON trash(key, id);
+CREATE TABLE IF NOT EXISTS noop(
+	key         TEXT PRIMARY KEY,
+	payload_sha TEXT NOT NULL,
+	count       INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS meta(
+	name  TEXT PRIMARY KEY,
+	value INTEGER NOT NULL
+);
+INSERT OR IGNORE INTO meta(name, value) VALUES ('content_bytes', 0);
+`
+
+// Store is the persistent record: snapshots, audit log and trash. It is one
+// SQLite database (WAL) per workspace root, shared by every hashls process on
+// that root: one writer connection (immediate transactions) and a read-only
+// reader pool. Its methods are safe for concurrent use.
+type Store struct {
+	path string
+	w    *sql.DB // the single writer connection
+	r    *sql.DB // read-only connections
+}
+
+// OpenStore opens (creating if needed) the store for root under stateDir.
+// A store that cannot be used (corrupt, locked, unwritable) is a KindStore
+// error naming the file.
+func OpenStore(stateDir, root string) (*Store, error) {
+	path := StorePath(stateDir, root)
+	return openStoreFile(path)
+}
+
+// openStoreFile opens the store database at path.
+func openStoreFile(path string) (*Store, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, storeErr(path, err)
+	}
+	s := &Store{path: path}
+	bt := strconv.Itoa(busyTimeoutMS)
+	name := "file:" + uriPath(path)
+	w, err := sql.Open("sqlite", name+"?_pragma=busy_timeout("+bt+")&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate")
+	if err != nil {
+		return nil, storeErr(path, err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+	w.SetConnMaxIdleTime(0)
+	s.w = w
+	if err := s.migrate(); err != nil {
+		w.Close()
+		return nil, err
+	}
+	r, err := sql.Open("sqlite", name+"?mode=ro&_pragma=busy_timeout("+bt+")&_pragma=query_only(1)")
+	if err != nil {
+		w.Close()
+		return nil, storeErr(path, err)
+	}
+	r.SetMaxOpenConns(4)
+	r.SetMaxIdleConns(2)
+	s.r = r
+	return s, nil
+}
+
+// uriPath escapes the characters that end or escape the path of an SQLite
+// URI filename.
+func uriPath(p string) string {
+	return strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(filepath.ToSlash(p))
+}
+
+// storeErr is the error for every store failure.
+func storeErr(path string, err error) *Error {
+	var we *Error
+	if errors.As(err, &we) && we.Kind == KindStore {
+		return we
+	}
+	return &Error{Kind: KindStore, Msg: fmt.Sprintf("state store at %s is unusable: %v; move it aside or set HASHLS_STATE_DIR", path, err), Err: err}
+}
+
+func (s *Store) check() error {
+	if s == nil || s.w == nil {
+		return &Error{Kind: KindStore, Msg: "no state store is open (the workspace was opened without one)"}
+	}
+	return nil
+}
+
+// migrate brings the schema to schemaVersion.
+func (s *Store) migrate() error {
+	var v int
+	if err := s.w.QueryRow("PRAGMA user_version").Scan(&v); err != nil {
+		return storeErr(s.path, err)
+	}
+	if v == schemaVersion {
+		return nil
+	}
+	if v > schemaVersion {
+		return storeErr(s.path, fmt.Errorf("its schema version %d is newer than this hashls (%d); upgrade hashls", v, schemaVersion))
+	}
+	tx, err := s.w.Begin()
+	if err != nil {
+		return storeErr(s.path, err)
+	}
+	defer tx.Rollback()
+	if err := tx.QueryRow("PRAGMA user_version").Scan(&v); err != nil { // another process may have won
+		return storeErr(s.path, err)
+	}
+	if v == schemaVersion {
+		return nil
+	}
+	if v == 0 {
+		if _, err := tx.Exec(schemaV1); err != nil {
+			return storeErr(s.path, err)
+		}
+	}
+	if _, err := tx.Exec("PRAGMA user_version = " + strconv.Itoa(schemaVersion)); err != nil {
+		return storeErr(s.path, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return storeErr(s.path, err)
+	}
+	return nil
+}
+
+// Path returns the database file.
+func (s *Store) Path() string { return s.path }
+
+// Close closes the store's connections.
+func (s *Store) Close() error {
+	if s == nil || s.w == nil {
+		return nil
+	}
+	var err error
+	if s.r != nil {
+		err = s.r.Close()
+	}
+	if werr := s.w.Close(); werr != nil && err == nil {
+		err = werr
+	}
+	if err != nil {
+		return storeErr(s.path, err)
+	}
+	return nil
+}
+
+// Snapshot is one recorded version of a file.
+type Snapshot struct {
+	Key     string // canonical path key (absolute, symlinks resolved)
+	Tag     string
+	SHA256  [32]byte
+	Content []byte // nil when not kept (over MaxContentBytes, or dropped by retention)
+	Size    int64
+	Time    time.Time
+	Head    bool
+}
+
+// Record records content for key with its tag (the caller computes it).
+// Recording content (and tag) that is already the newest version only
+// refreshes its time. Content over MaxContentBytes is not kept; at most
+// MaxVersions snapshots are kept per key, and the oldest kept content is
+// dropped when the total exceeds MaxTotalContentBytes.
+func (s *Store) Record(key, tag string, content []byte) error {
+	if err := s.check(); err != nil {
+		return err
+	}
+	sum := sha256.Sum256(content)
+	now := time.Now().UnixNano()
+	err := s.write(func(tx *sql.Tx) error {
+		var (
+			headID  int64
+			headSHA []byte
+			headTag string
+		)
+		err := tx.QueryRow(`SELECT id, sha256, tag FROM snapshots WHERE key = ? ORDER BY id DESC LIMIT 1`, key).Scan(&headID, &headSHA, &headTag)
+		switch {
+		case err == nil && headTag == tag && bytes.Equal(headSHA, sum[:]):
+			_, err = tx.Exec(`UPDATE snapshots SET time = ? WHERE id = ?`, now, headID)
+			return err
+		case err != nil && !errors.Is(err, sql.ErrNoRows):
+			return err
+		}
+		var kept any // NULL
+		var keptBytes int64
+		if len(content) <= MaxContentBytes {
+			kept = content
+			if content == nil {
+				kept = []byte{}
+			}
+			keptBytes = int64(len(content))
+		}
+		if _, err := tx.Exec(`INSERT INTO snapshots(key, tag, sha256, content, size, time) VALUES (?, ?, ?, ?, ?, ?)`,
+			key, tag, sum[:], kept, len(content), now); err != nil {
+			return err
+		}
+		delta := keptBytes
+		// Per-key retention.
+		var freed int64
+		if err := tx.QueryRow(`SELECT coalesce(sum(length(content)), 0) FROM snapshots WHERE key = ? AND id IN
+			(SELECT id FROM snapshots WHERE key = ? ORDER BY id DESC LIMIT -1 OFFSET ?)`, key, key, MaxVersions).Scan(&freed); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(`DELETE FROM snapshots WHERE key = ? AND id IN
+			(SELECT id FROM snapshots WHERE key = ? ORDER BY id DESC LIMIT -1 OFFSET ?)`, key, key, MaxVersions); err != nil {
+			return err
+		}
+		delta -= freed
+		var total int64
+		if err := tx.QueryRow(`UPDATE meta SET value = max(0, value + ?) WHERE name = 'content_bytes' RETURNING value`, delta).Scan(&total); err != nil {
+			return err
+		}
+		if total > MaxTotalContentBytes {
+			return s.dropOldContent(tx, total)
+		}
+		return nil
+	})
+	if err != nil {
+		return storeErr(s.path, err)
+	}
+	return nil
+}
+
+// dropOldContent drops the oldest kept content until the total is within
+// MaxTotalContentBytes.
+func (s *Store) dropOldContent(tx *sql.Tx, total int64) error {
+	var dropped int64
+	for total-dropped > MaxTotalContentBytes {
+		rows, err := tx.Query(`SELECT id, length(content) FROM snapshots WHERE content IS NOT NULL ORDER BY id LIMIT 64`)
+		if err != nil {
+			return err
+		}
+		var ids []int64
+		for rows.Next() && total-dropped > MaxTotalContentBytes {
+			var id, n int64
+			if err := rows.Scan(&id, &n); err != nil {
+				rows.Close()
+				return err
+			}
+			ids = append(ids, id)
+			dropped += n
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if len(ids) == 0 {
+			break
+		}
+		for _, id := range ids {
+			if _, err := tx.Exec(`UPDATE snapshots SET content = NULL WHERE id = ?`, id); err != nil {
+				return err
+			}
+		}
+	}
+	_, err := tx.Exec(`UPDATE meta SET value = max(0, value - ?) WHERE name = 'content_bytes'`, dropped)
+	return err
+}
+
+// write runs f in an immediate write transaction.
+func (s *Store) write(f func(tx *sql.Tx) error) error {
+	tx, err := s.w.BeginTx(context.Background(), nil)
+	if err != nil {
+		return err
+	}
+	if err := f(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// Lookup returns the newest snapshot of key with tag. Head reports whether it
+// is also the newest snapshot of key.
+func (s *Store) Lookup(key, tag string) (Snapshot, bool, error) {
+	if err := s.check(); err != nil {
+		return Snapshot{}, false, err
+	}
+	var (
+		sha     []byte
+		content []byte
+		isNull  bool
+		size    int64
+		t       int64
+		head    bool
+	)
+	err := s.r.QueryRow(`SELECT sha256, content, content IS NULL, size, time,
+			id = (SELECT max(id) FROM snapshots WHERE key = ?1)
+		FROM snapshots WHERE key = ?1 AND tag = ?2 ORDER BY id DESC LIMIT 1`, key, tag).
+		Scan(&sha, &content, &isNull, &size, &t, &head)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Snapshot{}, false, nil
+	}
+	if err != nil {
+		return Snapshot{}, false, storeErr(s.path, err)
+	}
+	snap := Snapshot{Key: key, Tag: tag, Size: size, Time: time.Unix(0, t), Head: head}
+	copy(snap.SHA256[:], sha)
+	if !isNull {
+		snap.Content = content
+		if snap.Content == nil {
+			snap.Content = []byte{}
+		}
+	}
+	return snap, true, nil
+}
+
+// Head returns the newest snapshot of key.
+func (s *Store) Head(key string) (Snapshot, bool, error) {
+	if err := s.check(); err != nil {
+		return Snapshot{}, false, err
+	}
+	var tag string
+	err := s.r.QueryRow(`SELECT tag FROM snapshots WHERE key = ? ORDER BY id DESC LIMIT 1`, key).Scan(&tag)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Snapshot{}, false, nil
+	}
+	if err != nil {
+		return Snapshot{}, false, storeErr(s.path, err)
+	}
+	return s.Lookup(key, tag)
+}
+
+// AuditEntry is one row of the audit log.
+type AuditEntry struct {
+	ID           int64
+	Tool         string
+	Path         string // root-relative
+	SHA256Before string // hex, "" when the file did not exist
+	SHA256After  string // hex, "" when the file was removed
+	Time         time.Time
+	Note         string
+}
+
+// Audit appends an entry and returns its id. A zero Time means now.
+func (s *Store) Audit(e AuditEntry) (int64, error) {
+	if err := s.check(); err != nil {
+		return 0, err
+	}
+	t := e.Time
+	if t.IsZero() {
+		t = time.Now()
+	}
+	var id int64
+	err := s.write(func(tx *sql.Tx) error {
+		res, err := tx.Exec(`INSERT INTO audit(tool, path, sha_before, sha_after, time, note) VALUES (?, ?, ?, ?, ?, ?)`,
+			e.Tool, e.Path, e.SHA256Before, e.SHA256After, t.UnixNano(), e.Note)
+		if err != nil {
+			return err
+		}
+		id, err = res.LastInsertId()
+		return err
+	})
+	if err != nil {
+		return 0, storeErr(s.path, err)
+	}
+	return id, nil
+}
+
+// AuditLog returns the newest limit entries, newest first (limit <= 0: all).
+func (s *Store) AuditLog(limit int) ([]AuditEntry, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	if limit <= 0 {
+		limit = -1
+	}
+	rows, err := s.r.Query(`SELECT id, tool, path, sha_before, sha_after, time, note FROM audit ORDER BY id DESC LIMIT ?`, limit)
+	if err != nil {
+		return nil, storeErr(s.path, err)
+	}
+	defer rows.Close()
+	var out []AuditEntry
+	for rows.Next() {
+		var e AuditEntry
+		var t int64
+		if err := rows.Scan(&e.ID, &e.Tool, &e.Path, &e.SHA256Before, &e.SHA256After, &t, &e.Note); err != nil {
+			return nil, storeErr(s.path, err)
+		}
+		e.Time = time.Unix(0, t)
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, storeErr(s.path, err)
+	}
+	return out, nil
+}
+
+// Trash keeps content that a tool is about to replace or delete, returning an id.
+func (s *Store) Trash(key string, content []byte, reason string) (int64, error) {
+	if err := s.check(); err != nil {
+		return 0, err
+	}
+	if content == nil {
+		content = []byte{}
+	}
+	var id int64
+	err := s.write(func(tx *sql.Tx) error {
+		res, err := tx.Exec(`INSERT INTO trash(key, content, size, reason, time) VALUES (?, ?, ?, ?, ?)`,
+			key, content, len(content), reason, time.Now().UnixNano())
+		if err != nil {
+			return err
+		}
+		id, err = res.LastInsertId()
+		return err
+	})
+	if err != nil {
+		return 0, storeErr(s.path, err)
+	}
+	return id, nil
+}
+
+// TrashEntry describes one trashed content (without the content).
+type TrashEntry struct {
+	ID     int64
+	Key    string
+	Size   int64
+	Reason string
+	Time   time.Time
+}
+
+// TrashList returns the newest limit trash entries, newest first, for key
+// ("" for every key; limit <= 0: all).
+func (s *Store) TrashList(key string, limit int) ([]TrashEntry, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	if limit <= 0 {
+		limit = -1
+	}
+	rows, err := s.r.Query(`SELECT id, key, size, reason, time FROM trash WHERE ?1 = '' OR key = ?1 ORDER BY id DESC LIMIT ?2`, key, limit)
+	if err != nil {
+		return nil, storeErr(s.path, err)
+	}
+	defer rows.Close()
+	var out []TrashEntry
+	for rows.Next() {
+		var e TrashEntry
+		var t int64
+		if err := rows.Scan(&e.ID, &e.Key, &e.Size, &e.Reason, &t); err != nil {
+			return nil, storeErr(s.path, err)
+		}
+		e.Time = time.Unix(0, t)
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, storeErr(s.path, err)
+	}
+	return out, nil
+}
+
+// TrashGet returns trash entry id and its content; a missing id is
+// KindNotFound.
+func (s *Store) TrashGet(id int64) (TrashEntry, []byte, error) {
+	if err := s.check(); err != nil {
+		return TrashEntry{}, nil, err
+	}
+	var e TrashEntry
+	var t int64
+	var content []byte
+	err := s.r.QueryRow(`SELECT id, key, size, reason, time, content FROM trash WHERE id = ?`, id).
+		Scan(&e.ID, &e.Key, &e.Size, &e.Reason, &t, &content)
+	if errors.Is(err, sql.ErrNoRows) {
+		return TrashEntry{}, nil, &Error{Kind: KindNotFound, Msg: fmt.Sprintf("trash entry %d not found; list the trash to see the available ids", id)}
+	}
+	if err != nil {
+		return TrashEntry{}, nil, storeErr(s.path, err)
+	}
+	e.Time = time.Unix(0, t)
+	if content == nil {
+		content = []byte{}
+	}
+	return e, content, nil
+}
+
+// BumpNoop counts consecutive identical no-op payloads for key: the same
+// payloadSHA as last time gives the previous count + 1, a different one 1.
+func (s *Store) BumpNoop(key, payloadSHA string) (count int, err error) {
+	if err := s.check(); err != nil {
+		return 0, err
+	}
+	err = s.write(func(tx *sql.Tx) error {
+		return tx.QueryRow(`INSERT INTO noop(key, payload_sha, count) VALUES (?, ?, 1)
+			ON CONFLICT(key) DO UPDATE SET
+				count = CASE WHEN payload_sha = excluded.payload_sha THEN count + 1 ELSE 1 END,
+				payload_sha = excluded.payload_sha
+			RETURNING count`, key, payloadSHA).Scan(&count)
+	})
+	if err != nil {
+		return 0, storeErr(s.path, err)
+	}
+	return count, nil
+}
+
+// ResetNoop forgets key's no-op counter (after a real change).
+func (s *Store) ResetNoop(key string) error {
+	if err := s.check(); err != nil {
+		return err
+	}
+	err := s.write(func(tx *sql.Tx) error {
+		_, err := tx.Exec(`DELETE FROM noop WHERE key = ?`, key)
+		return err
+	})
+	if err != nil {
+		return storeErr(s.path, err)
+	}
+	return nil
+}
+
+// IntegrityCheck runs PRAGMA integrity_check and returns an error unless the
+// database reports "ok".
+func (s *Store) IntegrityCheck() error {
+	if err := s.check(); err != nil {
+		return err
+	}
+	var res string
+	if err := s.w.QueryRow(`PRAGMA integrity_check`).Scan(&res); err != nil {
+		return storeErr(s.path, err)
+	}
+	if res != "ok" {
+		return storeErr(s.path, fmt.Errorf("integrity check: %s", res))
+	}
+	return nil
+}
+
+// SHA256Hex is the lowercase hex sha256 of b, the form used in the audit log.
+func SHA256Hex(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}

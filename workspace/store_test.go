@@ -1,0 +1,307 @@
+package workspace
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func openTestStore(t testing.TB, dir string) *Store {
+	t.Helper()
+	s, err := OpenStore(dir, "/some/root")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestStoreRecordLookup(t *testing.T) {
+	dir := t.TempDir()
+	s := openTestStore(t, dir)
+	if st, err := os.Stat(filepath.Join(dir, "roots")); err != nil || st.Mode().Perm() != 0o700 {
+		t.Fatalf("roots dir: %v %v", st, err)
+	}
+	if _, ok, err := s.Lookup("/k", "AAAA"); ok || err != nil {
+		t.Fatalf("empty lookup: %v %v", ok, err)
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(s.Record("/k", "AAAA", []byte("one")))
+	must(s.Record("/k", "BBBB", []byte("two")))
+	must(s.Record("/other", "AAAA", []byte("x")))
+
+	snap, ok, err := s.Lookup("/k", "AAAA")
+	if err != nil || !ok || string(snap.Content) != "one" || snap.Head || snap.SHA256 != sha256.Sum256([]byte("one")) || snap.Size != 3 || snap.Key != "/k" || snap.Tag != "AAAA" {
+		t.Fatalf("lookup AAAA = %+v %v %v", snap, ok, err)
+	}
+	snap, ok, err = s.Lookup("/k", "BBBB")
+	if err != nil || !ok || string(snap.Content) != "two" || !snap.Head {
+		t.Fatalf("lookup BBBB = %+v %v %v", snap, ok, err)
+	}
+	// Re-recording the head only touches it.
+	t0 := snap.Time
+	must(s.Record("/k", "BBBB", []byte("two")))
+	snap2, _, _ := s.Lookup("/k", "BBBB")
+	if !snap2.Time.After(t0) || !snap2.Head {
+		t.Fatalf("touch: %v -> %v", t0, snap2.Time)
+	}
+	if n := countRows(t, s, "/k"); n != 2 {
+		t.Fatalf("rows for /k = %d, want 2", n)
+	}
+	// Going back to an old content makes a new head with the old tag.
+	must(s.Record("/k", "AAAA", []byte("one")))
+	if snap, _, _ := s.Lookup("/k", "AAAA"); !snap.Head {
+		t.Fatalf("AAAA should be head again")
+	}
+	if h, ok, _ := s.Head("/k"); !ok || h.Tag != "AAAA" {
+		t.Fatalf("Head = %+v", h)
+	}
+	// Empty content is kept as empty, not as "not kept".
+	must(s.Record("/empty", "E3B0", nil))
+	if snap, ok, _ := s.Lookup("/empty", "E3B0"); !ok || snap.Content == nil || len(snap.Content) != 0 {
+		t.Fatalf("empty content = %#v", snap.Content)
+	}
+}
+
+func countRows(t testing.TB, s *Store, key string) int {
+	t.Helper()
+	var n int
+	if err := s.w.QueryRow(`SELECT count(*) FROM snapshots WHERE key = ?`, key).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestStoreRetention(t *testing.T) {
+	s := openTestStore(t, t.TempDir())
+	for i := 0; i < 20; i++ {
+		if err := s.Record("/k", fmt.Sprintf("T%03d", i), []byte(fmt.Sprint("content ", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := countRows(t, s, "/k"); n != MaxVersions {
+		t.Fatalf("rows = %d, want %d", n, MaxVersions)
+	}
+	if _, ok, _ := s.Lookup("/k", "T000"); ok {
+		t.Fatal("oldest version still there")
+	}
+	if snap, ok, _ := s.Lookup("/k", "T019"); !ok || !snap.Head {
+		t.Fatal("newest version missing")
+	}
+	if snap, ok, _ := s.Lookup("/k", "T012"); !ok || string(snap.Content) != "content 12" {
+		t.Fatal("8th newest version missing")
+	}
+}
+
+func TestStoreLargeContent(t *testing.T) {
+	s := openTestStore(t, t.TempDir())
+	old := MaxContentBytes
+	MaxContentBytes = 1000
+	defer func() { MaxContentBytes = old }()
+	big := bytes.Repeat([]byte("x"), 1001)
+	if err := s.Record("/big", "BIG1", big); err != nil {
+		t.Fatal(err)
+	}
+	snap, ok, err := s.Lookup("/big", "BIG1")
+	if err != nil || !ok || snap.Content != nil || snap.Size != 1001 || snap.SHA256 != sha256.Sum256(big) {
+		t.Fatalf("big = %+v %v %v", snap, ok, err)
+	}
+}
+
+func TestStoreTotalContentBudget(t *testing.T) {
+	s := openTestStore(t, t.TempDir())
+	old := MaxTotalContentBytes
+	MaxTotalContentBytes = 10_000
+	defer func() { MaxTotalContentBytes = old }()
+	chunk := bytes.Repeat([]byte("y"), 1000)
+	for i := 0; i < 30; i++ {
+		c := append([]byte(fmt.Sprint(i)), chunk...)
+		if err := s.Record(fmt.Sprint("/f", i), "TAG0", c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var total, kept int64
+	s.w.QueryRow(`SELECT coalesce(sum(length(content)),0) FROM snapshots`).Scan(&total)
+	s.w.QueryRow(`SELECT value FROM meta WHERE name = 'content_bytes'`).Scan(&kept)
+	if total > MaxTotalContentBytes || total != kept {
+		t.Fatalf("total %d, counter %d, budget %d", total, kept, MaxTotalContentBytes)
+	}
+	// The oldest lost its content but keeps its sha; the newest keeps all.
+	if snap, ok, _ := s.Lookup("/f0", "TAG0"); !ok || snap.Content != nil || snap.Size != 1001 {
+		t.Fatalf("oldest = %+v %v", snap, ok)
+	}
+	if snap, ok, _ := s.Lookup("/f29", "TAG0"); !ok || snap.Content == nil {
+		t.Fatalf("newest = %+v %v", snap, ok)
+	}
+}
+
+func TestStoreReopen(t *testing.T) {
+	dir := t.TempDir()
+	s, err := OpenStore(dir, "/r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Record("/r/a", "ABCD", []byte("persist")); err != nil {
+		t.Fatal(err)
+	}
+	id, _ := s.Audit(AuditEntry{Tool: "edit", Path: "a", SHA256After: SHA256Hex([]byte("persist")), Note: "n"})
+	tid, _ := s.Trash("/r/a", []byte("old"), "replaced")
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err = OpenStore(dir, "/r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	snap, ok, err := s.Lookup("/r/a", "ABCD")
+	if err != nil || !ok || string(snap.Content) != "persist" {
+		t.Fatalf("after reopen: %+v %v %v", snap, ok, err)
+	}
+	log, err := s.AuditLog(10)
+	if err != nil || len(log) != 1 || log[0].ID != id || log[0].Tool != "edit" || log[0].Note != "n" || log[0].SHA256Before != "" || log[0].Time.IsZero() {
+		t.Fatalf("audit = %+v %v", log, err)
+	}
+	e, content, err := s.TrashGet(tid)
+	if err != nil || string(content) != "old" || e.Reason != "replaced" || e.Key != "/r/a" || e.Size != 3 {
+		t.Fatalf("trash = %+v %q %v", e, content, err)
+	}
+	if _, _, err := s.TrashGet(tid + 100); !IsKind(err, KindNotFound) {
+		t.Fatalf("missing trash: %v", err)
+	}
+	list, err := s.TrashList("", 0)
+	if err != nil || len(list) != 1 {
+		t.Fatalf("trash list = %+v %v", list, err)
+	}
+	if list, _ := s.TrashList("/nope", 0); len(list) != 0 {
+		t.Fatalf("trash list for other key = %+v", list)
+	}
+	if err := s.IntegrityCheck(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestStoreNoop(t *testing.T) {
+	s := openTestStore(t, t.TempDir())
+	steps := []struct {
+		key, sha string
+		reset    bool
+		want     int
+	}{
+		{"/a", "p1", false, 1},
+		{"/a", "p1", false, 2},
+		{"/a", "p1", false, 3},
+		{"/b", "p1", false, 1},
+		{"/a", "p2", false, 1},
+		{"/a", "p2", false, 2},
+		{"/a", "", true, 0},
+		{"/a", "p2", false, 1},
+	}
+	for i, st := range steps {
+		if st.reset {
+			if err := s.ResetNoop(st.key); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		n, err := s.BumpNoop(st.key, st.sha)
+		if err != nil || n != st.want {
+			t.Fatalf("step %d: BumpNoop = %d, %v; want %d", i, n, err, st.want)
+		}
+	}
+}
+
+func TestStoreCorrupt(t *testing.T) {
+	dir := t.TempDir()
+	path := StorePath(dir, "/r")
+	os.MkdirAll(filepath.Dir(path), 0o700)
+	garbage := bytes.Repeat([]byte("this is not an sqlite database at all! "), 200)
+	if err := os.WriteFile(path, garbage, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := OpenStore(dir, "/r")
+	if !IsKind(err, KindStore) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "HASHLS_STATE_DIR") {
+		t.Fatalf("corrupt store: %v", err)
+	}
+	// A directory where the database should be.
+	os.Remove(path)
+	os.MkdirAll(path, 0o700)
+	if _, err := OpenStore(dir, "/r"); !IsKind(err, KindStore) {
+		t.Fatalf("directory store: %v", err)
+	}
+	// A state dir that cannot be created.
+	f := filepath.Join(dir, "file")
+	os.WriteFile(f, nil, 0o600)
+	if _, err := OpenStore(f, "/r"); !IsKind(err, KindStore) {
+		t.Fatalf("state dir is a file: %v", err)
+	}
+	// A nil or closed store errors, never panics.
+	var nilStore *Store
+	if err := nilStore.Record("k", "t", nil); !IsKind(err, KindStore) {
+		t.Fatalf("nil store: %v", err)
+	}
+	s := openTestStore(t, t.TempDir())
+	s.Close()
+	if err := s.Record("k", "t", nil); !IsKind(err, KindStore) {
+		t.Fatalf("closed store: %v", err)
+	}
+	if _, _, err := s.Lookup("k", "t"); !IsKind(err, KindStore) {
+		t.Fatalf("closed store lookup: %v", err)
+	}
+}
+
+func TestStoreLocked(t *testing.T) {
+	dir := t.TempDir()
+	s := openTestStore(t, dir)
+	old := busyTimeoutMS
+	busyTimeoutMS = 100
+	defer func() { busyTimeoutMS = old }()
+	// Hold an exclusive lock through a second connection.
+	tx, err := s.w.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(`INSERT INTO audit(tool, path, sha_before, sha_after, time, note) VALUES ('x','x','','',0,'')`); err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	s2, err := OpenStore(dir, "/some/root")
+	if err == nil {
+		err = s2.Record("/k", "TTTT", []byte("x"))
+		s2.Close()
+	}
+	if !IsKind(err, KindStore) || !strings.Contains(err.Error(), "HASHLS_STATE_DIR") {
+		t.Fatalf("locked store: %v", err)
+	}
+}
+
+func TestWorkspaceStore(t *testing.T) {
+	root := t.TempDir()
+	state := t.TempDir()
+	w, err := Open(root, Options{StateDir: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if w.Store() == nil || !strings.HasPrefix(w.Store().Path(), filepath.Join(state, "roots")) {
+		t.Fatalf("store = %v", w.Store())
+	}
+	t.Setenv("HASHLS_STATE_DIR", state)
+	w2, err := Open(root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w2.Close()
+	if w2.Store().Path() != w.Store().Path() {
+		t.Fatalf("env state dir: %s vs %s", w2.Store().Path(), w.Store().Path())
+	}
+}

@@ -1,0 +1,148 @@
+package workspace
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// Options configures Open.
+type Options struct {
+	// StateDir is where the store lives. "" means $HASHLS_STATE_DIR, else
+	// $XDG_STATE_HOME/hashls, else ~/.local/state/hashls.
+	StateDir string
+	// NoStore opens the workspace without a store (tests, read-only use).
+	NoStore bool
+}
+
+// Workspace is one root directory with its overlays and store. Its methods
+// are safe for concurrent use.
+type Workspace struct {
+	root     string // absolute, symlinks resolved
+	stateDir string // absolute
+	store    *Store
+
+	mu       sync.RWMutex
+	overlays map[string]overlay // by Path.Abs
+	editor   BufferEditor
+}
+
+// Open opens the workspace rooted at root (made absolute, symlinks resolved)
+// and its store.
+func Open(root string, opts Options) (*Workspace, error) {
+	if root == "" {
+		return nil, &Error{Kind: KindInvalid, Msg: "workspace root is empty; pass the directory to work in"}
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, &Error{Kind: KindIO, Msg: fmt.Sprintf("workspace root %s: %v", root, err), Err: err}
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		e := fsError("workspace root", abs, err)
+		e.Msg += "; pass an existing directory as the workspace root"
+		return nil, e
+	}
+	st, err := os.Stat(real)
+	if err != nil {
+		return nil, fsError("workspace root", real, err)
+	}
+	if !st.IsDir() {
+		return nil, &Error{Kind: KindIO, Msg: fmt.Sprintf("workspace root %s is not a directory; pass a directory", real)}
+	}
+	stateDir, err := StateDir(opts.StateDir)
+	if err != nil {
+		return nil, err
+	}
+	w := &Workspace{root: real, stateDir: stateDir, overlays: map[string]overlay{}}
+	if !opts.NoStore {
+		s, err := OpenStore(stateDir, real)
+		if err != nil {
+			return nil, err
+		}
+		w.store = s
+	}
+	return w, nil
+}
+
+// Close closes the store.
+func (w *Workspace) Close() error {
+	if w == nil || w.store == nil {
+		return nil
+	}
+	return w.store.Close()
+}
+
+// Root returns the absolute, symlink-resolved root.
+func (w *Workspace) Root() string { return w.root }
+
+// Store returns the workspace's store (nil with Options.NoStore).
+func (w *Workspace) Store() *Store { return w.store }
+
+// StateDirPath returns the absolute state directory used for the store and
+// the lock files.
+func (w *Workspace) StateDirPath() string { return w.stateDir }
+
+// StateDir returns the state directory to use: dir when not empty, else
+// $HASHLS_STATE_DIR, else $XDG_STATE_HOME/hashls, else
+// ~/.local/state/hashls. The result is absolute; it is not created.
+func StateDir(dir string) (string, error) {
+	if dir == "" {
+		dir = os.Getenv("HASHLS_STATE_DIR")
+	}
+	if dir == "" {
+		if x := os.Getenv("XDG_STATE_HOME"); x != "" && filepath.IsAbs(x) {
+			dir = filepath.Join(x, "hashls")
+		}
+	}
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil || home == "" {
+			return "", &Error{Kind: KindStore, Msg: "cannot find a state directory for the store: no home directory; set HASHLS_STATE_DIR", Err: err}
+		}
+		dir = filepath.Join(home, ".local", "state", "hashls")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", &Error{Kind: KindStore, Msg: fmt.Sprintf("state directory %s: %v; set HASHLS_STATE_DIR to an absolute directory", dir, err), Err: err}
+	}
+	return abs, nil
+}
+
+// StorePath returns the database file for root under stateDir:
+// <stateDir>/roots/<base>-<first 16 hex of sha256(root)>.db.
+func StorePath(stateDir, root string) string {
+	return filepath.Join(stateDir, "roots", safeBase(root)+"-"+shortHash(root)+".db")
+}
+
+func shortHash(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:8])
+}
+
+// safeBase is root's last element restricted to [A-Za-z0-9._-], at most 40
+// bytes, "root" when nothing is left.
+func safeBase(root string) string {
+	b := filepath.Base(root)
+	var sb strings.Builder
+	for _, r := range b {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_', r == '-':
+			sb.WriteRune(r)
+		default:
+			sb.WriteByte('_')
+		}
+		if sb.Len() >= 40 {
+			break
+		}
+	}
+	s := strings.Trim(sb.String(), ".")
+	if s == "" {
+		s = "root"
+	}
+	return s
+}
