@@ -1,0 +1,479 @@
+package edit
+
+import (
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// OpKind is the kind of one hashline op.
+type OpKind int
+
+// The nine hashline ops.
+const (
+	OpReplace OpKind = iota
+	OpDelete
+	OpInsertBefore
+	OpInsertAfter
+	OpInsertHead
+	OpInsertTail
+	OpReplaceBlock
+	OpDeleteBlock
+	OpInsertAfterBlock
+)
+
+func (k OpKind) String() string {
+	switch k {
+	case OpReplace:
+		return "replace"
+	case OpDelete:
+		return "delete"
+	case OpInsertBefore:
+		return "insert before"
+	case OpInsertAfter:
+		return "insert after"
+	case OpInsertHead:
+		return "insert head"
+	case OpInsertTail:
+		return "insert tail"
+	case OpReplaceBlock:
+		return "replace block"
+	case OpDeleteBlock:
+		return "delete block"
+	case OpInsertAfterBlock:
+		return "insert after block"
+	}
+	return "?"
+}
+
+func (k OpKind) isBlock() bool {
+	return k == OpReplaceBlock || k == OpDeleteBlock || k == OpInsertAfterBlock
+}
+
+// Hunk is one parsed op with its body rows.
+type Hunk struct {
+	Kind       OpKind
+	Start, End int      // 1-based inclusive range (Start only for inserts/blocks; 0 for head/tail)
+	Rows       []string // body rows (no "+" prefix)
+	Line       int      // 1-based line of the op header inside the section body
+}
+
+// Parsed is a parsed section body.
+type Parsed struct {
+	Hunks    []Hunk
+	Warnings []string
+}
+
+const (
+	warnBare = "Auto-prefixed bare body row(s) with `+`. Body rows must be `+TEXT` literal lines; pasting raw code as payload is not a portable shape."
+
+	msgPayloadOps = "`replace N..M:`, `delete N..M`, or `insert before|after|head|tail:`"
+)
+
+// maxLineNumber saturates absurd line numbers so arithmetic cannot overflow.
+const maxLineNumber = 1 << 40
+
+var (
+	bodyDiffRe      = regexp.MustCompile(`^@@\s+[-+]?\d+(?:,\d+)?\s+[-+]?\d+(?:,\d+)?\s+@@`)
+	deleteColonRe   = regexp.MustCompile(`^delete\s+(?:block\s+)?\d+(?:(?:\s|-|…|\.\.)+\d+)?\s*:`)
+	bareNumberRe    = regexp.MustCompile(`^(\d+)\s*$`)
+	bareRangeRe     = regexp.MustCompile(`^(\d+)(?:\s|-|…|\.\.)+(\d+)\s*:?\s*$`)
+	readPrefixRe    = regexp.MustCompile(`^\s*(?:>>>?\s*)?[+*-]?\d+:`)
+	loneLiteralRe   = regexp.MustCompile(`^\s*(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[-+]?\d+(?:\.\d+)?)\s*,?\s*$`)
+	applySentinelRe = regexp.MustCompile(`^\*\*\* (?:Update File|Add File|Delete File|Move to):`)
+)
+
+func lineErr(k int, msg string) *Error {
+	return parseErr("line " + strconv.Itoa(k) + ": " + msg)
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' }
+
+// opScanner is a tiny cursor over an op header line.
+type opScanner struct {
+	s string
+	i int
+}
+
+func (p *opScanner) ws() int {
+	n := 0
+	for p.i < len(p.s) && (p.s[p.i] == ' ' || p.s[p.i] == '\t') {
+		p.i++
+		n++
+	}
+	return n
+}
+
+func (p *opScanner) word(w string) bool {
+	if !strings.HasPrefix(p.s[p.i:], w) {
+		return false
+	}
+	j := p.i + len(w)
+	if j < len(p.s) && !(p.s[j] == ' ' || p.s[j] == '\t' || p.s[j] == ':') {
+		return false
+	}
+	p.i = j
+	return true
+}
+
+func (p *opScanner) number() (int, bool) {
+	if p.i >= len(p.s) || p.s[p.i] < '1' || p.s[p.i] > '9' {
+		return 0, false
+	}
+	n := 0
+	for p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
+		if n < maxLineNumber {
+			n = n*10 + int(p.s[p.i]-'0')
+		}
+		p.i++
+	}
+	if n > maxLineNumber {
+		n = maxLineNumber
+	}
+	return n, true
+}
+
+// sep consumes a range separator: any mix of whitespace, "-", "…" and "..".
+func (p *opScanner) sep() bool {
+	start := p.i
+	for p.i < len(p.s) {
+		switch {
+		case p.s[p.i] == ' ' || p.s[p.i] == '\t' || p.s[p.i] == '-':
+			p.i++
+		case strings.HasPrefix(p.s[p.i:], ".."):
+			p.i += 2
+		case strings.HasPrefix(p.s[p.i:], "…"):
+			p.i += len("…")
+		default:
+			return p.i > start
+		}
+	}
+	return p.i > start
+}
+
+func (p *opScanner) rangeSpec() (int, int, bool) {
+	n, ok := p.number()
+	if !ok {
+		return 0, 0, false
+	}
+	save := p.i
+	if p.sep() {
+		if m, ok := p.number(); ok {
+			return n, m, true
+		}
+	}
+	p.i = save
+	return n, n, true
+}
+
+// end accepts optional whitespace, an optional colon (when allowed) and
+// trailing whitespace up to the end of the line.
+func (p *opScanner) end(colon bool) bool {
+	p.ws()
+	if colon && p.i < len(p.s) && p.s[p.i] == ':' {
+		p.i++
+		p.ws()
+	}
+	return p.i == len(p.s)
+}
+
+// parseOpHeader parses line as an op header.
+func parseOpHeader(line string) (Hunk, bool) {
+	p := &opScanner{s: strings.TrimRight(strings.TrimLeft(line, " \t"), "\r")}
+	var h Hunk
+	switch {
+	case p.word("replace"):
+		if p.ws() == 0 {
+			return h, false
+		}
+		if p.word("block") {
+			if p.ws() == 0 {
+				return h, false
+			}
+			n, ok := p.number()
+			if !ok || !p.end(true) {
+				return h, false
+			}
+			return Hunk{Kind: OpReplaceBlock, Start: n, End: n}, true
+		}
+		n, m, ok := p.rangeSpec()
+		if !ok || !p.end(true) {
+			return h, false
+		}
+		return Hunk{Kind: OpReplace, Start: n, End: m}, true
+	case p.word("delete"):
+		if p.ws() == 0 {
+			return h, false
+		}
+		if p.word("block") {
+			if p.ws() == 0 {
+				return h, false
+			}
+			n, ok := p.number()
+			if !ok || !p.end(false) {
+				return h, false
+			}
+			return Hunk{Kind: OpDeleteBlock, Start: n, End: n}, true
+		}
+		n, m, ok := p.rangeSpec()
+		if !ok || !p.end(false) {
+			return h, false
+		}
+		return Hunk{Kind: OpDelete, Start: n, End: m}, true
+	case p.word("insert"):
+		if p.ws() == 0 {
+			return h, false
+		}
+		switch {
+		case p.word("before"):
+			if p.ws() == 0 {
+				return h, false
+			}
+			n, ok := p.number()
+			if !ok || !p.end(true) {
+				return h, false
+			}
+			return Hunk{Kind: OpInsertBefore, Start: n, End: n}, true
+		case p.word("after"):
+			if p.ws() == 0 {
+				return h, false
+			}
+			kind := OpInsertAfter
+			if p.word("block") {
+				if p.ws() == 0 {
+					return h, false
+				}
+				kind = OpInsertAfterBlock
+			}
+			n, ok := p.number()
+			if !ok || !p.end(true) {
+				return h, false
+			}
+			return Hunk{Kind: kind, Start: n, End: n}, true
+		case p.word("head"):
+			if !p.end(true) {
+				return h, false
+			}
+			return Hunk{Kind: OpInsertHead}, true
+		case p.word("tail"):
+			if !p.end(true) {
+				return h, false
+			}
+			return Hunk{Kind: OpInsertTail}, true
+		}
+	}
+	return h, false
+}
+
+func isOpHeader(line string) bool {
+	_, ok := parseOpHeader(line)
+	return ok
+}
+
+// contamination returns the error for apply_patch / unified-diff / verbless
+// header shapes, or nil.
+func contamination(k int, line string) *Error {
+	t := strings.TrimSpace(line)
+	if t == "" {
+		return nil
+	}
+	switch {
+	case applySentinelRe.MatchString(t):
+		return lineErr(k, "apply_patch sentinel "+jsonQuote(truncRunes(t, 48))+" is not valid in hashline. File sections start with `[path#HASH]` (no `Update File:` / `Add File:` keyword). Use "+msgPayloadOps+" ops.")
+	case bodyDiffRe.MatchString(t):
+		return lineErr(k, "unified-diff hunk header (`@@ -N,M +N,M @@`) is not valid in hashline. Use "+msgPayloadOps+" ops.")
+	case strings.HasPrefix(t, "@@"):
+		return lineErr(k, "`@@`-bracketed hunk header "+jsonQuote(truncRunes(t, 48))+" is not valid in hashline. Drop the `@@ ... @@` brackets and write a verb header such as `replace N..M:`.")
+	case deleteColonRe.MatchString(t):
+		return lineErr(k, "`delete N..M` has no colon and no body. Remove the colon and body rows.")
+	}
+	if m := bareNumberRe.FindStringSubmatch(t); m != nil {
+		return lineErr(k, "hunk headers need a verb. Use `replace "+m[1]+".."+m[1]+":` to replace, or `delete "+m[1]+"` to delete.")
+	}
+	if m := bareRangeRe.FindStringSubmatch(t); m != nil {
+		return lineErr(k, "bare range hunk header "+jsonQuote(t)+" is not valid. Hunk headers need a verb: write `replace "+m[1]+".."+m[2]+":` or `delete "+m[1]+".."+m[2]+"`.")
+	}
+	return nil
+}
+
+// ParseBody parses the ops of one section body (reference §3).
+func ParseBody(body string) (*Parsed, error) {
+	lines := strings.Split(body, "\n")
+	out := &Parsed{}
+	bareWarned := false
+	warnBareOnce := func() {
+		if !bareWarned {
+			bareWarned = true
+			out.Warnings = append(out.Warnings, warnBare)
+		}
+	}
+
+	var cur *Hunk
+	bodyStarted := false
+	held := 0
+	var bare []int // indices of bare rows in cur.Rows
+
+	flush := func() *Error {
+		if cur == nil {
+			return nil
+		}
+		h := cur
+		cur = nil
+		if len(bare) > 0 {
+			stripReadPrefixes(h.Rows, bare)
+		}
+		bare = bare[:0]
+		held = 0
+		bodyStarted = false
+		if len(h.Rows) == 0 {
+			switch h.Kind {
+			case OpInsertBefore, OpInsertAfter, OpInsertHead, OpInsertTail, OpInsertAfterBlock:
+				return lineErr(h.Line, "`insert` needs at least one `+TEXT` body row.")
+			case OpReplaceBlock:
+				return lineErr(h.Line, "`replace block N:` needs at least one `+TEXT` body row. To delete a block, use `delete N..M` with the block's line range.")
+			}
+		}
+		out.Hunks = append(out.Hunks, *h)
+		return nil
+	}
+	addRow := func(text string, isBare bool) {
+		if held > 0 {
+			for ; held > 0; held-- {
+				cur.Rows = append(cur.Rows, "")
+			}
+			warnBareOnce()
+		}
+		if isBare {
+			bare = append(bare, len(cur.Rows))
+			warnBareOnce()
+		}
+		cur.Rows = append(cur.Rows, text)
+		bodyStarted = true
+	}
+
+	for i, rawLine := range lines {
+		k := i + 1
+		line := strings.TrimSuffix(rawLine, "\r")
+		if strings.TrimSpace(line) == "" {
+			if cur != nil && bodyStarted {
+				held++
+			}
+			continue
+		}
+		switch envelope(line) {
+		case envBegin:
+			continue
+		case envEnd, envAbort:
+			goto done
+		}
+		if h, ok := parseOpHeader(line); ok {
+			if err := flush(); err != nil {
+				return nil, err
+			}
+			if h.End < h.Start {
+				return nil, lineErr(k, "range "+strconv.Itoa(h.Start)+".."+strconv.Itoa(h.End)+" ends before it starts.")
+			}
+			h.Line = k
+			cur = &h
+			continue
+		}
+		if line[0] == '+' {
+			if cur == nil {
+				return nil, lineErr(k, "payload line has no preceding hunk header. Got "+jsonQuote(line)+".")
+			}
+			if err := deleteBodyErr(k, cur.Kind); err != nil {
+				return nil, err
+			}
+			addRow(line[1:], false)
+			continue
+		}
+		// Raw line.
+		if (cur == nil || !bodyStarted) && strings.HasPrefix(strings.TrimLeft(line, " \t"), "#") &&
+			i+1 < len(lines) && isOpHeader(lines[i+1]) {
+			continue // a comment right above an op header
+		}
+		if err := contamination(k, line); err != nil {
+			return nil, err
+		}
+		if cur == nil {
+			return nil, lineErr(k, "payload line has no preceding hunk header. Use "+msgPayloadOps+" above the body. Got "+jsonQuote(line)+".")
+		}
+		if err := deleteBodyErr(k, cur.Kind); err != nil {
+			return nil, err
+		}
+		if strings.HasPrefix(strings.TrimLeft(line, " \t"), "-") {
+			return nil, lineErr(k, "`-` rows are not valid; hashline ranges already name the lines being changed. To insert a literal line starting with `-`, write `+-…`.")
+		}
+		addRow(line, true)
+	}
+done:
+	if err := flush(); err != nil {
+		return nil, err
+	}
+	if err := checkOverlap(out.Hunks); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func deleteBodyErr(k int, kind OpKind) *Error {
+	switch kind {
+	case OpDelete:
+		return lineErr(k, "`delete N..M` does not take body rows. Remove the body, or use `replace N..M:`.")
+	case OpDeleteBlock:
+		return lineErr(k, "`delete block N` does not take body rows. Remove the body, or use `replace block N:` to replace the block.")
+	}
+	return nil
+}
+
+// stripReadPrefixes removes one read-output prefix ("12:") from every bare
+// row when all non-blank bare rows carry one (and they are not a
+// numeric-keyed literal list).
+func stripReadPrefixes(rows []string, bare []int) {
+	n := 0
+	allLiteral := true
+	for _, i := range bare {
+		r := rows[i]
+		if strings.TrimSpace(r) == "" {
+			continue
+		}
+		loc := readPrefixRe.FindStringIndex(r)
+		if loc == nil {
+			return
+		}
+		n++
+		if !loneLiteralRe.MatchString(r[loc[1]:]) {
+			allLiteral = false
+		}
+	}
+	if n == 0 || allLiteral {
+		return
+	}
+	for _, i := range bare {
+		if loc := readPrefixRe.FindStringIndex(rows[i]); loc != nil {
+			rows[i] = rows[i][loc[1]:]
+		}
+	}
+}
+
+type claim struct{ start, end, line int }
+
+// checkOverlap rejects two replace/delete hunks claiming the same source line.
+func checkOverlap(hunks []Hunk) *Error {
+	var claimed []claim // sorted, disjoint
+	for _, h := range hunks {
+		if h.Kind != OpReplace && h.Kind != OpDelete {
+			continue
+		}
+		i := sort.Search(len(claimed), func(j int) bool { return claimed[j].end >= h.Start })
+		if i < len(claimed) && claimed[i].start <= h.End {
+			l := max(h.Start, claimed[i].start)
+			return lineErr(h.Line, "anchor line "+strconv.Itoa(l)+" is already targeted by another hunk on line "+strconv.Itoa(claimed[i].line)+". Issue ONE hunk per range; payload is only the final desired content, never a before/after pair.")
+		}
+		claimed = append(claimed, claim{})
+		copy(claimed[i+1:], claimed[i:])
+		claimed[i] = claim{h.Start, h.End, h.Line}
+	}
+	return nil
+}

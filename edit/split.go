@@ -1,0 +1,241 @@
+package edit
+
+import (
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+const headerPilcrow = "¶"
+
+func parseErr(msg string) *Error { return &Error{Kind: KindParse, Msg: msg} }
+
+// jsonQuote quotes s the way JSON.stringify does (the reference's texts use it).
+func jsonQuote(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\b':
+			b.WriteString(`\b`)
+		case '\f':
+			b.WriteString(`\f`)
+		default:
+			if r < 0x20 {
+				const hexd = "0123456789abcdef"
+				b.WriteString(`\u00`)
+				b.WriteByte(hexd[r>>4])
+				b.WriteByte(hexd[r&15])
+			} else {
+				b.WriteRune(r)
+			}
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// truncRunes returns the first n runes of s.
+func truncRunes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := 0
+	for c := 0; c < n && i < len(s); c++ {
+		_, w := utf8.DecodeRuneInString(s[i:])
+		i += w
+	}
+	return s[:i]
+}
+
+var (
+	applyPatchNoiseRe = regexp.MustCompile(`(?i)^\*{0,3}\s*(?:(?:update|add|delete|move)[^A-Za-z0-9]*(?:file|to)?[^A-Za-z0-9]*:)?\s*\*{0,3}\s*`)
+	trailingTagRe     = regexp.MustCompile(`#([0-9A-Fa-f]{4})\s*$`)
+	firstLineDiffRe   = regexp.MustCompile(`^@@\s+[-+]?\d+,\d+\s+[-+]?\d+,\d+\s+@@`)
+)
+
+func unquotePath(p string) string {
+	if len(p) >= 2 {
+		f, l := p[0], p[len(p)-1]
+		if (f == '"' || f == '\'' || f == '`') && f == l {
+			return p[1 : len(p)-1]
+		}
+	}
+	return p
+}
+
+// headerInner reports whether line is a section header candidate and returns
+// the text between the delimiters: "¶X" → X, "[X]" → X.
+func headerInner(line string) (inner string, pilcrow, ok bool) {
+	t := strings.TrimRight(line, " \t\r\n\v\f")
+	if strings.HasPrefix(t, headerPilcrow) {
+		return t[len(headerPilcrow):], true, true
+	}
+	if len(t) >= 2 && t[0] == '[' && t[len(t)-1] == ']' {
+		return t[1 : len(t)-1], false, true
+	}
+	return "", false, false
+}
+
+// IsHeaderLine reports whether line is a ¶PATH#TAG or [PATH#TAG] section header
+// candidate (it may still be malformed).
+func IsHeaderLine(line string) bool {
+	_, _, ok := headerInner(line)
+	return ok
+}
+
+// parseHeader parses a header line. ok is false when line is not a header
+// candidate at all; err is set when it is one but malformed.
+func parseHeader(line string) (path, tag string, ok bool, err *Error) {
+	inner, pilcrow, ok := headerInner(line)
+	if !ok {
+		return "", "", false, nil
+	}
+	if strings.TrimSpace(inner) == "" {
+		if pilcrow {
+			return "", "", true, parseErr(`Input header "¶" is empty; provide a file path.`)
+		}
+		return "", "", true, parseErr(`Input header "[]" is empty; provide a file path.`)
+	}
+	body := applyPatchNoiseRe.ReplaceAllString(strings.TrimSpace(inner), "")
+	var pathText string
+	if m := trailingTagRe.FindStringSubmatchIndex(body); m != nil {
+		pathText = body[:m[0]]
+		tag = strings.ToUpper(body[m[2]:m[3]])
+	} else {
+		pathText = strings.TrimRight(body, " \t")
+	}
+	if !strings.Contains(pathText, "#") {
+		p := strings.TrimSpace(pathText)
+		p = applyPatchNoiseRe.ReplaceAllString(unquotePath(p), "")
+		p = strings.TrimSpace(p)
+		if p != "" {
+			return p, tag, true, nil
+		}
+	}
+	shown := "[" + inner + "]"
+	return "", "", true, parseErr("Input header must be [PATH] or [PATH#TAG] with a 4-hex content-hash tag; got " + jsonQuote(shown) + ".")
+}
+
+type envelopeKind int
+
+const (
+	envNone envelopeKind = iota
+	envBegin
+	envEnd
+	envAbort
+)
+
+func envelope(line string) envelopeKind {
+	switch strings.TrimRight(line, " \t\r") {
+	case "*** Begin Patch":
+		return envBegin
+	case "*** End Patch":
+		return envEnd
+	case "*** Abort":
+		return envAbort
+	}
+	return envNone
+}
+
+// SplitInput splits an edit input into sections (reference §2): same-path
+// sections merged, conflicting tags an error, empty sections dropped.
+// Headers may be written ¶PATH#TAG or [PATH#TAG].
+func SplitInput(input string) ([]Section, error) {
+	input = strings.TrimPrefix(input, "\ufeff")
+	lines := strings.Split(input, "\n")
+	for i := range lines {
+		lines[i] = strings.TrimSuffix(lines[i], "\r")
+	}
+	first := 0
+	for first < len(lines) && (strings.TrimSpace(lines[first]) == "" || envelope(lines[first]) == envBegin) {
+		first++
+	}
+	if first == len(lines) {
+		return nil, parseErr("No hashline sections found in input.")
+	}
+	lines = lines[first:]
+	if _, _, ok, err := parseHeader(lines[0]); err != nil {
+		return nil, err
+	} else if !ok {
+		fl := strings.TrimRight(lines[0], " \t")
+		if firstLineDiffRe.MatchString(fl) {
+			return nil, parseErr("unified-diff hunk header (`@@ -N,M +N,M @@`) is not valid in hashline. File sections start with `[path#HASH]`; use `replace`, `delete`, or `insert` ops.")
+		}
+		return nil, parseErr(`input must begin with "[PATH#HASH]" on the first non-blank line for anchored edits; got: ` +
+			jsonQuote(truncRunes(lines[0], 120)) + `. Example: "[src/foo.ts#1A2B]" then edit ops.`)
+	}
+
+	type raw struct {
+		path, tag string
+		body      []string
+	}
+	var sections []raw
+	var cur *raw
+	flush := func() {
+		if cur == nil {
+			return
+		}
+		for _, l := range cur.body {
+			if strings.TrimSpace(l) != "" {
+				sections = append(sections, *cur)
+				break
+			}
+		}
+		cur = nil
+	}
+	for _, l := range lines {
+		switch envelope(l) {
+		case envEnd, envAbort:
+			goto done
+		case envBegin:
+			continue
+		}
+		if p, t, ok, err := parseHeader(l); err != nil {
+			return nil, err
+		} else if ok {
+			flush()
+			cur = &raw{path: p, tag: t}
+			continue
+		}
+		if cur != nil {
+			cur.body = append(cur.body, l)
+		}
+	}
+done:
+	flush()
+
+	var out []Section
+	index := map[string]int{}
+	for _, s := range sections {
+		body := strings.Join(s.body, "\n")
+		if i, ok := index[s.path]; ok {
+			m := &out[i]
+			if m.Tag != "" && s.tag != "" && m.Tag != s.tag {
+				return nil, parseErr("Conflicting hashline snapshot tags for " + s.path + ": #" + m.Tag + " and #" + s.tag + ". Re-read the file and retry with one current header.")
+			}
+			if m.Tag == "" {
+				m.Tag = s.tag
+			}
+			m.Body += "\n" + body
+			continue
+		}
+		index[s.path] = len(out)
+		out = append(out, Section{Path: s.path, Tag: s.tag, Body: body})
+	}
+	if len(out) == 0 {
+		return nil, parseErr("No hashline sections found in input.")
+	}
+	return out, nil
+}
