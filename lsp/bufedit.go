@@ -1,0 +1,135 @@
+package lsp
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"time"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/hashls/hashls/workspace"
+)
+
+// bufferEditor is the workspace.BufferEditor of an LSP session: writes to
+// files the editor has open become versioned workspace/applyEdit requests,
+// so they land in the buffer and its undo history instead of on disk.
+type bufferEditor struct{ s *server }
+
+var _ workspace.BufferEditor = (*bufferEditor)(nil)
+
+// annotationID labels hashls edits in clients that support change
+// annotations.
+const annotationID protocol.ChangeAnnotationIdentifier = "hashls"
+
+func stale(format string, args ...any) error {
+	return &workspace.Error{Kind: workspace.KindStale, Msg: fmt.Sprintf(format, args...)}
+}
+
+// ApplyEdit replaces the open buffer p (at version, holding old) with new. It
+// sends the smallest single replacement (common prefix and suffix kept) as a
+// versioned TextDocumentEdit, waits for the client's answer and for the
+// didChange that follows, and fails with KindStale when the buffer moved or
+// the client refused: nothing is written then.
+func (b *bufferEditor) ApplyEdit(ctx context.Context, p workspace.Path, version int32, old, new []byte, label string) error {
+	s := b.s
+	s.mu.Lock()
+	d := s.byPath[p.Abs]
+	if d == nil {
+		s.mu.Unlock()
+		return stale("%s was closed in the editor while the tool ran; read it again and retry", p.Rel)
+	}
+	if d.version != version || !bytes.Equal(d.text, old) {
+		cur := d.version
+		s.mu.Unlock()
+		return stale("%s changed in the editor (version %d, the tool read version %d); read it again and retry", p.Rel, cur, version)
+	}
+	sn := d.snapshotLocked()
+	caps := s.caps
+	timeout := time.Duration(s.settings.ApplyEditTimeoutMs) * time.Millisecond
+	w := &versionWaiter{abs: p.Abs, after: version, ch: make(chan struct{})}
+	s.mu.Unlock()
+
+	if !caps.applyEdit {
+		return stale("%s is open in the editor, which does not support workspace/applyEdit; save and close it, then retry", p.Rel)
+	}
+	start, end, repl := minimalEdit(old, new)
+	if start == end && len(repl) == 0 {
+		return nil
+	}
+	params := buildApplyEdit(sn.uri, version, sn.m.rangeOf(start, end), string(repl), label, caps)
+
+	s.mu.Lock()
+	s.waiters = append(s.waiters, w)
+	s.mu.Unlock()
+	defer s.dropWaiter(w)
+
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	res, err := s.client.ApplyEdit(cctx, params)
+	if err != nil {
+		return stale("the editor did not apply the edit to %s (%v); read it again and retry", p.Rel, err)
+	}
+	if res == nil || !res.Applied {
+		reason := "no reason given"
+		if res != nil && res.FailureReason != nil {
+			reason = *res.FailureReason
+		}
+		return stale("the editor refused the edit to %s (%s); read it again and retry", p.Rel, reason)
+	}
+	// The client answers after it has applied the edit; its didChange
+	// normally precedes the answer. Wait briefly so that the next tool run
+	// reads the new buffer.
+	select {
+	case <-w.ch:
+	case <-time.After(min(timeout, 2*time.Second)):
+		s.logf("lsp: %s: no didChange after an applied edit; the overlay may lag", p.Rel)
+	case <-ctx.Done():
+	}
+	return nil
+}
+
+func (s *server) dropWaiter(w *versionWaiter) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, x := range s.waiters {
+		if x == w {
+			s.waiters = append(s.waiters[:i], s.waiters[i+1:]...)
+			return
+		}
+	}
+}
+
+// buildApplyEdit builds the workspace/applyEdit params for one replacement:
+// a versioned TextDocumentEdit (annotated when the client supports change
+// annotations), or a plain edit for clients without documentChanges.
+func buildApplyEdit(u uri.URI, version int32, rng protocol.Range, text, label string, caps clientCaps) *protocol.ApplyWorkspaceEditParams {
+	edit := protocol.TextEdit{Range: rng, NewText: text}
+	var we protocol.WorkspaceEdit
+	if caps.documentChanges {
+		var elem protocol.TextDocumentEditElement = &edit
+		if caps.annotations {
+			elem = &protocol.AnnotatedTextEdit{TextEdit: edit, AnnotationID: annotationID}
+			no := false
+			we.ChangeAnnotations = map[protocol.ChangeAnnotationIdentifier]protocol.ChangeAnnotation{
+				annotationID: {Label: label, NeedsConfirmation: &no},
+			}
+		}
+		v := version
+		we.DocumentChanges = []protocol.DocumentChange{&protocol.TextDocumentEdit{
+			TextDocument: protocol.OptionalVersionedTextDocumentIdentifier{
+				TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u},
+				Version:                &v,
+			},
+			Edits: []protocol.TextDocumentEditElement{elem},
+		}}
+	} else {
+		we.Changes = map[uri.URI][]protocol.TextEdit{u: {edit}}
+	}
+	l := label
+	if l == "" {
+		l = "hashls edit"
+	}
+	return &protocol.ApplyWorkspaceEditParams{Label: &l, Edit: we}
+}

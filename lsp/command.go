@@ -1,0 +1,137 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"github.com/hashls/hashls/agent"
+)
+
+// Command names. Every agent tool NAME is also the command hashls.NAME.
+const (
+	commandPrefix = "hashls."
+	cmdSelectBlock = "hashls.selectBlock"
+	cmdCopyAnchor  = "hashls.copyBlockAnchor"
+	cmdOutline     = "hashls.outline"
+)
+
+// commandNames lists every command the server executes.
+func (s *server) commandNames() []string {
+	names := []string{cmdSelectBlock, cmdCopyAnchor, cmdOutline}
+	for _, t := range s.opts.tools() {
+		names = append(names, commandPrefix+t.Name())
+	}
+	sort.Strings(names)
+	return names
+}
+
+// ExecuteCommand runs hashls.<tool> with its one JSON object argument, or one
+// of the editor commands that code actions reference.
+func (s *server) ExecuteCommand(ctx context.Context, params *protocol.ExecuteCommandParams) (protocol.LSPAny, error) {
+	if len(params.Arguments) > 1 {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s takes one JSON object argument, got %d arguments", params.Command, len(params.Arguments))
+	}
+	var arg []byte
+	if len(params.Arguments) == 1 {
+		arg = params.Arguments[0]
+	}
+	switch params.Command {
+	case cmdSelectBlock:
+		return s.selectBlockCommand(ctx, arg)
+	case cmdCopyAnchor:
+		return s.copyAnchorCommand(ctx, arg, params.WorkDoneToken)
+	case cmdOutline:
+		return s.outlineCommand(ctx, arg, params.WorkDoneToken)
+	}
+	name, ok := strings.CutPrefix(params.Command, commandPrefix)
+	if ok && s.hasTool(name) {
+		return s.runTool(ctx, name, arg, params.WorkDoneToken)
+	}
+	return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q; commands: %s", params.Command, strings.Join(s.commandNames(), ", "))
+}
+
+func (s *server) hasTool(name string) bool {
+	for _, t := range s.opts.tools() {
+		if t.Name() == name {
+			return true
+		}
+	}
+	return false
+}
+
+// commandResult is the result of every hashls.<tool> command.
+type commandResult struct {
+	Text    string `json:"text"`
+	Details any    `json:"details,omitempty"`
+}
+
+// runTool runs one agent tool and returns {text, details}, or an LSP error
+// whose data carries the tool's error kind.
+func (s *server) runTool(ctx context.Context, tool string, args []byte, token protocol.ProgressToken) (protocol.LSPAny, error) {
+	res, err := s.callTool(ctx, tool, args, token)
+	if err != nil {
+		return nil, err
+	}
+	return marshalAny(commandResult{Text: res.Text, Details: res.Details})
+}
+
+// callTool runs tool with progress reporting and an activity notification,
+// mapping failures to LSP errors.
+func (s *server) callTool(ctx context.Context, tool string, args []byte, token protocol.ProgressToken) (*agent.Result, error) {
+	if len(args) == 0 {
+		args = []byte("{}")
+	}
+	ws, err := s.requireWorkspace()
+	if err != nil {
+		return nil, toolError(tool, &agent.Error{Kind: agent.KindUsage, Message: fmt.Sprintf("%s: %v", tool, err)})
+	}
+	prog := s.startProgress(ctx, "hashls "+tool, token)
+	env := &agent.Env{WS: ws, Resolver: &s.resolver, Progress: prog.report}
+	start := time.Now()
+	res, err := s.opts.runTool(ctx, env, tool, args)
+	prog.end()
+	if err == nil && res == nil {
+		err = &agent.Error{Kind: agent.KindInternal, Message: fmt.Sprintf("tool %s returned no result (this is a hashls bug)", tool)}
+	}
+	s.reportActivity(ctx, tool, args, res, err, time.Since(start))
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, protocol.ErrRequestCancelled
+		}
+		return nil, toolError(tool, err)
+	}
+	s.logWarnings(ctx, tool, res)
+	return res, nil
+}
+
+// toolError turns a tool failure into an LSP error: InvalidParams for bad
+// arguments, RequestFailed otherwise, with {"kind", "tool"} as data.
+func toolError(tool string, err error) error {
+	var ae *agent.Error
+	if !errors.As(err, &ae) {
+		ae = &agent.Error{Kind: agent.KindInternal, Message: err.Error()}
+	}
+	code := jsonrpc2.Code(protocol.LSPErrorCodesRequestFailed)
+	if ae.Kind == agent.KindUsage {
+		code = jsonrpc2.InvalidParams
+	}
+	data, _ := json.Marshal(map[string]string{"kind": ae.Kind, "tool": tool})
+	return &jsonrpc2.Error{Code: code, Message: ae.Message, Data: data}
+}
+
+// marshalAny encodes a result for the wire.
+func marshalAny(v any) (protocol.LSPAny, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "encoding the result: %v", err)
+	}
+	return protocol.LSPAny(b), nil
+}

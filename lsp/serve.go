@@ -1,0 +1,191 @@
+package lsp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"github.com/hashls/hashls/agent"
+)
+
+// Options configures Serve.
+type Options struct {
+	// StateDir is where the workspace store lives ("" = the workspace
+	// default: $HASHLS_STATE_DIR, else the XDG state directory). The
+	// initializationOption "stateDir" overrides it.
+	StateDir string
+	// Logf receives diagnostics for stderr. nil discards them. Serve never
+	// writes anything but protocol frames to rwc.
+	Logf func(format string, args ...any)
+	// Version is reported as serverInfo.version.
+	Version string
+	// Root, when set, is the workspace root regardless of what the client
+	// sends in initialize (workspaceFolders, rootUri, rootPath).
+	Root string
+
+	// tools and runTool replace the agent registry in tests.
+	tools   func() []agent.Tool
+	runTool func(ctx context.Context, env *agent.Env, name string, args []byte) (*agent.Result, error)
+}
+
+// ErrExitWithoutShutdown is returned by Serve when the client sent exit
+// without a prior shutdown request; the LSP specification asks the server
+// process to exit with code 1 then.
+var ErrExitWithoutShutdown = errors.New("lsp: exit notification without a prior shutdown request")
+
+// Serve speaks LSP (Content-Length framing, JSON-RPC 2.0) over rwc until the
+// client sends exit, the transport ends, or ctx is cancelled. It returns nil
+// after a clean shutdown+exit or when the client closes the connection,
+// ErrExitWithoutShutdown after an exit without shutdown, and the transport
+// error otherwise. Serve closes rwc before returning.
+func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
+	if opts.Logf == nil {
+		opts.Logf = func(string, ...any) {}
+	}
+	if opts.tools == nil {
+		opts.tools = agent.Tools
+	}
+	if opts.runTool == nil {
+		opts.runTool = func(ctx context.Context, env *agent.Env, name string, args []byte) (*agent.Result, error) {
+			return agent.Run(ctx, env, name, args)
+		}
+	}
+	s := newServer(opts)
+	defer s.close()
+
+	conn := jsonrpc2.NewConn(newStream(rwc, opts.Logf), jsonrpc2.WithCodec(codec{}))
+	// The client dispatcher exists before the read loop starts, so handlers
+	// see it without a race; it also rides in the context for helpers.
+	s.conn = conn
+	s.client = protocol.ClientDispatcher(conn)
+	ctx = protocol.WithClient(ctx, s.client)
+	conn.Go(ctx, s.handler())
+
+	select {
+	case <-conn.Done():
+	case <-s.exited:
+	case <-ctx.Done():
+	}
+	closeConn(conn, opts.Logf)
+
+	if s.exitedEarly() {
+		return ErrExitWithoutShutdown
+	}
+	if err := conn.Err(); err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("lsp: connection failed: %w", err)
+	}
+	return nil
+}
+
+// closeConn closes conn but does not wait forever: a read blocked on a
+// terminal stdin may not be interruptible, and the process is about to exit
+// anyway.
+func closeConn(conn jsonrpc2.Conn, logf func(string, ...any)) {
+	done := make(chan struct{})
+	go func() {
+		_ = conn.Close()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		logf("lsp: connection did not close within 2s; leaving it")
+	}
+}
+
+// asyncMethods are the requests that may run long or call back into the
+// client (workspace/applyEdit, window/workDoneProgress/create); they release
+// the read loop with jsonrpc2.Async. Everything else, notifications in
+// particular, runs inline on the read loop, in wire order.
+var asyncMethods = map[string]bool{
+	protocol.MethodWorkspaceExecuteCommand: true,
+}
+
+// handler builds the whole handler chain: cancellation, then lifecycle
+// gating, panic recovery, the async split and typed dispatch.
+func (s *server) handler() jsonrpc2.Handler {
+	dispatch := protocol.ServerHandler(s, nil)
+	return protocol.CancelHandler(func(ctx context.Context, req *jsonrpc2.Request) (result any, err error) {
+		method := strings.Clone(req.Method()) // the request's own bytes die with the frame
+		isCall := req.IsCall()
+		defer func() {
+			if r := recover(); r != nil {
+				s.logf("lsp: panic handling %s: %v\n%s", method, r, debug.Stack())
+				result = nil
+				err = nil
+				if isCall {
+					err = jsonrpc2.Errorf(jsonrpc2.InternalError, "internal error handling %s: %v (this is a hashls bug; please report it)", method, r)
+				}
+			}
+		}()
+		if !isCall {
+			if !s.acceptNotification(method) {
+				return nil, nil
+			}
+			// A notification handler error would end the connection: log it.
+			if _, err := dispatch(ctx, req); err != nil {
+				s.logf("lsp: %s: %v", method, err)
+			}
+			return nil, nil
+		}
+		if err := s.acceptRequest(method); err != nil {
+			return nil, err
+		}
+		if asyncMethods[method] {
+			jsonrpc2.Async(ctx)
+		}
+		return dispatch(ctx, req)
+	})
+}
+
+// codec marshals payloads with the protocol package's union-aware codec
+// (the one protocol.NewServer installs, which is unexported).
+type codec struct{}
+
+func (codec) Marshal(v any) ([]byte, error) {
+	switch m := v.(type) {
+	case jsonrpc2.RawMessage:
+		if m == nil {
+			return []byte("null"), nil
+		}
+		return m, nil
+	case *jsonrpc2.RawMessage:
+		if m == nil || *m == nil {
+			return []byte("null"), nil
+		}
+		return *m, nil
+	}
+	return protocol.Marshal(v)
+}
+
+func (codec) Unmarshal(data []byte, v any) error {
+	if p, ok := v.(*jsonrpc2.RawMessage); ok {
+		*p = append(jsonrpc2.RawMessage(nil), data...)
+		return nil
+	}
+	return protocol.Unmarshal(data, v)
+}
+
+// Stdio returns the process's stdin and stdout as one io.ReadWriteCloser for
+// Serve (`hashls serve --stdio`).
+func Stdio() io.ReadWriteCloser { return stdio{} }
+
+type stdio struct{}
+
+func (stdio) Read(p []byte) (int, error)  { return os.Stdin.Read(p) }
+func (stdio) Write(p []byte) (int, error) { return os.Stdout.Write(p) }
+func (stdio) Close() error {
+	err := os.Stdin.Close()
+	if err2 := os.Stdout.Close(); err == nil {
+		err = err2
+	}
+	return err
+}

@@ -1,0 +1,385 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/hashls/hashls/treesitter"
+	"github.com/hashls/hashls/workspace"
+)
+
+// server implements protocol.Server; every method it does not override
+// answers "method not found" (requests) or is ignored (notifications).
+type server struct {
+	protocol.UnimplementedServer
+
+	opts   Options
+	conn   jsonrpc2.Conn
+	client protocol.Client
+
+	resolver treesitter.Resolver
+
+	exited   chan struct{}
+	exitOnce sync.Once
+
+	mu       sync.Mutex
+	state    lifecycle
+	caps     clientCaps
+	settings Settings
+	ws       *workspace.Workspace
+	wsErr    error // why ws is nil after initialize
+	docs     map[uri.URI]*document
+	byPath   map[string]*document // workspace.Path.Abs -> open document
+	waiters  []*versionWaiter     // applyEdit callers waiting for a didChange
+}
+
+// Compile-time check: server is a complete protocol.Server.
+var _ protocol.Server = (*server)(nil)
+
+type lifecycle int
+
+const (
+	stateNew         lifecycle = iota // before initialize
+	stateInitialized                  // initialize answered
+	stateShutdown                     // shutdown answered
+)
+
+// clientCaps are the client capabilities the server acts on.
+type clientCaps struct {
+	applyEdit        bool
+	documentChanges  bool
+	annotations      bool
+	workDoneProgress bool
+	codeActionLiterals bool
+}
+
+func newServer(opts Options) *server {
+	return &server{
+		opts:     opts,
+		exited:   make(chan struct{}),
+		docs:     map[uri.URI]*document{},
+		byPath:   map[string]*document{},
+		settings: defaultSettings(),
+	}
+}
+
+func (s *server) logf(format string, args ...any) { s.opts.Logf(format, args...) }
+
+// close releases the workspace when Serve returns.
+func (s *server) close() {
+	s.mu.Lock()
+	ws := s.ws
+	s.ws = nil
+	s.mu.Unlock()
+	if ws != nil {
+		if err := ws.Close(); err != nil {
+			s.logf("lsp: closing the workspace: %v", err)
+		}
+	}
+}
+
+// acceptRequest gates requests by lifecycle state.
+func (s *server) acceptRequest(method string) error {
+	s.mu.Lock()
+	st := s.state
+	s.mu.Unlock()
+	switch {
+	case st == stateNew && method != protocol.MethodInitialize:
+		return jsonrpc2.Errorf(jsonrpc2.ServerNotInitialized, "%s before initialize: send initialize first", method)
+	case st != stateNew && method == protocol.MethodInitialize:
+		return jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "initialize sent twice")
+	case st == stateShutdown:
+		return jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "%s after shutdown: only exit is accepted now", method)
+	}
+	return nil
+}
+
+// acceptNotification gates notifications: before initialize and after
+// shutdown only exit is handled.
+func (s *server) acceptNotification(method string) bool {
+	if method == protocol.MethodExit {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state == stateInitialized
+}
+
+// exitedEarly reports whether exit came without shutdown.
+func (s *server) exitedEarly() bool {
+	select {
+	case <-s.exited:
+	default:
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state != stateShutdown
+}
+
+// Settings are the server's user settings, from initializationOptions and
+// workspace/didChangeConfiguration (either at the top level or under a
+// "hashls" key).
+type Settings struct {
+	// Progress enables $/progress reports for long tool runs.
+	Progress bool `json:"progress"`
+	// Activity enables the hashls/activity notification after tool runs.
+	Activity bool `json:"activity"`
+	// LogLevel is the lowest window/logMessage level sent: "error",
+	// "warning", "info" or "debug".
+	LogLevel string `json:"logLevel"`
+	// ApplyEditTimeoutMs bounds the wait for the client to answer a
+	// workspace/applyEdit and report the new version.
+	ApplyEditTimeoutMs int `json:"applyEditTimeoutMs"`
+	// StateDir overrides Options.StateDir (initializationOptions only).
+	StateDir string `json:"stateDir"`
+}
+
+func defaultSettings() Settings {
+	return Settings{Progress: true, Activity: true, LogLevel: "warning", ApplyEditTimeoutMs: 10000}
+}
+
+// applySettings merges a settings object into cur; unknown fields are
+// ignored, wrong types reported.
+func applySettings(cur Settings, raw []byte) (Settings, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return cur, nil
+	}
+	var outer map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &outer); err != nil {
+		return cur, fmt.Errorf("settings must be a JSON object: %w", err)
+	}
+	if inner, ok := outer["hashls"]; ok {
+		raw = inner
+	}
+	next := cur
+	if err := json.Unmarshal(raw, &next); err != nil {
+		return cur, fmt.Errorf("invalid hashls settings (expected {progress: bool, activity: bool, logLevel: string, applyEditTimeoutMs: number, stateDir: string}): %w", err)
+	}
+	switch next.LogLevel {
+	case "error", "warning", "info", "debug":
+	default:
+		return cur, fmt.Errorf("invalid logLevel %q: use error, warning, info or debug", next.LogLevel)
+	}
+	if next.ApplyEditTimeoutMs <= 0 {
+		next.ApplyEditTimeoutMs = defaultSettings().ApplyEditTimeoutMs
+	}
+	return next, nil
+}
+
+func (s *server) currentSettings() Settings {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.settings
+}
+
+// Initialize answers the capabilities and opens the workspace.
+func (s *server) Initialize(ctx context.Context, params *protocol.InitializeParams) (*protocol.InitializeResult, error) {
+	settings, serr := applySettings(defaultSettings(), params.InitializationOptions)
+	if serr != nil {
+		s.logf("lsp: initializationOptions: %v", serr)
+	}
+	caps := readClientCaps(&params.Capabilities)
+
+	root := s.chooseRoot(params)
+	stateDir := s.opts.StateDir
+	if settings.StateDir != "" {
+		stateDir = settings.StateDir
+	}
+	var ws *workspace.Workspace
+	var wsErr error
+	if root == "" {
+		wsErr = fmt.Errorf("no workspace folder: open a folder (or pass rootUri) so hashls knows its root")
+	} else if ws, wsErr = workspace.Open(root, workspace.Options{StateDir: stateDir}); wsErr != nil {
+		wsErr = fmt.Errorf("opening workspace %s: %w", root, wsErr)
+		ws = nil
+	}
+
+	s.mu.Lock()
+	s.state = stateInitialized
+	s.caps = caps
+	s.settings = settings
+	s.ws, s.wsErr = ws, wsErr
+	s.mu.Unlock()
+
+	if ws != nil {
+		ws.SetBufferEditor(&bufferEditor{s: s})
+	}
+	if wsErr != nil {
+		s.logf("lsp: %v", wsErr)
+	}
+	if serr != nil || wsErr != nil {
+		// Tell the user once the connection is up (after the reply).
+		go func() {
+			time.Sleep(10 * time.Millisecond)
+			if serr != nil {
+				s.logMessage(context.Background(), protocol.MessageTypeWarning, "hashls: "+serr.Error())
+			}
+			if wsErr != nil {
+				s.logMessage(context.Background(), protocol.MessageTypeWarning, "hashls: "+wsErr.Error()+"; tool commands are unavailable")
+			}
+		}()
+	}
+
+	ver := s.opts.Version
+	if ver == "" {
+		ver = "dev"
+	}
+	return &protocol.InitializeResult{
+		Capabilities: s.capabilities(),
+		ServerInfo:   protocol.ServerInfo{Name: "hashls", Version: protocol.NewOptional(ver)},
+	}, nil
+}
+
+// capabilities is what the server advertises.
+func (s *server) capabilities() protocol.ServerCapabilities {
+	openClose := true
+	change := protocol.TextDocumentSyncKindIncremental
+	return protocol.ServerCapabilities{
+		PositionEncoding: protocol.PositionEncodingKindUTF16,
+		TextDocumentSync: &protocol.TextDocumentSyncOptions{
+			OpenClose: &openClose,
+			Change:    &change,
+		},
+		DocumentSymbolProvider: protocol.Boolean(true),
+		FoldingRangeProvider:   protocol.Boolean(true),
+		SelectionRangeProvider: protocol.Boolean(true),
+		CodeActionProvider: &protocol.CodeActionOptions{
+			CodeActionKinds: []protocol.CodeActionKind{kindDeleteBlock, kindSelectBlock, kindCopyAnchor, kindOutline},
+		},
+		ExecuteCommandProvider: protocol.ExecuteCommandOptions{Commands: s.commandNames()},
+	}
+}
+
+func readClientCaps(c *protocol.ClientCapabilities) clientCaps {
+	var out clientCaps
+	if w := c.Workspace; w != nil {
+		out.applyEdit = w.ApplyEdit != nil && *w.ApplyEdit
+		if we := w.WorkspaceEdit; we != nil {
+			out.documentChanges = we.DocumentChanges != nil && *we.DocumentChanges
+			out.annotations = we.ChangeAnnotationSupport != nil
+		}
+	}
+	if w := c.Window; w != nil {
+		out.workDoneProgress = w.WorkDoneProgress != nil && *w.WorkDoneProgress
+	}
+	if td := c.TextDocument; td != nil && td.CodeAction != nil {
+		out.codeActionLiterals = td.CodeAction.CodeActionLiteralSupport.CodeActionKind.ValueSet != nil
+	}
+	return out
+}
+
+// chooseRoot picks the workspace root: Options.Root, else the first
+// workspace folder, else rootUri, else rootPath.
+func (s *server) chooseRoot(params *protocol.InitializeParams) string {
+	if s.opts.Root != "" {
+		if abs, err := filepath.Abs(s.opts.Root); err == nil {
+			return abs
+		}
+		return s.opts.Root
+	}
+	if folders, ok := params.WorkspaceFolders.Get(); ok {
+		for _, f := range folders {
+			if p, ok := uriToPath(f.URI); ok {
+				return p
+			}
+		}
+	}
+	if params.RootURI != nil {
+		if p, ok := uriToPath(*params.RootURI); ok {
+			return p
+		}
+	}
+	if p, ok := params.RootPath.Get(); ok && filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return ""
+}
+
+// Initialized needs no action.
+func (s *server) Initialized(context.Context, *protocol.InitializedParams) error { return nil }
+
+// Shutdown moves to the shutdown state; only exit is accepted afterwards.
+func (s *server) Shutdown(context.Context) error {
+	s.mu.Lock()
+	s.state = stateShutdown
+	s.mu.Unlock()
+	return nil
+}
+
+// Exit makes Serve return.
+func (s *server) Exit(context.Context) error {
+	s.exitOnce.Do(func() { close(s.exited) })
+	return nil
+}
+
+// DidChangeConfiguration merges new settings.
+func (s *server) DidChangeConfiguration(ctx context.Context, params *protocol.DidChangeConfigurationParams) error {
+	s.mu.Lock()
+	next, err := applySettings(s.settings, params.Settings)
+	if err == nil {
+		next.StateDir = s.settings.StateDir // only initializationOptions set it
+		s.settings = next
+	}
+	s.mu.Unlock()
+	if err != nil {
+		s.logMessage(ctx, protocol.MessageTypeWarning, "hashls: "+err.Error())
+	}
+	return nil
+}
+
+// DidChangeWatchedFiles drops what is cached about files changed on disk.
+// Open documents are unaffected: their buffers stay the truth.
+func (s *server) DidChangeWatchedFiles(ctx context.Context, params *protocol.DidChangeWatchedFilesParams) error {
+	ws := s.workspace()
+	if ws == nil {
+		return nil
+	}
+	inv, ok := any(ws).(interface{ Invalidate(workspace.Path) })
+	if !ok {
+		return nil
+	}
+	for _, ch := range params.Changes {
+		p, ok := uriToPath(ch.URI)
+		if !ok {
+			continue
+		}
+		wp, err := ws.Resolve(p)
+		if err != nil {
+			continue
+		}
+		inv.Invalidate(wp)
+	}
+	return nil
+}
+
+// workspace returns the open workspace or nil.
+func (s *server) workspace() *workspace.Workspace {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ws
+}
+
+// requireWorkspace returns the workspace or an error telling the user why
+// there is none.
+func (s *server) requireWorkspace() (*workspace.Workspace, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ws != nil {
+		return s.ws, nil
+	}
+	err := s.wsErr
+	if err == nil {
+		err = fmt.Errorf("no workspace is open")
+	}
+	return nil, err
+}
+
