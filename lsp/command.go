@@ -17,7 +17,7 @@ import (
 
 // Command names. Every agent tool NAME is also the command hashls.NAME.
 const (
-	commandPrefix = "hashls."
+	commandPrefix  = "hashls."
 	cmdSelectBlock = "hashls.selectBlock"
 	cmdCopyAnchor  = "hashls.copyBlockAnchor"
 	cmdOutline     = "hashls.outline"

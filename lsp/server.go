@@ -54,10 +54,10 @@ const (
 
 // clientCaps are the client capabilities the server acts on.
 type clientCaps struct {
-	applyEdit        bool
-	documentChanges  bool
-	annotations      bool
-	workDoneProgress bool
+	applyEdit          bool
+	documentChanges    bool
+	annotations        bool
+	workDoneProgress   bool
 	codeActionLiterals bool
 }
 
@@ -382,4 +382,3 @@ func (s *server) requireWorkspace() (*workspace.Workspace, error) {
 	}
 	return nil, err
 }
-
