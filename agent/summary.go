@@ -1,9 +1,147 @@
 package agent
 
-import "context"
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"unicode"
 
-// summarizeForRead is a placeholder until the tree-sitter summary lands
-// (owned by the treesitter work; this file will be replaced).
-func summarizeForRead(ctx context.Context, displayPath, tag string, content []byte) (string, map[string]any, bool) {
-	return "", nil, false
+	"github.com/hashls/hashls/treesitter"
+)
+
+// Limits of the read tool's structural summary (spec §9, "When read
+// summarises").
+const (
+	summaryMaxBytes      = 2 << 20
+	summaryMaxLines      = 20000
+	summaryMinTotalLines = 100
+)
+
+// summarizeForRead renders the structural summary `read` shows for a whole
+// file: the header ¶displayPath#tag, kept lines as N:TEXT, elided runs as
+// "..." or brace-merged "S-E:head .. tail" lines, a blank line and the
+// footer. content is the raw file (BOM and CRLF are normalised away). ok is
+// false when read should do a plain read instead. details is the read
+// tool's "summary" object: lines, elidedSpans, elidedLines.
+func summarizeForRead(ctx context.Context, displayPath, tag string, content []byte) (text string, details map[string]any, ok bool) {
+	if len(content) > summaryMaxBytes {
+		return "", nil, false
+	}
+	switch strings.ToLower(filepath.Ext(displayPath)) {
+	case ".md", ".txt":
+		return "", nil, false
+	}
+	if !treesitter.Supported(displayPath) || bytes.IndexByte(content, 0) >= 0 {
+		return "", nil, false
+	}
+	norm := normaliseForSummary(content)
+	lines := strings.Split(string(norm), "\n")
+	if len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1] // the final newline does not start a line here
+	}
+	if len(lines) > summaryMaxLines || len(lines) < summaryMinTotalLines {
+		return "", nil, false
+	}
+	sum, err := treesitter.Summarize(ctx, displayPath, norm, treesitter.DefaultSummaryOptions())
+	if err != nil || !sum.Parsed || !sum.Elided {
+		return "", nil, false
+	}
+	body, spans, elided := renderSummary(displayPath, lines, sum.Segments)
+	var b strings.Builder
+	b.WriteString("¶" + displayPath + "#" + tag + "\n")
+	b.WriteString(body)
+	details = map[string]any{"lines": len(lines), "elidedSpans": len(spans), "elidedLines": elided}
+	return b.String(), details, true
+}
+
+// normaliseForSummary drops a UTF-8 BOM and turns CRLF into LF.
+func normaliseForSummary(b []byte) []byte {
+	b = bytes.TrimPrefix(b, []byte("\ufeff"))
+	if bytes.Contains(b, []byte("\r\n")) {
+		b = bytes.ReplaceAll(b, []byte("\r\n"), []byte("\n"))
+	}
+	return b
+}
+
+// canMergeBracePair reports whether an elided run between head and tail can
+// be shown as one "head .. tail" line: head ends with an opener and tail is
+// its closer followed only by ;,)]} characters.
+func canMergeBracePair(head, tail string) bool {
+	h := strings.TrimRightFunc(head, unicode.IsSpace)
+	t := strings.TrimSpace(tail)
+	if h == "" || t == "" {
+		return false
+	}
+	var closer byte
+	switch h[len(h)-1] {
+	case '{':
+		closer = '}'
+	case '(':
+		closer = ')'
+	case '[':
+		closer = ']'
+	default:
+		return false
+	}
+	if t[0] != closer {
+		return false
+	}
+	return strings.Trim(t[1:], ";,)]}") == ""
+}
+
+// renderSummary renders the rows and the footer; it returns the text, the
+// footer's ranges and the number of elided lines.
+func renderSummary(path string, lines []string, segs []treesitter.Segment) (string, []string, int) {
+	var rows []string
+	var ranges []string
+	elided := 0
+	skipFirst := false // the next kept segment's first line was merged into a brace line
+	lastKeptWasTail := false
+	for k, seg := range segs {
+		if !seg.Elided {
+			for n := seg.Start; n <= seg.End; n++ {
+				if n == seg.Start && skipFirst {
+					skipFirst = false
+					lastKeptWasTail = n == seg.End
+					continue
+				}
+				lastKeptWasTail = false
+				rows = append(rows, strconv.Itoa(n)+":"+lines[n-1])
+			}
+			continue
+		}
+		merged := false
+		if k > 0 && k+1 < len(segs) && !segs[k-1].Elided && !segs[k+1].Elided && !lastKeptWasTail {
+			head, tail := lines[seg.Start-2], lines[seg.End]
+			if canMergeBracePair(head, tail) {
+				s, e := seg.Start-1, seg.End+1
+				rows = rows[:len(rows)-1]
+				rows = append(rows, fmt.Sprintf("%d-%d:%s .. %s", s, e, strings.TrimRightFunc(head, unicode.IsSpace), strings.TrimSpace(tail)))
+				ranges = append(ranges, fmt.Sprintf("%d-%d", s, e))
+				elided += e - s - 1
+				skipFirst = true
+				merged = true
+			}
+		}
+		if !merged {
+			rows = append(rows, "...")
+			ranges = append(ranges, fmt.Sprintf("%d-%d", seg.Start, seg.End))
+			elided += seg.End - seg.Start + 1
+		}
+		lastKeptWasTail = false
+	}
+	noun := "lines"
+	if elided == 1 {
+		noun = "line"
+	}
+	var footer string
+	if len(ranges) <= 2 {
+		footer = fmt.Sprintf("[%d %s elided; re-read needed ranges with %s:%s]", elided, noun, path, strings.Join(ranges, ","))
+	} else {
+		footer = fmt.Sprintf("[%d %s elided; re-read needed ranges, e.g. %s:%s]", elided, noun, path, strings.Join(ranges[:2], ","))
+	}
+	return strings.Join(rows, "\n") + "\n\n" + footer, ranges, elided
 }
