@@ -1,0 +1,211 @@
+package ignore
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// Matcher holds the ignore rules of one directory tree: the per-directory
+// .gitignore files (loaded lazily), .git/info/exclude and the global
+// excludes file. Paths are slash-separated and relative to Top. It is safe
+// for concurrent use.
+type Matcher struct {
+	top     string    // absolute directory paths are relative to
+	gitDir  string    // "" when Top is not a repository's top level
+	exclude []Pattern // .git/info/exclude
+	global  []Pattern // core.excludesFile
+
+	mu     sync.Mutex
+	frames map[string]*Frame // directory rel ("" for top) → frame
+}
+
+// Frame is the ignore state of one directory: its own .gitignore on top of
+// its parent's frames. Frames are immutable once built.
+type Frame struct {
+	m        *Matcher
+	parent   *Frame
+	patterns []Pattern // this directory's .gitignore (nil if none)
+}
+
+// New returns a Matcher for the tree rooted at the absolute directory top.
+// When top holds a .git directory (or a gitdir file) its info/exclude and
+// config are read. The global excludes file is read from core.excludesFile
+// (system, global and repository config; "~/" expanded) or
+// $XDG_CONFIG_HOME/git/ignore (default ~/.config/git/ignore). Unreadable
+// files are treated as empty, as git does.
+func New(top string) *Matcher {
+	m := &Matcher{top: top, frames: map[string]*Frame{}}
+	m.gitDir = gitDirOf(top)
+	if m.gitDir != "" {
+		common := m.gitDir
+		if b, err := os.ReadFile(filepath.Join(m.gitDir, "commondir")); err == nil {
+			c := strings.TrimSpace(string(b))
+			if !filepath.IsAbs(c) {
+				c = filepath.Join(m.gitDir, c)
+			}
+			common = c
+		}
+		p := filepath.Join(common, "info", "exclude")
+		if b, err := os.ReadFile(p); err == nil {
+			m.exclude = ParseFile(b, "", p)
+		}
+	}
+	if p := globalExcludesFile(m.gitDir); p != "" {
+		if b, err := os.ReadFile(p); err == nil {
+			m.global = ParseFile(b, "", p)
+		}
+	}
+	return m
+}
+
+// Top returns the directory paths are relative to.
+func (m *Matcher) Top() string { return m.top }
+
+// IsRepo reports whether Top is the top level of a git repository.
+func (m *Matcher) IsRepo() bool { return m.gitDir != "" }
+
+// gitDirOf returns the git directory of a worktree top, or "".
+func gitDirOf(top string) string {
+	p := filepath.Join(top, ".git")
+	fi, err := os.Stat(p)
+	if err != nil {
+		return ""
+	}
+	if fi.IsDir() {
+		return p
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return ""
+	}
+	s := strings.TrimSpace(string(b))
+	if !strings.HasPrefix(s, "gitdir:") {
+		return ""
+	}
+	d := strings.TrimSpace(strings.TrimPrefix(s, "gitdir:"))
+	if !filepath.IsAbs(d) {
+		d = filepath.Join(top, d)
+	}
+	return d
+}
+
+// FindTop walks up from the absolute directory dir to the nearest directory
+// holding .git and returns it; ok is false when there is none.
+func FindTop(dir string) (top string, ok bool) {
+	for d := dir; ; {
+		if gitDirOf(d) != "" {
+			return d, true
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", false
+		}
+		d = parent
+	}
+}
+
+// Root returns the frame of Top (its .gitignore loaded).
+func (m *Matcher) Root() *Frame { return m.frame("") }
+
+// frame returns (building and caching) the frame of directory rel, loading
+// every .gitignore from Top down. It does not check whether rel itself is
+// ignored.
+func (m *Matcher) frame(rel string) *Frame {
+	m.mu.Lock()
+	f, ok := m.frames[rel]
+	m.mu.Unlock()
+	if ok {
+		return f
+	}
+	var parent *Frame
+	if rel != "" {
+		dir := ""
+		if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+			dir = rel[:i]
+		}
+		parent = m.frame(dir)
+	} else {
+		parent = &Frame{m: m}
+	}
+	f = parent.Child(rel)
+	m.mu.Lock()
+	m.frames[rel] = f
+	m.mu.Unlock()
+	return f
+}
+
+// Child returns the frame of the directory rel (relative to Top), a child of
+// f's directory, with rel/.gitignore loaded. A .gitignore that is a symlink
+// is not followed, as in git.
+func (f *Frame) Child(rel string) *Frame {
+	abs := filepath.Join(f.m.top, filepath.FromSlash(rel), ".gitignore")
+	base := ""
+	if rel != "" {
+		base = rel + "/"
+	}
+	fi, err := os.Lstat(abs)
+	if err != nil || !fi.Mode().IsRegular() {
+		return f // nothing new: share the frame
+	}
+	b, err := os.ReadFile(abs)
+	if err != nil {
+		return f
+	}
+	ps := ParseFile(b, base, abs)
+	if len(ps) == 0 {
+		return f
+	}
+	return &Frame{m: f.m, parent: f, patterns: ps}
+}
+
+// Match returns the pattern deciding path (relative to Top; its parent
+// directory must be f's directory or below the directories whose .gitignore
+// f holds): the deepest .gitignore first, then info/exclude, then the global
+// file; within a file the last matching line wins. nil means no rule.
+func (f *Frame) Match(path string, isDir bool) *Pattern {
+	for fr := f; fr != nil; fr = fr.parent {
+		if len(fr.patterns) > 0 {
+			if p := lastMatch(fr.patterns, path, isDir); p != nil {
+				return p
+			}
+		}
+	}
+	if p := lastMatch(f.m.exclude, path, isDir); p != nil {
+		return p
+	}
+	return lastMatch(f.m.global, path, isDir)
+}
+
+// Ignored reports whether path (a direct child of f's directory) is ignored
+// by f's rules alone (parents are the walker's business).
+func (f *Frame) Ignored(path string, isDir bool) bool {
+	p := f.Match(path, isDir)
+	return p != nil && !p.Negative()
+}
+
+// Ignored answers `git check-ignore` for path (relative to Top, slash
+// separated): a path under an ignored directory is ignored whatever its own
+// rules say; .gitignore files inside ignored directories are not read.
+func (m *Matcher) Ignored(path string, isDir bool) bool {
+	p := m.Decide(path, isDir)
+	return p != nil && !p.Negative()
+}
+
+// Decide returns the pattern that decides path as `git check-ignore -v`
+// reports it (nil when none). When an ancestor directory is ignored, its
+// pattern is returned.
+func (m *Matcher) Decide(path string, isDir bool) *Pattern {
+	path = strings.Trim(path, "/")
+	parts := strings.Split(path, "/")
+	f := m.frame("")
+	for i := 0; i < len(parts)-1; i++ {
+		d := strings.Join(parts[:i+1], "/")
+		if p := f.Match(d, true); p != nil && !p.Negative() {
+			return p
+		}
+		f = m.frame(d)
+	}
+	return f.Match(path, isDir)
+}
