@@ -16,7 +16,7 @@ import (
 //	root/out-link -> outside     (escapes)
 //	root/dangling -> ../outside/new.txt (escapes, target missing)
 //	root/dangling-in -> dir/new.txt     (inside, target missing)
-func newWS(t *testing.T) (*Workspace, string, string) {
+func newWS(t testing.TB) (*Workspace, string, string) {
 	t.Helper()
 	base := t.TempDir()
 	root := filepath.Join(base, "root")

@@ -1,0 +1,126 @@
+package workspace
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// BenchmarkStoreOpen opens and closes an existing store (what every
+// `hashls tool` invocation pays), with one Lookup to force the reader open.
+func BenchmarkStoreOpen(b *testing.B) {
+	dir := b.TempDir()
+	s, err := OpenStore(dir, "/bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.Record("/bench/a", "AAAA", []byte("x"))
+	s.Close()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s, err := OpenStore(dir, "/bench")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkStoreOpenRecord is a whole short-lived process's store work:
+// open, record one snapshot, look it up, close.
+func BenchmarkStoreOpenRecord(b *testing.B) {
+	dir := b.TempDir()
+	content := bytes.Repeat([]byte("some line of code\n"), 500)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s, err := OpenStore(dir, "/bench")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Record("/bench/f", fmt.Sprintf("T%d", i%16), content[:len(content)-i%16]); err != nil {
+			b.Fatal(err)
+		}
+		if _, ok, err := s.Lookup("/bench/f", fmt.Sprintf("T%d", i%16)); err != nil || !ok {
+			b.Fatal(ok, err)
+		}
+		s.Close()
+	}
+}
+
+// BenchmarkRecord records a new 9 KB version of one of 100 files.
+func BenchmarkRecord(b *testing.B) {
+	s := openTestStore(b, b.TempDir())
+	content := bytes.Repeat([]byte("some line of code\n"), 500)
+	b.SetBytes(int64(len(content)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		content[i%len(content)]++
+		if err := s.Record(fmt.Sprintf("/bench/f%d", i%100), fmt.Sprintf("%04X", i%65536), content); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRecordUnchanged re-records the head (the common read path).
+func BenchmarkRecordUnchanged(b *testing.B) {
+	s := openTestStore(b, b.TempDir())
+	content := bytes.Repeat([]byte("some line of code\n"), 500)
+	for i := 0; i < b.N; i++ {
+		if err := s.Record("/bench/f", "ABCD", content); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkLookup(b *testing.B) {
+	s := openTestStore(b, b.TempDir())
+	content := bytes.Repeat([]byte("some line of code\n"), 500)
+	for i := 0; i < 8; i++ {
+		s.Record("/bench/f", fmt.Sprintf("T%d", i), append(content, byte(i)))
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, ok, err := s.Lookup("/bench/f", fmt.Sprintf("T%d", i%8)); err != nil || !ok {
+			b.Fatal(ok, err)
+		}
+	}
+}
+
+func BenchmarkResolve(b *testing.B) {
+	root := b.TempDir()
+	os.MkdirAll(filepath.Join(root, "a", "b", "c"), 0o755)
+	w, err := Open(root, Options{NoStore: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < b.N; i++ {
+		if _, err := w.Resolve("a/b/c/new.go"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkWriteFile(b *testing.B) {
+	root := b.TempDir()
+	w, err := Open(root, Options{NoStore: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, _ := w.Resolve("f.txt")
+	content := []byte(strings.Repeat("some line of code\n", 500))
+	if err := w.WriteFile(context.Background(), p, nil, content, ""); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := w.WriteFile(context.Background(), p, content, content, ""); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
