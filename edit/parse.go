@@ -57,6 +57,8 @@ type Hunk struct {
 	Start, End int      // 1-based inclusive range (Start only for inserts/blocks; 0 for head/tail)
 	Rows       []string // body rows (no "+" prefix)
 	Line       int      // 1-based line of the op header inside the section body
+
+	noRepair bool // replayed recovery hunk: repairs already ran on the snapshot
 }
 
 // Parsed is a parsed section body.
@@ -348,7 +350,7 @@ func ParseBody(body string) (*Parsed, error) {
 			bare = append(bare, len(cur.Rows))
 			warnBareOnce()
 		}
-		cur.Rows = append(cur.Rows, text)
+		cur.Rows = append(cur.Rows, sanitizeRow(text))
 		bodyStarted = true
 	}
 
@@ -469,7 +471,7 @@ func checkOverlap(hunks []Hunk) *Error {
 		i := sort.Search(len(claimed), func(j int) bool { return claimed[j].end >= h.Start })
 		if i < len(claimed) && claimed[i].start <= h.End {
 			l := max(h.Start, claimed[i].start)
-			return lineErr(h.Line, "anchor line "+strconv.Itoa(l)+" is already targeted by another hunk on line "+strconv.Itoa(claimed[i].line)+". Issue ONE hunk per range; payload is only the final desired content, never a before/after pair.")
+			return &Error{Kind: KindApply, Msg: "line " + strconv.Itoa(h.Line) + ": anchor line "+strconv.Itoa(l)+" is already targeted by another hunk on line "+strconv.Itoa(claimed[i].line)+". Issue ONE hunk per range; payload is only the final desired content, never a before/after pair."}
 		}
 		claimed = append(claimed, claim{})
 		copy(claimed[i+1:], claimed[i:])
