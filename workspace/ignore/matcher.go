@@ -109,6 +109,13 @@ func FindTop(dir string) (top string, ok bool) {
 // Root returns the frame of Top (its .gitignore loaded).
 func (m *Matcher) Root() *Frame { return m.frame("") }
 
+// Frame returns the frame of directory rel (relative to Top, "" for Top),
+// with every .gitignore from Top down to rel loaded, whether or not rel is
+// itself ignored: a walk that starts inside an ignored directory still
+// applies the rules above it to what it finds.
+func (m *Matcher) Frame(rel string) *Frame { return m.frame(strings.Trim(rel, "/")) }
+
+
 // frame returns (building and caching) the frame of directory rel, loading
 // every .gitignore from Top down. It does not check whether rel itself is
 // ignored.
@@ -134,6 +141,15 @@ func (m *Matcher) frame(rel string) *Frame {
 	m.frames[rel] = f
 	m.mu.Unlock()
 	return f
+}
+
+// ChildIf is Child when hasFile (the directory lists a .gitignore), else f:
+// a walker that has read the directory saves a stat per directory.
+func (f *Frame) ChildIf(rel string, hasFile bool) *Frame {
+	if !hasFile {
+		return f
+	}
+	return f.Child(rel)
 }
 
 // Child returns the frame of the directory rel (relative to Top), a child of

@@ -1,0 +1,218 @@
+// Package search is hashls's file search engine: a parallel, gitignore-aware
+// directory walk (Walk), regex content search with a literal prefilter
+// (Compile, Matcher, Scan) and path search by glob (Find). It is pure: it
+// works on absolute directories and never imports package workspace; the
+// agent tools glue it to the workspace (confinement, overlays, snapshots).
+//
+// Entry points: Walk, Compile + Scan, Find, CompileGlob.
+package search
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/hashls/hashls/workspace/ignore"
+)
+
+// WalkOptions configures Walk.
+type WalkOptions struct {
+	Hidden    bool // include names starting with "."
+	Gitignore bool // apply .gitignore, .git/info/exclude and the global excludes file
+	Threads   int  // 0: GOMAXPROCS
+	// Descend, when set, is asked about each directory (rel to the walk
+	// root); false skips its contents.
+	Descend func(rel string) bool
+}
+
+// Entry is one path found by Walk.
+type Entry struct {
+	Rel  string      // slash-separated, relative to the walk root
+	Abs  string      // absolute
+	Type fs.FileMode // type bits only: 0 regular, fs.ModeDir, fs.ModeSymlink, ...
+	d    fs.DirEntry
+}
+
+// Info returns the entry's lstat information.
+func (e *Entry) Info() (fs.FileInfo, error) { return e.d.Info() }
+
+// WalkStats counts what a walk met.
+type WalkStats struct {
+	Dirs       int64 // directories read
+	Unreadable int64 // directories that could not be read
+}
+
+type dirWork struct {
+	abs, rel string
+	frame    *ignore.Frame
+}
+
+// workQueue is an unbounded LIFO of directories with a count of directories
+// not yet finished; pop blocks until work arrives or everything is done.
+type workQueue struct {
+	mu      sync.Mutex
+	cond    *sync.Cond
+	items   []dirWork
+	pending int
+	stopped bool
+}
+
+func (q *workQueue) push(d dirWork) {
+	q.mu.Lock()
+	q.items = append(q.items, d)
+	q.pending++
+	q.mu.Unlock()
+	q.cond.Signal()
+}
+
+func (q *workQueue) pop() (dirWork, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for len(q.items) == 0 && q.pending > 0 && !q.stopped {
+		q.cond.Wait()
+	}
+	if q.stopped || len(q.items) == 0 {
+		return dirWork{}, false
+	}
+	d := q.items[len(q.items)-1]
+	q.items = q.items[:len(q.items)-1]
+	return d, true
+}
+
+func (q *workQueue) done() {
+	q.mu.Lock()
+	q.pending--
+	if q.pending == 0 {
+		q.cond.Broadcast()
+	}
+	q.mu.Unlock()
+}
+
+func (q *workQueue) stop() {
+	q.mu.Lock()
+	q.stopped = true
+	q.mu.Unlock()
+	q.cond.Broadcast()
+}
+
+// ignoreBase prepares gitignore matching for a walk rooted at root: the
+// matcher of the enclosing repository (or of root itself outside one), the
+// frame of root and root's path relative to the matcher's top ("" or
+// "dir/").
+func ignoreBase(root string) (*ignore.Frame, string) {
+	top, ok := ignore.FindTop(root)
+	if !ok {
+		top = root
+	}
+	m := ignore.New(top)
+	rel, err := filepath.Rel(top, root)
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		return m.Root(), ""
+	}
+	rel = filepath.ToSlash(rel)
+	return m.Frame(rel), rel + "/"
+}
+
+// Walk visits every entry below the absolute directory root (not root
+// itself) that survives the options, calling fn concurrently from up to
+// Threads goroutines (worker is 0..Threads-1, for per-worker buffers).
+// Symbolic links are reported but never followed, so link loops cannot
+// trap it; ".git" is always skipped; ignored directories are pruned without
+// being read. Walk stops early when ctx is done or fn returns false, and
+// returns ctx.Err() in the first case.
+func Walk(ctx context.Context, root string, opts WalkOptions, fn func(worker int, e *Entry) bool) (WalkStats, error) {
+	threads := opts.Threads
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	var frame *ignore.Frame
+	prefix := ""
+	if opts.Gitignore {
+		frame, prefix = ignoreBase(root)
+	}
+	q := &workQueue{}
+	q.cond = sync.NewCond(&q.mu)
+	q.push(dirWork{abs: root, rel: "", frame: frame})
+	var stats WalkStats
+	var stopped atomic.Bool
+	var wg sync.WaitGroup
+	for w := 0; w < threads; w++ {
+		wg.Add(1)
+		go func(worker int) {
+			defer wg.Done()
+			for {
+				d, ok := q.pop()
+				if !ok {
+					return
+				}
+				if ctx.Err() != nil || stopped.Load() {
+					q.stop()
+					q.done()
+					return
+				}
+				if !walkDir(d, opts, prefix, worker, q, &stats, fn) {
+					stopped.Store(true)
+					q.stop()
+				}
+				q.done()
+			}
+		}(w)
+	}
+	wg.Wait()
+	return stats, ctx.Err()
+}
+
+// walkDir reads one directory, reports its entries and queues its
+// subdirectories. It returns false when fn asked to stop.
+func walkDir(d dirWork, opts WalkOptions, prefix string, worker int, q *workQueue, stats *WalkStats, fn func(int, *Entry) bool) bool {
+	f, err := os.Open(d.abs)
+	if err != nil {
+		atomic.AddInt64(&stats.Unreadable, 1)
+		return true
+	}
+	ents, err := f.ReadDir(-1)
+	f.Close()
+	if err != nil && len(ents) == 0 {
+		atomic.AddInt64(&stats.Unreadable, 1)
+		return true
+	}
+	atomic.AddInt64(&stats.Dirs, 1)
+	frame := d.frame
+	if frame != nil && d.rel != "" { // root's own .gitignore is in its frame already
+		for _, e := range ents {
+			if e.Name() == ".gitignore" && e.Type().IsRegular() {
+				frame = frame.Child(prefix + d.rel) // prefix is "" or ends in "/"; d.rel is not empty
+				break
+			}
+		}
+	}
+	var e Entry
+	for _, de := range ents {
+		name := de.Name()
+		if name == ".git" || (!opts.Hidden && name[0] == '.') {
+			continue
+		}
+		typ := de.Type()
+		isDir := typ.IsDir()
+		rel := name
+		if d.rel != "" {
+			rel = d.rel + "/" + name
+		}
+		if frame != nil && frame.Ignored(prefix+rel, isDir) {
+			continue
+		}
+		e = Entry{Rel: rel, Abs: d.abs + string(os.PathSeparator) + name, Type: typ, d: de}
+		if !fn(worker, &e) {
+			return false
+		}
+		if isDir && (opts.Descend == nil || opts.Descend(rel)) {
+			q.push(dirWork{abs: e.Abs, rel: rel, frame: frame})
+		}
+	}
+	return true
+}
