@@ -104,5 +104,9 @@ func (t *tree) blockAt(row, col uint32) (uint32, bool) {
 	if t.nodes[i].Flags&flagError != 0 || t.kind(i) == "ERROR" {
 		return 0, false
 	}
+	// A named closing delimiter (HCL's `}`, HTML's `</p>`) is a closing line.
+	if p := t.nodes[i].Parent; t.lang.closers[t.kind(i)] && p != noParent && t.nodes[p].StartRow < row {
+		return 0, false
+	}
 	return i, true
 }

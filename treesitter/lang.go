@@ -50,6 +50,11 @@ type Language struct {
 	elidable   set // body kinds elided by summaries
 	imports    set // import kinds grouped into runs by summaries
 	containers set // body containers without delimiters: block resolution never climbs into them
+	closers    set // named closing-delimiter nodes (`}` of HCL, `</p>`): a line starting one resolves to no block
+	// trim moves node boundaries off leading and trailing whitespace. Some
+	// grammars outside the reference's ten attach blank lines to nodes (TOML
+	// tables, YAML pairs) or start nodes at the previous line's end (Lua).
+	trim bool
 
 	once   sync.Once
 	lang   *sitter.Language
@@ -185,19 +190,25 @@ var languages = []*Language{
 	{Name: "groovy", grammar: groovy.GetLanguage, comments: cComments,
 		elidable: mkset("closure", "block", "list", "map"), imports: mkset("groovy_import")},
 	{Name: "hcl", grammar: hcl.GetLanguage, comments: cComments,
-		elidable: mkset("body", "object", "tuple", "heredoc_template")},
+		elidable:   mkset("body", "object", "tuple", "heredoc_template"),
+		containers: mkset("body"), closers: mkset("block_end", "object_end", "tuple_end")},
 	{Name: "html", grammar: html.GetLanguage, comments: cComments,
-		elidable: mkset("element", "script_element", "style_element")},
+		elidable: mkset("element", "script_element", "style_element"),
+		closers:  mkset("end_tag", "erroneous_end_tag")},
 	{Name: "kotlin", grammar: kotlin.GetLanguage, comments: mkset("multiline_comment", "comment"),
 		elidable: mkset("class_body", "function_body", "control_structure_body", "enum_class_body",
 			"lambda_literal", "when_expression", "statements", "string_literal"),
-		imports: mkset("import_header")},
+		imports:    mkset("import_header"),
+		containers: mkset("statements")},
 	{Name: "lua", grammar: lua.GetLanguage, comments: cComments,
-		elidable:   mkset("block", "table_constructor", "string"),
-		containers: mkset("block")},
+		elidable: mkset("function_statement", "function_definition", "tableconstructor", "string", "if_statement",
+			"for_statement", "for_in_statement", "while_statement", "repeat_statement", "do_statement"),
+		containers: mkset("function_body", "block"),
+		closers: mkset("function_end", "if_end", "for_end", "while_end", "do_end", "repeat_end",
+			"function_body_end")},
 	{Name: "markdown", grammar: markdown.GetLanguage, comments: mkset("html_block"),
-		elidable:   mkset("section", "fenced_code_block", "list", "block_quote"),
-		containers: set{}},
+		elidable: mkset("section", "fenced_code_block", "list", "block_quote"),
+		closers:  mkset("fenced_code_block_delimiter")},
 	{Name: "ocaml", grammar: ocaml.GetLanguage, comments: cComments,
 		elidable: mkset("structure", "signature", "object_expression", "record_expression", "list_expression",
 			"match_expression", "let_expression")},
@@ -217,11 +228,13 @@ var languages = []*Language{
 		elidable: mkset("column_definitions", "subquery", "list")},
 	{Name: "svelte", grammar: svelte.GetLanguage, comments: cComments,
 		elidable: mkset("element", "script_element", "style_element", "if_statement", "each_statement",
-			"await_statement", "raw_text")},
+			"await_statement", "raw_text"),
+		closers: mkset("end_tag", "if_end_expr", "each_end_expr", "await_end_expr")},
 	{Name: "swift", grammar: swift.GetLanguage, comments: mkset("multiline_comment", "comment"),
 		elidable: mkset("class_body", "function_body", "protocol_body", "enum_class_body", "statements",
 			"array_literal", "dictionary_literal", "lambda_literal", "switch_statement"),
-		imports: mkset("import_declaration")},
+		imports:    mkset("import_declaration"),
+		containers: mkset("statements")},
 	{Name: "toml", grammar: toml.GetLanguage, comments: cComments,
 		elidable: mkset("table", "table_array_element", "array", "inline_table")},
 	{Name: "yaml", grammar: yaml.GetLanguage, comments: cComments,
@@ -229,9 +242,17 @@ var languages = []*Language{
 		containers: mkset("block_node", "block_mapping", "block_sequence")},
 }
 
+// referenceLanguages are the ten the reference engine was measured on:
+// their node boundaries are used exactly as the grammar gives them.
+var referenceLanguages = mkset("typescript", "tsx", "javascript", "python", "go", "rust", "java", "c", "cpp", "ruby")
+
 var byName = func() map[string]*Language {
 	m := map[string]*Language{}
 	for _, l := range languages {
+		l.trim = !referenceLanguages[l.Name]
+		if l.closers == nil {
+			l.closers = set{}
+		}
 		if l.imports == nil {
 			l.imports = set{}
 		}

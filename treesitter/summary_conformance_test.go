@@ -18,7 +18,7 @@ type summaryCase struct {
 			Start, End int
 		} `json:"segments"`
 	} `json:"expect"`
-	BFSDiverged       bool `json:"bfs_diverged_from_native"`
+	BFSDiverged      bool `json:"bfs_diverged_from_native"`
 	Native17Segments []struct {
 		Kind       string `json:"kind"`
 		Start, End int

@@ -44,18 +44,20 @@ var symbolKinds = map[string]string{
 	"rule_set": "class", "media_statement": "module", "keyframes_statement": "module",
 	"attribute":    "key",
 	"create_table": "struct", "create_view": "struct", "create_function": "function",
-	"from_instruction": "module",
+	"from_instruction": "module", "function_statement": "function", "section": "string",
 }
 
 var langSymbolOverrides = map[string]map[string]string{
-	"go":   {"type_declaration": "", "type_alias": "type"},
-	"hcl":  {"block": "namespace"},
-	"cue":  {"field": "key"},
-	"html": {"attribute": ""},
-	"elm":  {"type_declaration": "enum"},
-	"c":    {"type_definition": "type", "field_declaration": "field"},
-	"php":  {"attribute": ""},
-	"rust": {"attribute": "", "mod_item": "module"},
+	"go":       {"type_declaration": "", "type_alias": "type"},
+	"hcl":      {"block": "namespace"},
+	"cue":      {"field": "key"},
+	"html":     {"attribute": ""},
+	"svelte":   {"attribute": ""},
+	"markdown": {"atx_heading": "", "setext_heading": ""},
+	"elm":      {"type_declaration": "enum"},
+	"c":        {"type_definition": "type", "field_declaration": "field"},
+	"php":      {"attribute": ""},
+	"rust":     {"attribute": "", "mod_item": "module"},
 }
 
 // isFunctionish kinds hold locals that the outline skips.
@@ -206,6 +208,16 @@ func (t *tree) symbolName(i uint32, text []byte) (string, uint32) {
 	switch k {
 	case "atx_heading", "setext_heading":
 		return strings.TrimSpace(strings.Trim(firstLine(nodeText(t, text, i)), "#")), i
+	case "section":
+		var name string
+		var nn = i
+		t.children(i, func(c uint32) bool {
+			if k := t.kind(c); k == "atx_heading" || k == "setext_heading" {
+				name, nn = strings.TrimSpace(strings.Trim(firstLine(nodeText(t, text, c)), "#")), c
+			}
+			return false
+		})
+		return name, nn
 	case "rule_set", "media_statement", "keyframes_statement":
 		s := firstLine(nodeText(t, text, i))
 		s = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "{"))
@@ -256,12 +268,71 @@ func documentSymbols(t *tree, text []byte) []Symbol {
 	return out
 }
 
+// leafSymbolKinds have no interesting children (a field's declarator
+// would repeat its name).
+var leafSymbolKinds = mkset("field", "variable", "constant", "property", "enummember")
+
+// elixirSymbol recognises def/defp/defmodule calls.
+func (t *tree) elixirSymbol(i uint32, text []byte) (kind, name string, nameNode uint32) {
+	if t.lang.Name != "elixir" || t.kind(i) != "call" {
+		return "", "", 0
+	}
+	var target string
+	var args uint32
+	hasArgs := false
+	t.children(i, func(c uint32) bool {
+		switch {
+		case t.fieldOf(c) == "target":
+			target = string(nodeText(t, text, c))
+		case t.kind(c) == "arguments" && !hasArgs:
+			args, hasArgs = c, true
+		}
+		return true
+	})
+	if !hasArgs {
+		return "", "", 0
+	}
+	switch target {
+	case "def", "defp", "defmacro", "defmacrop", "defguard", "defguardp", "defdelegate":
+		kind = "function"
+	case "defmodule", "defprotocol", "defimpl":
+		kind = "module"
+	default:
+		return "", "", 0
+	}
+	nameNode = args
+	t.children(args, func(c uint32) bool {
+		nameNode = c
+		if t.kind(c) == "call" {
+			t.children(c, func(g uint32) bool {
+				if t.fieldOf(g) == "target" {
+					nameNode = g
+				}
+				return false
+			})
+		} else if t.kind(c) == "binary_operator" { // def f(x) when guard
+			t.children(c, func(g uint32) bool { nameNode = g; return false })
+			if t.kind(nameNode) == "call" {
+				t.children(nameNode, func(g uint32) bool { nameNode = g; return false })
+			}
+		}
+		return false
+	})
+	return kind, firstLine(nodeText(t, text, nameNode)), nameNode
+}
+
 func (t *tree) collectSymbols(i uint32, text []byte, parentKind string, depth int) []Symbol {
 	var out []Symbol
 	if depth > 200 {
 		return nil
 	}
 	t.children(i, func(c uint32) bool {
+		if ek, en, enode := t.elixirSymbol(c, text); ek != "" {
+			s := Symbol{Name: en, Kind: ek, Detail: firstLine(nodeText(t, text, c)), Range: t.rangeOf(c), Selection: t.rangeOf(enode)}
+			s.Children = t.collectSymbols(c, text, ek, depth+1)
+			out = append(out, s)
+			return true
+		}
 		sk := t.symbolKind(c)
 		if sk != "" && isFunctionish(parentKind) && !isFunctionish(sk) && sk != "class" && sk != "struct" {
 			sk = ""
@@ -281,7 +352,9 @@ func (t *tree) collectSymbols(i uint32, text []byte, parentKind string, depth in
 		if s.Name == "" {
 			s.Name = "(anonymous)"
 		}
-		s.Children = t.collectSymbols(c, text, sk, depth+1)
+		if !leafSymbolKinds[sk] {
+			s.Children = t.collectSymbols(c, text, sk, depth+1)
+		}
 		out = append(out, s)
 		return true
 	})

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"sort"
 	"sync"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -102,6 +103,9 @@ func parseFresh(ctx context.Context, lang *Language, text []byte) (*tree, error)
 	if len(nodes) == 0 {
 		return nil, fmt.Errorf("treesitter: %s parse produced an empty tree; read the file plainly", lang.Name)
 	}
+	if lang.trim {
+		trimNodes(nodes, text)
+	}
 	return &tree{lang: lang, nodes: nodes}, nil
 }
 
@@ -169,4 +173,50 @@ func (c *treeCache) purge() {
 	c.ll.Init()
 	c.m = map[cacheKey]*list.Element{}
 	c.nodes = 0
+}
+
+func isSpace(b byte) bool {
+	return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '\f' || b == '\v'
+}
+
+// trimNodes moves each node's boundaries off leading and trailing
+// whitespace (nodes that are all whitespace keep theirs).
+func trimNodes(nodes []node, text []byte) {
+	var starts []int // byte offset of each row
+	pointAt := func(off uint32) (uint32, uint32) {
+		if starts == nil {
+			starts = []int{0}
+			for i, b := range text {
+				if b == '\n' {
+					starts = append(starts, i+1)
+				}
+			}
+		}
+		r := sort.SearchInts(starts, int(off)+1) - 1
+		return uint32(r), off - uint32(starts[r])
+	}
+	for i := range nodes {
+		n := &nodes[i]
+		s, e := n.StartByte, n.EndByte
+		if int(e) > len(text) || s >= e {
+			continue
+		}
+		for s < e && isSpace(text[s]) {
+			s++
+		}
+		for e > s && isSpace(text[e-1]) {
+			e--
+		}
+		if s == e {
+			continue
+		}
+		if s != n.StartByte {
+			n.StartByte = s
+			n.StartRow, n.StartCol = pointAt(s)
+		}
+		if e != n.EndByte {
+			n.EndByte = e
+			n.EndRow, n.EndCol = pointAt(e)
+		}
+	}
 }
