@@ -13,6 +13,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/hashls/hashls/agent"
+	"github.com/hashls/hashls/workspace"
 )
 
 // Command names. Every agent tool NAME is also the command hashls.NAME.
@@ -116,7 +117,17 @@ func (s *server) callTool(ctx context.Context, tool string, args []byte, token p
 // arguments, RequestFailed otherwise, with {"kind", "tool"} as data.
 func toolError(tool string, err error) error {
 	var ae *agent.Error
-	if !errors.As(err, &ae) {
+	var we *workspace.Error
+	switch {
+	case errors.As(err, &ae):
+	case errors.As(err, &we):
+		// agent.Run maps these already; this covers tools run directly.
+		kind := we.Kind
+		if kind == workspace.KindPermission {
+			kind = agent.KindIO
+		}
+		ae = &agent.Error{Kind: kind, Message: we.Msg}
+	default:
 		ae = &agent.Error{Kind: agent.KindInternal, Message: err.Error()}
 	}
 	code := jsonrpc2.Code(protocol.LSPErrorCodesRequestFailed)

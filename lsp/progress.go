@@ -151,9 +151,14 @@ func (s *server) reportActivity(ctx context.Context, tool string, args []byte, r
 	if err != nil {
 		a.Outcome = "error"
 		a.ErrorKind = agent.KindInternal
-		var ae *agent.Error
-		if errors.As(err, &ae) {
-			a.ErrorKind = ae.Kind
+		var je *jsonrpc2.Error
+		if errors.As(toolError(tool, err), &je) {
+			var d struct {
+				Kind string `json:"kind"`
+			}
+			if json.Unmarshal(je.Data, &d) == nil && d.Kind != "" {
+				a.ErrorKind = d.Kind
+			}
 		}
 		a.Message = err.Error()
 	} else if res != nil && res.Details != nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -34,6 +35,8 @@ type Options struct {
 	// tools and runTool replace the agent registry in tests.
 	tools   func() []agent.Tool
 	runTool func(ctx context.Context, env *agent.Env, name string, args []byte) (*agent.Result, error)
+	// onServer lets white-box tests see the server.
+	onServer func(*server)
 }
 
 // ErrExitWithoutShutdown is returned by Serve when the client sent exit
@@ -60,6 +63,9 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	}
 	s := newServer(opts)
 	defer s.close()
+	if opts.onServer != nil {
+		opts.onServer(s)
+	}
 
 	conn := jsonrpc2.NewConn(newStream(rwc, opts.Logf), jsonrpc2.WithCodec(codec{}))
 	// The client dispatcher exists before the read loop starts, so handlers
@@ -109,11 +115,19 @@ var asyncMethods = map[string]bool{
 	protocol.MethodWorkspaceExecuteCommand: true,
 }
 
-// handler builds the whole handler chain: cancellation, then lifecycle
-// gating, panic recovery, the async split and typed dispatch.
+// handler builds the whole handler chain: cancellation, lifecycle gating,
+// panic recovery, the async split and typed dispatch.
+//
+// Cancellation is done here rather than with protocol.CancelHandler: that
+// derives a context.WithCancel from jsonrpc2's pooled per-request context,
+// whose propagation goroutine can touch the request after it was recycled
+// (a nil-parent panic, seen in tests). Each call instead runs under a
+// cancellable child of the connection context (jsonrpc2.DetachContext).
 func (s *server) handler() jsonrpc2.Handler {
 	dispatch := protocol.ServerHandler(s, nil)
-	return protocol.CancelHandler(func(ctx context.Context, req *jsonrpc2.Request) (result any, err error) {
+	var mu sync.Mutex
+	inflight := map[jsonrpc2.ID]context.CancelFunc{}
+	return func(reqCtx context.Context, req *jsonrpc2.Request) (result any, err error) {
 		method := strings.Clone(req.Method()) // the request's own bytes die with the frame
 		isCall := req.IsCall()
 		defer func() {
@@ -127,11 +141,30 @@ func (s *server) handler() jsonrpc2.Handler {
 			}
 		}()
 		if !isCall {
+			if method == protocol.MethodCancelRequest {
+				var params protocol.CancelParams
+				if err := protocol.Unmarshal(req.Params(), &params); err == nil {
+					var id jsonrpc2.ID
+					switch v := params.ID.(type) {
+					case protocol.Integer:
+						id = jsonrpc2.NewNumberID(int64(v))
+					case protocol.String:
+						id = jsonrpc2.NewStringID(string(v))
+					}
+					mu.Lock()
+					cancel := inflight[id]
+					mu.Unlock()
+					if cancel != nil {
+						cancel()
+					}
+				}
+				return nil, nil
+			}
 			if !s.acceptNotification(method) {
 				return nil, nil
 			}
 			// A notification handler error would end the connection: log it.
-			if _, err := dispatch(ctx, req); err != nil {
+			if _, err := dispatch(reqCtx, req); err != nil {
 				s.logf("lsp: %s: %v", method, err)
 			}
 			return nil, nil
@@ -139,11 +172,26 @@ func (s *server) handler() jsonrpc2.Handler {
 		if err := s.acceptRequest(method); err != nil {
 			return nil, err
 		}
+		id := req.ID()
+		ctx, cancel := context.WithCancel(jsonrpc2.DetachContext(reqCtx))
+		mu.Lock()
+		inflight[id] = cancel
+		mu.Unlock()
+		defer func() {
+			mu.Lock()
+			delete(inflight, id)
+			mu.Unlock()
+			cancel()
+		}()
 		if asyncMethods[method] {
-			jsonrpc2.Async(ctx)
+			jsonrpc2.Async(reqCtx)
 		}
-		return dispatch(ctx, req)
-	})
+		res, err := dispatch(ctx, req)
+		if err != nil && ctx.Err() != nil {
+			return nil, protocol.ErrRequestCancelled
+		}
+		return res, err
+	}
 }
 
 // codec marshals payloads with the protocol package's union-aware codec

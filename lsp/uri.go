@@ -75,13 +75,23 @@ func cleanFSPath(p string) (string, bool) {
 // pathToURI returns the file: URI for an absolute path, percent-encoded the
 // way VS Code encodes it, so that the editor recognises it as the same
 // document. It never fails; a relative path is made absolute first.
-func pathToURI(p string) uri.URI {
+func pathToURI(p string) (u uri.URI) {
 	if p == "" {
 		return ""
 	}
 	if abs, err := filepath.Abs(p); err == nil {
 		p = abs
 	}
+	defer func() {
+		if recover() != nil {
+			u = encodeFileURI(p)
+		}
+	}()
+	return uri.File(p)
+}
+
+// encodeFileURI is the fallback encoder of pathToURI.
+func encodeFileURI(p string) uri.URI {
 	p = filepath.ToSlash(p)
 	if !strings.HasPrefix(p, "/") {
 		p = "/" + p // c:/x -> /c:/x
@@ -152,4 +162,18 @@ var languageExt = map[string]string{
 	"csharp": ".cs", "kotlin": ".kt", "swift": ".swift", "scala": ".scala",
 	"elixir": ".ex", "ocaml": ".ml", "sql": ".sql", "bash": ".sh", "hcl": ".hcl",
 	"dockerfile": ".dockerfile", "protobuf": ".proto", "svelte": ".svelte",
+}
+
+// protocolURI converts a URI string received outside the protocol types to
+// the canonical form the protocol decoder produces.
+func protocolURI(s string) (u uri.URI) {
+	defer func() {
+		if recover() != nil {
+			u = uri.URI(s)
+		}
+	}()
+	if p, err := uri.Parse(s); err == nil {
+		return p
+	}
+	return uri.URI(s)
 }
