@@ -1,0 +1,296 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashls/hashls/workspace/search"
+)
+
+// Find limits (find.md "Limits & Caps").
+const (
+	findDefaultLimit   = 200
+	findMaxLimit       = 200
+	findDefaultTimeout = 5 * time.Second
+	findMinTimeout     = 500 * time.Millisecond
+	findMaxTimeout     = 60 * time.Second
+	findMaxBytes       = 50 << 10
+	findProgressEvery  = 200 * time.Millisecond
+)
+
+type findTool struct{}
+
+func init() { register(findTool{}) }
+
+func (findTool) Name() string { return "find" }
+func (findTool) Description() string {
+	return "Find paths by glob (newest first, grouped by directory), gitignore-aware; use search for content matches"
+}
+func (findTool) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{` +
+		`"paths":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}],"description":"Globs, files or directories (several are merged). *.ts searches recursively; src/*.ts does not; a directory means everything below it"},` +
+		`"hidden":{"type":"boolean","description":"Include hidden files (default true)"},` +
+		`"gitignore":{"type":"boolean","description":"Respect .gitignore (default true)"},` +
+		`"limit":{"type":"number","description":"Max paths returned, 1..200 (default 200)"},` +
+		`"timeout":{"type":"number","description":"Timeout in seconds, 0.5..60 (default 5); partial results on timeout"}` +
+		`},"required":["paths"],"additionalProperties":false}`)
+}
+
+type findArgs struct {
+	Paths     json.RawMessage `json:"paths"`
+	Hidden    *bool           `json:"hidden"`
+	Gitignore *bool           `json:"gitignore"`
+	Limit     *float64        `json:"limit"`
+	Timeout   *float64        `json:"timeout"`
+}
+
+type findDetails struct {
+	ScopePath          string   `json:"scopePath"`
+	FileCount          int      `json:"fileCount"`
+	Files              []string `json:"files"`
+	TotalMatches       int      `json:"totalMatches"` // before the limit
+	Truncated          bool     `json:"truncated,omitempty"`
+	ResultLimitReached bool     `json:"resultLimitReached,omitempty"`
+	TimedOut           bool     `json:"timedOut,omitempty"`
+	MissingPaths       []string `json:"missingPaths,omitempty"`
+}
+
+type findQuery struct {
+	input string
+	base  string // root-relative directory
+	abs   string
+	glob  *search.Glob
+	file  bool // exact file input
+}
+
+func (findTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
+	var a findArgs
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return nil, &Error{Kind: KindUsage, Message: "find: " + err.Error()}
+	}
+	entries, err := decodePaths(a.Paths, "globs or paths")
+	if err != nil {
+		return nil, err
+	}
+	limit := findDefaultLimit
+	if a.Limit != nil {
+		l := *a.Limit
+		if math.IsNaN(l) || math.IsInf(l, 0) || l < 1 {
+			return nil, &Error{Kind: KindUsage, Message: "Limit must be a positive number"}
+		}
+		limit = int(math.Min(math.Floor(l), findMaxLimit))
+	}
+	timeout := findDefaultTimeout
+	if a.Timeout != nil && !math.IsNaN(*a.Timeout) {
+		t := time.Duration(*a.Timeout * float64(time.Second))
+		timeout = min(max(t, findMinTimeout), findMaxTimeout)
+	}
+	hidden := a.Hidden == nil || *a.Hidden
+	gitignore := a.Gitignore == nil || *a.Gitignore
+
+	entries = expandDelimitedEntries(env, entries)
+	var queries []findQuery
+	var missing []string
+	for _, e := range entries {
+		base, glob := splitGlobPath(e)
+		p, err := env.WS.Resolve(base)
+		if err != nil {
+			return nil, err
+		}
+		if p.Abs == "/" {
+			return nil, &Error{Kind: KindUsage, Message: "Searching from root directory '/' is not allowed"}
+		}
+		st, err := os.Stat(p.Abs)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				missing = append(missing, e)
+				continue
+			}
+			return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot search %s: %v", e, err), Err: err}
+		}
+		q := findQuery{input: e, base: p.Rel, abs: p.Abs}
+		switch {
+		case glob == "" && !st.IsDir():
+			q.file = true
+		case !st.IsDir():
+			return nil, &Error{Kind: KindUsage, Message: "Path is not a directory: " + base}
+		default:
+			if glob == "" {
+				glob = "**/*"
+			}
+			g, err := search.CompileGlob(glob)
+			if err != nil {
+				return nil, &Error{Kind: KindUsage, Message: err.Error()}
+			}
+			q.glob = g
+		}
+		queries = append(queries, q)
+	}
+	if len(queries) == 0 {
+		return nil, &Error{Kind: KindNotFound, Message: "Path not found: " + strings.Join(missing, ", ")}
+	}
+
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var mu sync.Mutex
+	found := 0
+	lastProgress := time.Now()
+	onMatch := func(string) {
+		if env.Progress == nil {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		found++
+		if time.Since(lastProgress) >= findProgressEvery {
+			lastProgress = time.Now()
+			env.Progress(fmt.Sprintf("find: %d matches", found), found, 0)
+		}
+	}
+
+	type item struct {
+		rel   string
+		isDir bool
+		mtime time.Time
+	}
+	var items []item
+	seen := map[string]bool{}
+	timedOut := false
+	var scopes []string
+	for _, q := range queries {
+		if q.file {
+			scopes = append(scopes, q.base)
+			if !seen[q.base] {
+				seen[q.base] = true
+				var mt time.Time
+				if st, err := os.Stat(q.abs); err == nil {
+					mt = st.ModTime()
+				}
+				items = append(items, item{rel: q.base, mtime: mt})
+			}
+			continue
+		}
+		scopes = append(scopes, joinRel(q.base, q.glob.String()))
+		if timedOut {
+			continue
+		}
+		res, err := search.Find(ctx, search.FindOptions{Root: q.abs, Glob: q.glob, Hidden: hidden, Gitignore: gitignore, OnMatch: onMatch})
+		if err != nil {
+			return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("find %s: %v", q.input, err), Err: err}
+		}
+		if res.TimedOut {
+			if parent := context.Cause(ctx); parent != nil && !errors.Is(parent, context.DeadlineExceeded) {
+				return nil, parent // the caller cancelled
+			}
+			timedOut = true
+		}
+		for _, f := range res.Paths {
+			rel := joinRel(q.base, f.Rel)
+			if seen[rel] {
+				continue
+			}
+			seen[rel] = true
+			items = append(items, item{rel: rel, isDir: f.IsDir, mtime: f.ModTime})
+		}
+	}
+	sort.SliceStable(items, func(i, j int) bool {
+		if !items[i].mtime.Equal(items[j].mtime) {
+			return items[i].mtime.After(items[j].mtime)
+		}
+		return items[i].rel < items[j].rel
+	})
+
+	d := &findDetails{ScopePath: strings.Join(scopes, ", "), TotalMatches: len(items), MissingPaths: missing, TimedOut: timedOut, Files: []string{}}
+	if len(items) > limit {
+		items = items[:limit]
+		d.ResultLimitReached = true
+		d.Truncated = true
+	}
+	if timedOut {
+		d.Truncated = true
+	}
+	var notes []string
+	if timedOut {
+		notes = append(notes, fmt.Sprintf("find timed out after %gs; returning %d partial matches — increase timeout or narrow pattern", timeout.Seconds(), len(items)))
+	}
+	if d.ResultLimitReached {
+		notes = append(notes, fmt.Sprintf("Showing the %d newest of %d matches; raise limit (max %d) or narrow the pattern.", limit, d.TotalMatches, findMaxLimit))
+	}
+	if len(missing) > 0 {
+		notes = append(notes, "Skipped missing paths: "+strings.Join(missing, ", "))
+	}
+	if len(items) == 0 {
+		text := "No files found matching pattern"
+		if len(notes) > 0 {
+			text += "\n" + strings.Join(notes, "\n")
+		}
+		return &Result{Text: text + "\n", Details: d}, nil
+	}
+
+	// Group by directory in order of first appearance (newest first).
+	var order []string
+	groups := map[string][]string{}
+	for _, it := range items {
+		shown := it.rel
+		if it.isDir {
+			shown += "/"
+		}
+		d.Files = append(d.Files, shown)
+		dir, name := path.Split(it.rel)
+		dir = strings.TrimSuffix(dir, "/")
+		if it.isDir {
+			name += "/"
+		}
+		if _, ok := groups[dir]; !ok {
+			order = append(order, dir)
+		}
+		groups[dir] = append(groups[dir], name)
+	}
+	d.FileCount = len(d.Files)
+	var sb strings.Builder
+	// Root-level matches come first, without a header.
+	if names, ok := groups[""]; ok {
+		for _, n := range names {
+			sb.WriteString(n + "\n")
+		}
+	}
+	for _, dir := range order {
+		if dir == "" {
+			continue
+		}
+		if sb.Len() > 0 {
+			sb.WriteByte('\n')
+		}
+		sb.WriteString("# " + dir + "/\n")
+		for _, n := range groups[dir] {
+			sb.WriteString(n + "\n")
+		}
+	}
+	out := sb.String()
+	if len(notes) > 0 {
+		out += "\n" + strings.Join(notes, "\n") + "\n"
+	}
+	if len(out) > findMaxBytes {
+		out = truncateHeadBytes(out, findMaxBytes) + fmt.Sprintf("\n[Output truncated at %d KiB; lower limit or narrow the pattern.]\n", findMaxBytes>>10)
+		d.Truncated = true
+	}
+	return &Result{Text: out, Details: d}, nil
+}
+
+// joinRel joins a root-relative base ("." for the root) and a relative path.
+func joinRel(base, rel string) string {
+	if base == "." || base == "" {
+		return rel
+	}
+	return base + "/" + rel
+}

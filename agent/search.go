@@ -1,0 +1,690 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/hashls/hashls/edit"
+	"github.com/hashls/hashls/workspace"
+	"github.com/hashls/hashls/workspace/search"
+)
+
+// Search limits (search.md "Limits & Caps").
+const (
+	searchFileLimit       = 20       // files per page
+	searchPerFileMulti    = 20       // matches shown per file in multi-file scopes
+	searchPerFileSingle   = 200      // matches shown for a single-file scope
+	searchInternalCap     = 2000     // matches rendered per call at most
+	searchMaxColumns      = 512      // characters per shown line
+	searchMaxBytes        = 50 << 10 // output byte cap
+	searchContextBefore   = 1
+	searchContextAfter    = 3
+	searchMaxRenderedFile = 64 << 20 // larger files are streamed: no context, no snapshot
+)
+
+type searchTool struct{}
+
+func init() { register(searchTool{}) }
+
+func (searchTool) Name() string { return "search" }
+func (searchTool) Description() string {
+	return "Search file contents with a Go RE2 regex across files, directories and globs (gitignore-aware); results grouped under ¶PATH#TAG with *N: match and  N: context rows"
+}
+func (searchTool) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{` +
+		`"pattern":{"type":"string","description":"Regex (Go RE2 syntax). Braces that cannot be a repetition are literal; multiline only when the pattern holds \\n"},` +
+		`"paths":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}],"description":"File, directory or glob (or several). A single file may carry a line range: path:50-100 or path:5-16,960-973"},` +
+		`"i":{"type":"boolean","description":"Case-insensitive search (default false)"},` +
+		`"gitignore":{"type":"boolean","description":"Respect .gitignore during directory scans (default true)"},` +
+		`"skip":{"type":"number","description":"File-page offset for multi-file results (default 0)"}` +
+		`},"required":["pattern","paths"],"additionalProperties":false}`)
+}
+
+type searchArgs struct {
+	Pattern   string          `json:"pattern"`
+	Paths     json.RawMessage `json:"paths"`
+	I         bool            `json:"i"`
+	Gitignore *bool           `json:"gitignore"`
+	Skip      *float64        `json:"skip"`
+}
+
+// searchDetails is the structured part of a search result.
+type searchDetails struct {
+	ScopePath           string         `json:"scopePath"`
+	MatchCount          int            `json:"matchCount"`   // matches shown on this page
+	FileCount           int            `json:"fileCount"`    // files on this page
+	Files               []string       `json:"files"`        // files on this page
+	FileMatches         map[string]int `json:"fileMatches"`  // matching lines per file on this page
+	TotalMatches        int            `json:"totalMatches"` // matching lines in the whole scope (exact)
+	TotalFiles          int            `json:"totalFiles"`   // matching files in the whole scope
+	FilesSearched       int            `json:"filesSearched"`
+	Skip                int            `json:"skip,omitempty"`
+	NextSkip            int            `json:"nextSkip,omitempty"`
+	FileLimitReached    bool           `json:"fileLimitReached,omitempty"`
+	PerFileLimitReached bool           `json:"perFileLimitReached,omitempty"`
+	LinesTruncated      bool           `json:"linesTruncated,omitempty"`
+	Truncated           bool           `json:"truncated,omitempty"`
+	MissingPaths        []string       `json:"missingPaths,omitempty"`
+	BinarySkipped       int            `json:"binarySkipped,omitempty"`
+	Unreadable          int            `json:"unreadable,omitempty"`
+	TooLong             int            `json:"tooLong,omitempty"`
+}
+
+// searchTarget is one resolved paths entry.
+type searchTarget struct {
+	input  string
+	path   workspace.Path
+	isDir  bool
+	glob   *search.Glob // nil: the whole directory, or an exact file
+	ranges []workspace.LineRange
+}
+
+func (searchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
+	var a searchArgs
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return nil, &Error{Kind: KindUsage, Message: "search: " + err.Error()}
+	}
+	pattern := strings.TrimSpace(a.Pattern)
+	if pattern == "" {
+		return nil, &Error{Kind: KindUsage, Message: "Pattern must not be empty"}
+	}
+	skip := 0
+	if a.Skip != nil {
+		if *a.Skip < 0 || math.IsNaN(*a.Skip) || math.IsInf(*a.Skip, 0) {
+			return nil, &Error{Kind: KindUsage, Message: "Skip must be a non-negative number"}
+		}
+		skip = int(math.Min(math.Floor(*a.Skip), 1<<30))
+	}
+	entries, err := decodePaths(a.Paths, "paths or globs")
+	if err != nil {
+		return nil, err
+	}
+	m, err := search.Compile(pattern, a.I)
+	if err != nil {
+		return nil, &Error{Kind: KindUsage, Message: err.Error(), Err: err}
+	}
+	entries = expandDelimitedEntries(env, entries)
+	targets, missing, err := resolveSearchTargets(env, entries)
+	if err != nil {
+		return nil, err
+	}
+	gitignore := a.Gitignore == nil || *a.Gitignore
+	single := len(targets) == 1 && !targets[0].isDir && targets[0].glob == nil
+
+	d := &searchDetails{ScopePath: scopeOf(targets), MissingPaths: missing, FileMatches: map[string]int{}, Files: []string{}}
+	if single {
+		d.Skip = 0
+	} else {
+		d.Skip = skip
+	}
+
+	// Pass 1: find the matching files (parallel, counts only).
+	hits, err := scanTargets(ctx, env, m, targets, gitignore, d)
+	if err != nil {
+		return nil, err
+	}
+	d.TotalFiles = len(hits)
+	for _, h := range hits {
+		d.TotalMatches += h.lines
+	}
+
+	// Pass 2: render the page.
+	page := hits
+	perFile := searchPerFileSingle
+	if !single {
+		perFile = searchPerFileMulti
+		if skip > len(page) {
+			skip = len(page)
+		}
+		page = page[skip:]
+		if len(page) > searchFileLimit {
+			page = page[:searchFileLimit]
+			d.FileLimitReached = true
+			d.NextSkip = skip + searchFileLimit
+		}
+	}
+	var ranges []workspace.LineRange
+	if single {
+		ranges = targets[0].ranges
+	}
+	var sb strings.Builder
+	budget := searchInternalCap
+	var notes []string
+	for _, h := range page {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		fr, err := renderSearchFile(env, m, h, perFile, min(perFile, budget), ranges)
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("Skipped %s: %v", h.rel, err))
+			continue
+		}
+		if fr.shown == 0 {
+			continue // changed since pass 1 (or an editor buffer differs)
+		}
+		budget -= fr.shown
+		sb.WriteString(fr.text)
+		d.Files = append(d.Files, h.rel)
+		d.FileMatches[h.rel] = fr.total
+		d.MatchCount += fr.shown
+		if fr.total > fr.shown {
+			d.PerFileLimitReached = true
+		}
+		if fr.linesTruncated {
+			d.LinesTruncated = true
+		}
+	}
+	d.FileCount = len(d.Files)
+
+	// Notes after the results.
+	if d.PerFileLimitReached {
+		if single {
+			notes = append(notes, fmt.Sprintf("Showing the first %d of %d matching lines; narrow the pattern or add a line range (path:A-B) for the rest.", d.MatchCount, d.TotalMatches))
+		} else {
+			notes = append(notes, fmt.Sprintf("Some files show only their first %d matching lines; search a single file to see up to %d.", searchPerFileMulti, searchPerFileSingle))
+		}
+	}
+	if d.LinesTruncated {
+		notes = append(notes, fmt.Sprintf("Lines longer than %d characters were cut (…).", searchMaxColumns))
+	}
+	if d.FileLimitReached {
+		notes = append(notes, fmt.Sprintf("Showing files %d-%d of %d (%d matching lines in all). Use skip=%d for the next page.", skip+1, skip+len(page), d.TotalFiles, d.TotalMatches, d.NextSkip))
+	} else if !single && skip > 0 {
+		notes = append(notes, fmt.Sprintf("Showing files %d-%d of %d.", min(skip+1, d.TotalFiles), skip+len(page), d.TotalFiles))
+	}
+	if len(missing) > 0 {
+		notes = append(notes, "Skipped missing paths: "+strings.Join(missing, ", "))
+	}
+	if d.Unreadable > 0 {
+		notes = append(notes, fmt.Sprintf("Skipped %d unreadable file%s or director%s.", d.Unreadable, plural(d.Unreadable), map[bool]string{true: "y", false: "ies"}[d.Unreadable == 1]))
+	}
+	if d.TooLong > 0 {
+		notes = append(notes, fmt.Sprintf("Skipped %d file%s with a line over 64 MiB.", d.TooLong, plural(d.TooLong)))
+	}
+
+	if d.FileCount == 0 {
+		text := "No matches found"
+		if skip > 0 && d.TotalFiles > 0 {
+			text = fmt.Sprintf("No matches on this page: skip=%d is past the %d matching file%s.", skip, d.TotalFiles, plural(d.TotalFiles))
+		}
+		if len(notes) > 0 {
+			text += "\n" + strings.Join(notes, "\n")
+		}
+		return &Result{Text: text + "\n", Details: d}, nil
+	}
+	out := sb.String()
+	if len(notes) > 0 {
+		out += "\n" + strings.Join(notes, "\n") + "\n"
+	}
+	if len(out) > searchMaxBytes {
+		out = truncateHeadBytes(out, searchMaxBytes)
+		out += fmt.Sprintf("\n[Output truncated at %d KiB. Narrow the pattern or the paths, or use skip.]\n", searchMaxBytes>>10)
+		d.Truncated = true
+	}
+	return &Result{Text: out, Details: d}, nil
+}
+
+// decodePaths accepts a string or an array of strings; entries are trimmed
+// and stripped of surrounding quotes; empty ones are rejected.
+func decodePaths(raw json.RawMessage, what string) ([]string, error) {
+	var list []string
+	var one string
+	if err := json.Unmarshal(raw, &one); err == nil {
+		list = []string{one}
+	} else if err := json.Unmarshal(raw, &list); err != nil {
+		return nil, &Error{Kind: KindUsage, Message: "`paths` must be a string or an array of strings"}
+	}
+	if len(list) == 0 {
+		return nil, &Error{Kind: KindUsage, Message: "`paths` must contain non-empty " + what}
+	}
+	for i, p := range list {
+		p = strings.TrimSpace(p)
+		if len(p) >= 2 && (p[0] == '"' || p[0] == '\'' || p[0] == '`') && p[len(p)-1] == p[0] {
+			p = strings.TrimSpace(p[1 : len(p)-1])
+		}
+		p = strings.ReplaceAll(p, "\\", "/")
+		if p == "" {
+			return nil, &Error{Kind: KindUsage, Message: "`paths` must contain non-empty " + what}
+		}
+		list[i] = p
+	}
+	return list, nil
+}
+
+// splitGlobPath splits p at its first path element holding a glob
+// metacharacter: base is the directory before it ("." when the first
+// element has one), glob the rest ("" when p has none). A glob in the first
+// element is made recursive ("*.go" → "**/*.go").
+func splitGlobPath(p string) (base, glob string) {
+	if !search.HasGlobMeta(p) {
+		return p, ""
+	}
+	p = strings.TrimPrefix(p, "./")
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		if !search.HasGlobMeta(s) {
+			continue
+		}
+		if i == 0 {
+			if strings.HasPrefix(p, "**/") || p == "**" {
+				return ".", p
+			}
+			return ".", "**/" + p
+		}
+		base = strings.Join(segs[:i], "/")
+		if base == "" {
+			base = "/"
+		}
+		return base, strings.Join(segs[i:], "/")
+	}
+	return p, ""
+}
+
+// entryExists reports whether the base path of a paths entry exists inside
+// the root (line-range selectors peeled).
+func entryExists(env *Env, entry string) bool {
+	pathStr, _, err := workspace.SplitSelector(entry)
+	if err != nil {
+		pathStr = entry
+	}
+	base, _ := splitGlobPath(pathStr)
+	p, err := env.WS.Resolve(base)
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(p.Abs)
+	return err == nil
+}
+
+// expandDelimitedEntries splits entries that were accidentally joined with
+// commas, semicolons or whitespace: an entry that exists stays whole; a
+// comma/semicolon split is kept when at least one part exists, a
+// whitespace split only when every part exists.
+func expandDelimitedEntries(env *Env, entries []string) []string {
+	var out []string
+	for _, e := range entries {
+		if !strings.ContainsAny(e, ",; \t\n") || entryExists(env, e) {
+			out = append(out, e)
+			continue
+		}
+		// Braces hold commas of their own: leave globs with braces alone.
+		if strings.ContainsAny(e, "{}") {
+			out = append(out, e)
+			continue
+		}
+		parts := strings.FieldsFunc(e, func(r rune) bool { return r == ',' || r == ';' })
+		if len(parts) > 1 {
+			var kept []string
+			anyExists := false
+			for _, p := range parts {
+				if p = strings.TrimSpace(p); p != "" {
+					kept = append(kept, p)
+					if entryExists(env, p) {
+						anyExists = true
+					}
+				}
+			}
+			if anyExists {
+				out = append(out, kept...)
+				continue
+			}
+		}
+		fields := strings.Fields(e)
+		if len(fields) > 1 {
+			all := true
+			for _, f := range fields {
+				if !entryExists(env, f) {
+					all = false
+					break
+				}
+			}
+			if all {
+				out = append(out, fields...)
+				continue
+			}
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// resolveSearchTargets resolves every entry: selector, glob split,
+// confinement, existence. Missing entries are skipped unless all are.
+func resolveSearchTargets(env *Env, entries []string) ([]searchTarget, []string, error) {
+	var targets []searchTarget
+	var missing []string
+	for _, e := range entries {
+		pathStr, sel, err := workspace.SplitSelector(e)
+		if err != nil {
+			return nil, nil, &Error{Kind: KindUsage, Message: err.Error()}
+		}
+		base, glob := splitGlobPath(pathStr)
+		if len(sel.Ranges) > 0 && glob != "" {
+			return nil, nil, &Error{Kind: KindUsage, Message: "Line-range selector requires a single file, not a glob: " + e}
+		}
+		p, err := env.WS.Resolve(base)
+		if err != nil {
+			return nil, nil, err
+		}
+		st, err := os.Stat(p.Abs)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				if len(sel.Ranges) > 0 {
+					return nil, nil, &Error{Kind: KindNotFound, Message: "Path not found for line-range selector: " + e}
+				}
+				missing = append(missing, e)
+				continue
+			}
+			return nil, nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot search %s: %v", e, err), Err: err}
+		}
+		t := searchTarget{input: e, path: p, isDir: st.IsDir(), ranges: sel.Ranges}
+		if len(sel.Ranges) > 0 && t.isDir {
+			return nil, nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("Line-range selector requires a single file: %s is a directory", base)}
+		}
+		if glob != "" {
+			if !t.isDir {
+				return nil, nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("Path is not a directory: %s (the part before the glob must be a directory)", base)}
+			}
+			g, err := search.CompileGlob(glob)
+			if err != nil {
+				return nil, nil, &Error{Kind: KindUsage, Message: err.Error()}
+			}
+			t.glob = g
+		}
+		targets = append(targets, t)
+	}
+	if len(targets) == 0 {
+		return nil, nil, &Error{Kind: KindNotFound, Message: "Path not found: " + strings.Join(missing, ", ")}
+	}
+	if len(targets) > 1 {
+		for _, t := range targets {
+			if len(t.ranges) > 0 {
+				return nil, nil, &Error{Kind: KindUsage, Message: "Line-range selector requires a single file: " + t.input + " is one of several paths"}
+			}
+		}
+	}
+	return targets, missing, nil
+}
+
+// scopeOf formats the searched scope.
+func scopeOf(targets []searchTarget) string {
+	var parts []string
+	for _, t := range targets {
+		s := t.path.Rel
+		if t.glob != nil {
+			if s == "." {
+				s = t.glob.String()
+			} else {
+				s += "/" + t.glob.String()
+			}
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, ", ")
+}
+
+type searchHit struct {
+	abs, rel string
+	lines    int
+}
+
+// scanTargets runs pass 1 over every target and merges the hits (sorted by
+// path, each file once).
+func scanTargets(ctx context.Context, env *Env, m *search.Matcher, targets []searchTarget, gitignore bool, d *searchDetails) ([]searchHit, error) {
+	var files []string
+	seen := map[string]bool{}
+	var hits []searchHit
+	progress := func(searched, matched int) {
+		if env.Progress != nil {
+			env.Progress(fmt.Sprintf("search: %d files searched, %d matching", searched, matched), searched, 0)
+		}
+	}
+	add := func(res *search.ScanResult, relOf func(h search.Hit) string) {
+		for _, h := range res.Hits {
+			if seen[h.Abs] {
+				continue
+			}
+			seen[h.Abs] = true
+			hits = append(hits, searchHit{abs: h.Abs, rel: relOf(h), lines: h.Lines})
+		}
+		d.FilesSearched += res.Searched
+		d.BinarySkipped += res.Binary
+		d.Unreadable += res.Unreadable
+		d.TooLong += res.TooLong
+	}
+	for _, t := range targets {
+		if !t.isDir {
+			files = append(files, t.path.Abs)
+			continue
+		}
+		res, err := search.Scan(ctx, m, search.ScanOptions{Root: t.path.Abs, Glob: t.glob, Hidden: true, Gitignore: gitignore, Progress: progress})
+		if err != nil {
+			return nil, err
+		}
+		prefix := t.path.Rel
+		add(res, func(h search.Hit) string {
+			if prefix == "." {
+				return h.Rel
+			}
+			return prefix + "/" + h.Rel
+		})
+	}
+	if len(files) > 0 {
+		res, err := search.Scan(ctx, m, search.ScanOptions{Files: files})
+		if err != nil {
+			return nil, err
+		}
+		root := env.WS.Root()
+		add(res, func(h search.Hit) string {
+			rel, err := filepath.Rel(root, h.Abs)
+			if err != nil {
+				return h.Abs
+			}
+			return filepath.ToSlash(rel)
+		})
+	}
+	sort.Slice(hits, func(i, j int) bool { return hits[i].rel < hits[j].rel })
+	return hits, nil
+}
+
+type renderedFile struct {
+	text           string
+	shown, total   int
+	linesTruncated bool
+}
+
+// renderSearchFile renders one file's section: the ¶PATH#TAG header (after
+// recording a snapshot) and its match and context rows. Content comes from
+// the workspace (an open editor buffer wins over the disk); files over
+// 64 MiB are streamed instead, without context and without a snapshot.
+func renderSearchFile(env *Env, m *search.Matcher, h searchHit, perFile, budget int, ranges []workspace.LineRange) (*renderedFile, error) {
+	p := workspace.Path{Abs: h.abs, Rel: h.rel}
+	if st, err := os.Stat(h.abs); err == nil && st.Size() > searchMaxRenderedFile {
+		return renderStreamed(m, h, budget, ranges)
+	}
+	f, err := env.WS.ReadFile(p)
+	if err != nil {
+		return nil, err
+	}
+	content := f.Bytes
+	if bytes.IndexByte(content, 0) >= 0 {
+		return &renderedFile{}, nil
+	}
+	inRanges := func(n int) bool {
+		if len(ranges) == 0 {
+			return true
+		}
+		for _, r := range ranges {
+			if n >= r.Start && (r.End == 0 || n <= r.End) {
+				return true
+			}
+		}
+		return false
+	}
+	// Collect the matching lines (numbers and bounds).
+	type span struct{ n, s, e int }
+	var matches []span
+	total := 0
+	lineNo, counted := 1, 0
+	m.MatchLines(content, func(s, e int) bool {
+		lineNo += bytes.Count(content[counted:s], []byte{'\n'})
+		counted = s
+		if !inRanges(lineNo) {
+			return true
+		}
+		total++
+		if len(matches) < budget {
+			matches = append(matches, span{lineNo, s, e})
+		}
+		return true
+	})
+	if len(matches) == 0 {
+		return &renderedFile{}, nil
+	}
+	tag := edit.Tag(content)
+	if err := record(env, p, tag, content); err != nil {
+		return nil, err
+	}
+	rf := &renderedFile{shown: len(matches), total: total}
+	var sb strings.Builder
+	sb.WriteString("¶" + h.rel + "#" + tag + "\n")
+	last := 0 // last line number written
+	writeRow := func(n, s, e int, match bool) {
+		line := content[s:e]
+		if n == 1 {
+			line = bytes.TrimPrefix(line, []byte("\xEF\xBB\xBF"))
+		}
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		text, cut := cutLine(line, searchMaxColumns)
+		if cut {
+			rf.linesTruncated = true
+		}
+		if match {
+			fmt.Fprintf(&sb, "*%d:%s\n", n, text)
+		} else {
+			fmt.Fprintf(&sb, " %d:%s\n", n, text)
+		}
+		last = n
+	}
+	for i, mt := range matches {
+		// Before-context: walk back from the match.
+		var before []span
+		s := mt.s
+		for k := 1; k <= searchContextBefore && mt.n-k > last && s > 0; k++ {
+			ps := bytes.LastIndexByte(content[:s-1], '\n') + 1
+			before = append(before, span{mt.n - k, ps, s - 1})
+			s = ps
+		}
+		for j := len(before) - 1; j >= 0; j-- {
+			writeRow(before[j].n, before[j].s, before[j].e, false)
+		}
+		if mt.n > last {
+			writeRow(mt.n, mt.s, mt.e, true)
+		}
+		// After-context, stopping before the next match.
+		next := math.MaxInt
+		if i+1 < len(matches) {
+			next = matches[i+1].n
+		}
+		e := mt.e
+		for k := 1; k <= searchContextAfter && mt.n+k < next && e < len(content); k++ {
+			ns := e + 1
+			if ns >= len(content) {
+				break
+			}
+			ne := ns + bytes.IndexByte(content[ns:], '\n')
+			if ne < ns {
+				ne = len(content)
+			}
+			writeRow(mt.n+k, ns, ne, false)
+			e = ne
+		}
+	}
+	rf.text = sb.String()
+	return rf, nil
+}
+
+// renderStreamed renders a huge file's matching lines without loading it.
+func renderStreamed(m *search.Matcher, h searchHit, budget int, ranges []workspace.LineRange) (*renderedFile, error) {
+	f, err := os.Open(h.abs)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	rf := &renderedFile{}
+	var sb strings.Builder
+	sb.WriteString("¶" + h.rel + " (over 64 MiB: no tag, no context)\n")
+	_, _, err = m.ScanReader(f, nil, func(n int, line []byte) bool {
+		if len(ranges) > 0 {
+			in := false
+			for _, r := range ranges {
+				if n >= r.Start && (r.End == 0 || n <= r.End) {
+					in = true
+				}
+			}
+			if !in {
+				return true
+			}
+		}
+		rf.total++
+		if rf.shown < budget {
+			text, cut := cutLine(bytes.TrimSuffix(line, []byte("\r")), searchMaxColumns)
+			rf.linesTruncated = rf.linesTruncated || cut
+			fmt.Fprintf(&sb, "*%d:%s\n", n, text)
+			rf.shown++
+		}
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	rf.text = sb.String()
+	return rf, nil
+}
+
+// cutLine shortens line to max characters plus "…"; invalid UTF-8 is shown
+// with U+FFFD.
+func cutLine(line []byte, max int) (string, bool) {
+	if len(line) <= max && utf8.Valid(line) {
+		return string(line), false
+	}
+	var sb strings.Builder
+	n := 0
+	for i := 0; i < len(line); {
+		if n == max {
+			sb.WriteString("…")
+			return sb.String(), true
+		}
+		r, size := utf8.DecodeRune(line[i:])
+		sb.WriteRune(r)
+		i += size
+		n++
+	}
+	return sb.String(), false
+}
+
+// truncateHeadBytes keeps the head of s up to max bytes, cut at a line end.
+func truncateHeadBytes(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := strings.LastIndexByte(s[:max], '\n')
+	if cut <= 0 {
+		cut = max
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		return s[:cut]
+	}
+	return s[:cut+1]
+}
