@@ -29,7 +29,8 @@ type Matcher struct {
 // large to search.
 var ErrTooLong = errors.New("line too long to search (over 64 MiB)")
 
-const maxLineBytes = 64 << 20
+// maxLineBytes bounds one line (a var so tests can lower it).
+var maxLineBytes = 64 << 20
 
 // Multiline reports whether the pattern spans lines (it holds "\n").
 func (m *Matcher) Multiline() bool { return m.multiline }
