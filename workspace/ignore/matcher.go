@@ -115,7 +115,6 @@ func (m *Matcher) Root() *Frame { return m.frame("") }
 // applies the rules above it to what it finds.
 func (m *Matcher) Frame(rel string) *Frame { return m.frame(strings.Trim(rel, "/")) }
 
-
 // frame returns (building and caching) the frame of directory rel, loading
 // every .gitignore from Top down. It does not check whether rel itself is
 // ignored.
