@@ -471,7 +471,7 @@ func checkOverlap(hunks []Hunk) *Error {
 		i := sort.Search(len(claimed), func(j int) bool { return claimed[j].end >= h.Start })
 		if i < len(claimed) && claimed[i].start <= h.End {
 			l := max(h.Start, claimed[i].start)
-			return &Error{Kind: KindApply, Msg: "line " + strconv.Itoa(h.Line) + ": anchor line "+strconv.Itoa(l)+" is already targeted by another hunk on line "+strconv.Itoa(claimed[i].line)+". Issue ONE hunk per range; payload is only the final desired content, never a before/after pair."}
+			return &Error{Kind: KindApply, Msg: "line " + strconv.Itoa(h.Line) + ": anchor line " + strconv.Itoa(l) + " is already targeted by another hunk on line " + strconv.Itoa(claimed[i].line) + ". Issue ONE hunk per range; payload is only the final desired content, never a before/after pair."}
 		}
 		claimed = append(claimed, claim{})
 		copy(claimed[i+1:], claimed[i:])
