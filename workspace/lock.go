@@ -88,27 +88,13 @@ func lockOne(ctx context.Context, dir, key string) (func(), error) {
 		<-mu
 		return nil, &Error{Kind: KindStore, Msg: fmt.Sprintf("cannot open the lock file %s: %v; set HASHLS_STATE_DIR to a writable directory", name, err), Err: err}
 	}
-	t := time.NewTimer(0)
-	defer t.Stop()
-	<-t.C
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			break
-		}
-		if err != syscall.EWOULDBLOCK && err != syscall.EINTR {
-			f.Close()
-			<-mu
-			return nil, &Error{Kind: KindStore, Msg: fmt.Sprintf("cannot lock %s (%s): %v", key, name, err), Err: err}
-		}
-		t.Reset(lockPoll)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			f.Close()
-			<-mu
+	if err := flockWait(ctx, f); err != nil {
+		f.Close()
+		<-mu
+		if ctx.Err() != nil {
 			return nil, lockCancelled(key, ctx.Err())
 		}
+		return nil, &Error{Kind: KindStore, Msg: fmt.Sprintf("cannot lock %s (%s): %v", key, name, err), Err: err}
 	}
 	return func() {
 		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
@@ -119,4 +105,30 @@ func lockOne(ctx context.Context, dir, key string) (func(), error) {
 
 func lockCancelled(key string, err error) *Error {
 	return &Error{Kind: KindIO, Msg: fmt.Sprintf("gave up waiting for the lock on %s: %v; another hashls process is editing it, retry later", key, err), Err: err}
+}
+
+// flockWait takes an exclusive flock on f, polling until it is free or ctx
+// is done.
+func flockWait(ctx context.Context, f *os.File) error {
+	var t *time.Timer
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return nil
+		}
+		if err != syscall.EWOULDBLOCK && err != syscall.EINTR {
+			return err
+		}
+		if t == nil {
+			t = time.NewTimer(lockPoll)
+			defer t.Stop()
+		} else {
+			t.Reset(lockPoll)
+		}
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }

@@ -47,13 +47,21 @@ func childStore() error {
 	id, n := childEnv("CHILD_ID"), childEnv("CHILD_N")
 	s, err := OpenStore(os.Getenv("CHILD_STATE"), "/multi")
 	if err != nil {
-		return err
+		return fmt.Errorf("open: %w", err)
 	}
-	defer s.Close()
+	defer func() { s.Close() }()
 	for i := 0; i < n; i++ {
+		if i%20 == 19 { // also race opening and closing, like CLI runs
+			if err := s.Close(); err != nil {
+				return fmt.Errorf("close: %w", err)
+			}
+			if s, err = OpenStore(os.Getenv("CHILD_STATE"), "/multi"); err != nil {
+				return fmt.Errorf("reopen: %w", err)
+			}
+		}
 		key := fmt.Sprintf("/multi/c%d/f%d", id, i)
 		if err := s.Record(key, "T"+strconv.Itoa(i), []byte(key)); err != nil {
-			return err
+			return fmt.Errorf("record %d: %w", i, err)
 		}
 		if err := s.Record("/multi/shared", fmt.Sprintf("S%d_%d", id, i), []byte(key)); err != nil {
 			return err

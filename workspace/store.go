@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
@@ -103,6 +104,14 @@ func openStoreFile(path string) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, storeErr(path, err)
 	}
+	// Creating the database and switching it to WAL can fail with
+	// SQLITE_BUSY (without waiting) when several processes do it at once, so
+	// opening is serialised across processes by a lock file.
+	release, err := lockFile(path+".open.lock", time.Duration(busyTimeoutMS)*time.Millisecond)
+	if err != nil {
+		return nil, storeErr(path, err)
+	}
+	defer release()
 	s := &Store{path: path}
 	bt := strconv.Itoa(busyTimeoutMS)
 	name := "file:" + uriPath(path)
@@ -128,6 +137,24 @@ func openStoreFile(path string) (*Store, error) {
 	r.SetMaxIdleConns(2)
 	s.r = r
 	return s, nil
+}
+
+// lockFile takes an exclusive flock on name, waiting up to timeout.
+func lockFile(name string, timeout time.Duration) (release func(), err error) {
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if err := flockWait(ctx, f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock %s: %w", name, err)
+	}
+	return func() {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, nil
 }
 
 // uriPath escapes the characters that end or escape the path of an SQLite
@@ -196,6 +223,11 @@ func (s *Store) Path() string { return s.path }
 func (s *Store) Close() error {
 	if s == nil || s.w == nil {
 		return nil
+	}
+	// The last connection to close checkpoints and removes the WAL: keep
+	// that apart from other processes opening the store.
+	if release, lerr := lockFile(s.path+".open.lock", time.Duration(busyTimeoutMS)*time.Millisecond); lerr == nil {
+		defer release()
 	}
 	var err error
 	if s.r != nil {
