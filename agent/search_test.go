@@ -1,0 +1,225 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hashls/hashls/edit"
+	"github.com/hashls/hashls/workspace"
+)
+
+func newSearchEnv(t *testing.T, files map[string]string) (*Env, string) {
+	t.Helper()
+	root := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	for rel, content := range files {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws, err := workspace.Open(root, workspace.Options{StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	return &Env{WS: ws}, ws.Root()
+}
+
+func runSearchTool(t *testing.T, env *Env, name string, args any) (*Result, error) {
+	t.Helper()
+	b, err := json.Marshal(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Run(context.Background(), env, name, b)
+}
+
+func mustRunTool(t *testing.T, env *Env, name string, args any) *Result {
+	t.Helper()
+	res, err := runSearchTool(t, env, name, args)
+	if err != nil {
+		t.Fatalf("%s %v: %v", name, args, err)
+	}
+	return res
+}
+
+func TestSearchOutputFormat(t *testing.T) {
+	src := "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"hi\")\n}\n\nfunc helper() {}\n"
+	env, root := newSearchEnv(t, map[string]string{"main.go": src, "lib/util.go": "package lib\n// main is not here\nfunc Util() {}\n"})
+	res := mustRunTool(t, env, "search", map[string]any{"pattern": `func main\(`, "paths": "."})
+	tag := edit.Tag([]byte(src))
+	want := "¶main.go#" + tag + "\n 4:\n*5:func main() {\n 6:\tfmt.Println(\"hi\")\n 7:}\n 8:\n"
+	if res.Text != want {
+		t.Fatalf("got\n%s\nwant\n%s", res.Text, want)
+	}
+	d := res.Details.(*searchDetails)
+	if d.TotalMatches != 1 || d.TotalFiles != 1 || d.MatchCount != 1 || d.Files[0] != "main.go" {
+		t.Fatalf("details %+v", d)
+	}
+	// The snapshot was recorded under the absolute path.
+	if _, ok, err := env.WS.Store().Lookup(filepath.Join(root, "main.go"), tag); err != nil || !ok {
+		t.Fatalf("snapshot not recorded: %v %v", ok, err)
+	}
+	// Adjacent matches share context rows; case-insensitive flag.
+	res = mustRunTool(t, env, "search", map[string]any{"pattern": `FUNC`, "paths": []string{"main.go"}, "i": true})
+	if !strings.Contains(res.Text, "*5:func main() {\n 6:") || !strings.Contains(res.Text, " 8:\n*9:func helper() {}\n") {
+		t.Fatalf("got\n%s", res.Text)
+	}
+}
+
+func TestSearchPagingAndCaps(t *testing.T) {
+	files := map[string]string{}
+	for i := 0; i < 25; i++ {
+		files[fmt.Sprintf("f%02d.txt", i)] = "hit\n"
+	}
+	files["hot.txt"] = strings.Repeat("hit\n", 300)
+	env, _ := newSearchEnv(t, files)
+	res := mustRunTool(t, env, "search", map[string]any{"pattern": "hit", "paths": "."})
+	d := res.Details.(*searchDetails)
+	if d.FileCount != 20 || !d.FileLimitReached || d.NextSkip != 20 || d.TotalFiles != 26 || d.TotalMatches != 325 {
+		t.Fatalf("page 1: %+v", d)
+	}
+	if !strings.Contains(res.Text, "Use skip=20 for the next page") {
+		t.Fatalf("no skip hint:\n%s", res.Text)
+	}
+	res = mustRunTool(t, env, "search", map[string]any{"pattern": "hit", "paths": ".", "skip": 20})
+	d = res.Details.(*searchDetails)
+	if d.FileCount != 6 || d.FileLimitReached || d.Files[5] != "hot.txt" || d.FileMatches["hot.txt"] != 300 || !d.PerFileLimitReached {
+		t.Fatalf("page 2: %+v", d)
+	}
+	if got := strings.Count(res.Text, "*"); got != 5+20 {
+		t.Fatalf("page 2 shows %d matches, want 25", got)
+	}
+	// A single file shows up to 200 matches and ignores skip.
+	res = mustRunTool(t, env, "search", map[string]any{"pattern": "hit", "paths": "hot.txt", "skip": 5})
+	d = res.Details.(*searchDetails)
+	if d.MatchCount != 200 || d.TotalMatches != 300 || !d.PerFileLimitReached {
+		t.Fatalf("single: %+v", d)
+	}
+	// A line range restricts a single file.
+	res = mustRunTool(t, env, "search", map[string]any{"pattern": "hit", "paths": "hot.txt:10-12"})
+	if d := res.Details.(*searchDetails); d.MatchCount != 3 || !strings.Contains(res.Text, "*10:hit\n*11:hit\n*12:hit\n") {
+		t.Fatalf("range: %+v\n%s", d, res.Text)
+	}
+	// Past the last page.
+	res = mustRunTool(t, env, "search", map[string]any{"pattern": "hit", "paths": ".", "skip": 100})
+	if !strings.HasPrefix(res.Text, "No matches on this page") {
+		t.Fatalf("past end: %s", res.Text)
+	}
+}
+
+func TestSearchLongLinesAndByteCap(t *testing.T) {
+	files := map[string]string{}
+	long := strings.Repeat("é", 600)
+	for i := 0; i < 20; i++ {
+		files[fmt.Sprintf("f%02d.txt", i)] = strings.Repeat("x"+long+"\n", 20)
+	}
+	files["latin1.txt"] = "caf\xe9 x\n"
+	env, _ := newSearchEnv(t, files)
+	res := mustRunTool(t, env, "search", map[string]any{"pattern": "x", "paths": "."})
+	d := res.Details.(*searchDetails)
+	if !d.LinesTruncated || !d.Truncated || len(res.Text) > searchMaxBytes+200 {
+		t.Fatalf("details %+v, %d bytes", d, len(res.Text))
+	}
+	if !strings.Contains(res.Text, strings.Repeat("é", 511)+"…") {
+		t.Fatal("line not cut at 512 characters")
+	}
+	res = mustRunTool(t, env, "search", map[string]any{"pattern": "caf. x", "paths": "latin1.txt"})
+	if !strings.Contains(res.Text, "*1:caf\uFFFD x") {
+		t.Fatalf("non-UTF-8: %q", res.Text)
+	}
+}
+
+func TestSearchPathsAndGitignore(t *testing.T) {
+	env, _ := newSearchEnv(t, map[string]string{
+		".gitignore":   "gen/\n",
+		"src/a.ts":     "needle\n",
+		"src/b.go":     "needle\n",
+		"src/x/c.ts":   "needle\n",
+		"gen/g.ts":     "needle\n",
+		".env":         "needle\n",
+		"my dir/d.txt": "needle\n",
+	})
+	names := func(res *Result) string { return strings.Join(res.Details.(*searchDetails).Files, " ") }
+	cases := []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"paths": "."}, ".env my dir/d.txt src/a.ts src/b.go src/x/c.ts"},
+		{map[string]any{"paths": ".", "gitignore": false}, ".env gen/g.ts my dir/d.txt src/a.ts src/b.go src/x/c.ts"},
+		{map[string]any{"paths": "*.ts"}, "src/a.ts src/x/c.ts"},
+		{map[string]any{"paths": "src/*.ts"}, "src/a.ts"},
+		{map[string]any{"paths": "src/**/*.ts"}, "src/a.ts src/x/c.ts"},
+		{map[string]any{"paths": []string{"src/b.go", "src/x"}}, "src/b.go src/x/c.ts"},
+		{map[string]any{"paths": "src/b.go, src/a.ts"}, "src/a.ts src/b.go"},
+		{map[string]any{"paths": "my dir"}, "my dir/d.txt"},
+		{map[string]any{"paths": "gen/g.ts"}, "gen/g.ts"}, // explicit files ignore .gitignore
+		{map[string]any{"paths": []string{"src/a.ts", "nope"}}, "src/a.ts"},
+	}
+	for _, c := range cases {
+		c.args["pattern"] = "needle"
+		res := mustRunTool(t, env, "search", c.args)
+		if got := names(res); got != c.want {
+			t.Errorf("%v: %q, want %q", c.args, got, c.want)
+		}
+	}
+	res := mustRunTool(t, env, "search", map[string]any{"pattern": "needle", "paths": []string{"src/a.ts", "nope"}})
+	if d := res.Details.(*searchDetails); len(d.MissingPaths) != 1 || !strings.Contains(res.Text, "Skipped missing paths: nope") {
+		t.Fatalf("missing: %+v\n%s", d, res.Text)
+	}
+	res = mustRunTool(t, env, "search", map[string]any{"pattern": "zzz", "paths": "."})
+	if res.Text != "No matches found\n" {
+		t.Fatalf("no match text %q", res.Text)
+	}
+}
+
+func TestSearchErrors(t *testing.T) {
+	env, _ := newSearchEnv(t, map[string]string{"a.txt": "x\n", "d/b.txt": "x\n"})
+	cases := []struct {
+		args map[string]any
+		kind string
+		msg  string
+	}{
+		{map[string]any{"pattern": "  ", "paths": "."}, KindUsage, "Pattern must not be empty"},
+		{map[string]any{"pattern": "x", "paths": ".", "skip": -1}, KindUsage, "Skip must be a non-negative number"},
+		{map[string]any{"pattern": "[", "paths": "."}, KindUsage, "Invalid regex: "},
+		{map[string]any{"pattern": "x", "paths": ""}, KindUsage, "`paths` must contain non-empty paths or globs"},
+		{map[string]any{"pattern": "x", "paths": []string{}}, KindUsage, "`paths` must contain non-empty"},
+		{map[string]any{"pattern": "x", "paths": "nope"}, KindNotFound, "Path not found: nope"},
+		{map[string]any{"pattern": "x", "paths": []string{"nope", "nada"}}, KindNotFound, "Path not found: nope, nada"},
+		{map[string]any{"pattern": "x", "paths": "d:1-2"}, KindUsage, "Line-range selector requires a single file: d is a directory"},
+		{map[string]any{"pattern": "x", "paths": "*.txt:1-2"}, KindUsage, "Line-range selector requires a single file, not a glob"},
+		{map[string]any{"pattern": "x", "paths": "nope.txt:3"}, KindNotFound, "Path not found for line-range selector"},
+		{map[string]any{"pattern": "x", "paths": "../outside"}, KindOutside, "outside"},
+		{map[string]any{"pattern": "x", "paths": ".", "bogus": 1}, KindUsage, "unknown argument"},
+	}
+	for _, c := range cases {
+		_, err := runSearchTool(t, env, "search", c.args)
+		e, ok := err.(*Error)
+		if !ok || e.Kind != c.kind || !strings.Contains(e.Message, c.msg) {
+			t.Errorf("%v: got %v (%T), want %s %q", c.args, err, err, c.kind, c.msg)
+		}
+	}
+}
+
+func TestSearchProgress(t *testing.T) {
+	files := map[string]string{}
+	for i := 0; i < 50; i++ {
+		files[fmt.Sprintf("d%d/f.txt", i)] = "x\n"
+	}
+	env, _ := newSearchEnv(t, files)
+	calls := 0
+	env.Progress = func(string, int, int) { calls++ }
+	mustRunTool(t, env, "search", map[string]any{"pattern": "x", "paths": "."})
+	_ = calls // progress fires every 100 ms; a fast search may report nothing
+}
