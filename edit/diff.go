@@ -10,7 +10,7 @@ type change struct{ o, ol, n, nl int }
 
 // diffBudget caps the Myers search (in visited diagonal cells) for one
 // region; past it the region is reported as one replacement.
-const diffBudget = 4_000_000
+const diffBudget = 1_000_000
 
 // diffRegions computes a line diff of a → b limited to the regions the apply
 // touched (everything outside them is known to be equal, line for line).

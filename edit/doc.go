@@ -4,6 +4,23 @@
 // and the unified diff. It is pure: no filesystem, no SQLite, no LSP.
 //
 // The entry points are SplitInput, which turns an edit input into sections,
-// and ApplySection, which applies one section to a file's live bytes. Tag
-// computes the 4-hex content tag shown in ¶PATH#TAG headers.
+// and ApplySection, which applies one section to a file's live bytes (ApplyAll
+// applies several all-or-nothing). Tag computes the 4-hex content tag shown in
+// ¶PATH#TAG headers.
+//
+// Behaviour follows the reference engine (hashline 15.11.1) as measured in
+// hashline-behaviour.md, with hashls's deliberate differences:
+//   - headers are printed ¶PATH#TAG and accepted as ¶PATH#TAG or [PATH#TAG];
+//   - a tag the snapshot store knows is checked against the snapshot's
+//     sha256, so a 16-bit collision goes to recovery instead of applying;
+//   - line endings are kept per line (untouched lines keep theirs, a
+//     replacement row takes the ending of the first line it replaces,
+//     inserted rows their neighbour's), the BOM is kept, and the final
+//     newline is never lost (`insert after <sentinel>` acts as `insert tail:`).
+//
+// Internally a file is a doc: the BOM-stripped bytes plus line start offsets
+// (no per-line copies). Edits are lowered to row ops anchored on original
+// lines and emitted in one pass, copying untouched runs in bulk, so a large
+// file with many hunks costs O(size + rows). The unified diff is computed by
+// Myers only inside the regions the apply touched.
 package edit

@@ -259,7 +259,9 @@ func TestBlockOps(t *testing.T) {
 
 type resolverFunc func(path, text string, line int) (int, int, bool)
 
-func (f resolverFunc) BlockRange(path, text string, line int) (int, int, bool) { return f(path, text, line) }
+func (f resolverFunc) BlockRange(path, text string, line int) (int, int, bool) {
+	return f(path, text, line)
+}
 
 func TestApplyAllMulti(t *testing.T) {
 	a, b := []byte("a\n"), []byte("b\n")

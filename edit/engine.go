@@ -235,7 +235,6 @@ func ApplySection(sec Section, f File, opts Options) (*Result, error) {
 	if found && snap.Content != nil {
 		snapDoc := newDoc(snap.Content)
 		if plain, _, perr := resolveBlocks(snapDoc, parsed.Hunks, path, opts.Resolver); perr == nil {
-			anchors = hunkAnchors(plain)
 			if res := recoverByDiff(path, f.Bytes, live, liveTag, snapDoc, snap.Head, plain, parsed.Warnings); res != nil {
 				return res, nil
 			}

@@ -235,6 +235,10 @@ func bodyDepth(rows []string) (string, bool) {
 	return ind, true
 }
 
+// maxLandingScan bounds how far the landing scan walks (blank lines and
+// closers only, so real code never gets near it).
+const maxLandingScan = 4096
+
 // landingShift computes where an `insert after n` (0-based) body lands.
 // targeted reports whether another edit touches a line.
 func landingShift(d *doc, n int, rows []string, targeted func(int) bool) (int, int) {
@@ -251,7 +255,7 @@ func landingShift(d *doc, n int, rows []string, targeted func(int) bool) (int, i
 		return n, 0
 	}
 	landing, count := n, 0
-	for x := n + 1; x < d.n(); x++ {
+	for x := n + 1; x < d.n() && x <= n+maxLandingScan; x++ {
 		l := string(d.line(x))
 		if strings.TrimSpace(l) == "" {
 			continue
