@@ -176,14 +176,14 @@ func ApplySection(sec Section, f File, opts Options) (*Result, error) {
 	if path == "" {
 		path = sec.Path
 	}
-	if sec.Tag == "" {
-		return nil, parseErr(MissingTagMessage(path))
-	}
-	tag := strings.ToUpper(sec.Tag)
 	parsed, err := ParseBody(sec.Body)
 	if err != nil {
 		return nil, err
 	}
+	if sec.Tag == "" {
+		return nil, parseErr(MissingTagMessage(path))
+	}
+	tag := strings.ToUpper(sec.Tag)
 	live := newDoc(f.Bytes)
 	liveTag := Tag(f.Bytes)
 
@@ -228,20 +228,22 @@ func ApplySection(sec Section, f File, opts Options) (*Result, error) {
 		if perr != nil {
 			return nil, perr
 		}
-		w := append([]string{warnHeadTailStale}, parsed.Warnings...)
-		return finish(path, f.Bytes, live, liveTag, a, append(w, a.warnings...), nil), nil
+		w := append(append(append([]string(nil), parsed.Warnings...), warnHeadTailStale), a.warnings...)
+		return finish(path, f.Bytes, live, liveTag, a, w, nil), nil
 	}
 	anchors := hunkAnchors(parsed.Hunks)
 	if found && snap.Content != nil {
 		snapDoc := newDoc(snap.Content)
-		if plain, _, perr := resolveBlocks(snapDoc, parsed.Hunks, path, opts.Resolver); perr == nil {
-			if res := recoverByDiff(path, f.Bytes, live, liveTag, snapDoc, snap.Head, plain, parsed.Warnings); res != nil {
+		plain, _, perr := resolveBlocks(snapDoc, parsed.Hunks, path, opts.Resolver)
+		if perr != nil {
+			return nil, perr
+		}
+		if res := recoverByDiff(path, f.Bytes, live, liveTag, snapDoc, snap.Head, plain, parsed.Warnings); res != nil {
+			return res, nil
+		}
+		if !snap.Head {
+			if res := recoverByReplay(path, f.Bytes, live, liveTag, snapDoc, plain, parsed.Warnings); res != nil {
 				return res, nil
-			}
-			if !snap.Head {
-				if res := recoverByReplay(path, f.Bytes, live, liveTag, snapDoc, plain, parsed.Warnings); res != nil {
-					return res, nil
-				}
 			}
 		}
 	}
@@ -289,7 +291,7 @@ func recoverByDiff(path string, raw []byte, live *doc, liveTag string, snapDoc *
 	if head {
 		w = warnRecoverExternal
 	}
-	warns := append(append([]string{w}, parseWarn...), a1.warnings...)
+	warns := append(append(append([]string(nil), parseWarn...), w), a1.warnings...)
 	return finish(path, raw, live, liveTag, a2, warns, nil)
 }
 
@@ -317,7 +319,7 @@ func recoverByReplay(path string, raw []byte, live *doc, liveTag string, snapDoc
 	if err != nil || sameLF(live, newDoc(a.out)) {
 		return nil
 	}
-	warns := append(append([]string{warnRecoverReplay}, parseWarn...), a.warnings...)
+	warns := append(append(append([]string(nil), parseWarn...), warnRecoverReplay), a.warnings...)
 	return finish(path, raw, live, liveTag, a, warns, nil)
 }
 
