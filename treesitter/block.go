@@ -96,7 +96,7 @@ func (t *tree) blockAt(row, col uint32) (uint32, bool) {
 	}
 	for {
 		p := t.nodes[i].Parent
-		if p == noParent || p == 0 || t.nodes[p].StartRow != row || t.lang.containers[t.kind(p)] {
+		if p == noParent || p == 0 || t.nodes[p].StartRow != row || t.is(p, classContainer) {
 			break
 		}
 		i = p
@@ -105,7 +105,7 @@ func (t *tree) blockAt(row, col uint32) (uint32, bool) {
 		return 0, false
 	}
 	// A named closing delimiter (HCL's `}`, HTML's `</p>`) is a closing line.
-	if p := t.nodes[i].Parent; t.lang.closers[t.kind(i)] && p != noParent && t.nodes[p].StartRow < row {
+	if p := t.nodes[i].Parent; t.is(i, classCloser) && p != noParent && t.nodes[p].StartRow < row {
 		return 0, false
 	}
 	return i, true

@@ -59,6 +59,7 @@ type Language struct {
 	once   sync.Once
 	lang   *sitter.Language
 	syms   []string // symbol id → kind
+	class  []uint8  // symbol id → classComment|classElidable|...
 	fields []string // field id → field name
 	pool   sync.Pool
 }
@@ -78,8 +79,16 @@ func (l *Language) init() {
 		l.lang = l.grammar()
 		n := int(l.lang.SymbolCount())
 		l.syms = make([]string, n)
+		l.class = make([]uint8, n)
 		for i := 0; i < n; i++ {
-			l.syms[i] = l.lang.SymbolName(sitter.Symbol(i))
+			k := l.lang.SymbolName(sitter.Symbol(i))
+			l.syms[i] = k
+			for bit, set := range map[uint8]set{classComment: l.comments, classElidable: l.elidable,
+				classImport: l.imports, classContainer: l.containers, classCloser: l.closers} {
+				if set[k] {
+					l.class[i] |= bit
+				}
+			}
 		}
 		l.fields = []string{""}
 		for i := 1; i < 1<<12; i++ {
@@ -100,6 +109,19 @@ func (l *Language) kind(sym uint16) string {
 		return "ERROR"
 	}
 	return ""
+}
+
+// Symbol classes (bits of Language.class).
+const (
+	classComment uint8 = 1 << iota
+	classElidable
+	classImport
+	classContainer
+	classCloser
+)
+
+func (l *Language) is(sym uint16, class uint8) bool {
+	return int(sym) < len(l.class) && l.class[sym]&class != 0
 }
 
 func (l *Language) field(id uint16) string {

@@ -79,10 +79,27 @@ func Summarize(ctx context.Context, path string, text []byte, opts SummaryOption
 	if opts.MinCommentLines < 4 {
 		opts.MinCommentLines = 4
 	}
-	var roots []*fspan
-	t.collectSpans(0, opts, &roots, 0)
-	spans := unfold(roots, lines, opts)
-	sum.Segments, sum.Elided = segments(spans, lines)
+	t.mu.Lock()
+	segs, ok := t.summaries[opts]
+	t.mu.Unlock()
+	if !ok {
+		var roots []*fspan
+		t.collectSpans(0, opts, &roots, 0)
+		spans := unfold(roots, lines, opts)
+		segs, _ = segments(spans, lines)
+		t.mu.Lock()
+		if t.summaries == nil {
+			t.summaries = map[SummaryOptions][]Segment{}
+		}
+		if len(t.summaries) < 8 {
+			t.summaries[opts] = segs
+		}
+		t.mu.Unlock()
+	}
+	sum.Segments = append([]Segment(nil), segs...)
+	for _, s := range segs {
+		sum.Elided = sum.Elided || s.Elided
+	}
 	return sum, nil
 }
 
@@ -96,53 +113,59 @@ func (t *tree) collectSpans(i uint32, opts SummaryOptions, out *[]*fspan, depth 
 	if depth > 10000 {
 		return
 	}
-	kids := t.childList(i)
 	// Runs of consecutive sibling imports. The reference records them
 	// before the children's own spans, and the BFS queues spans in this
 	// recording order (not source order): it matters when an import run
 	// follows a folded module docstring.
-	for a := 0; a < len(kids); {
-		if !t.lang.imports[t.kind(kids[a])] {
-			a++
-			continue
-		}
-		b := a
-		for b+1 < len(kids) && t.lang.imports[t.kind(kids[b+1])] {
-			b++
-		}
-		if b > a {
-			first, last := kids[a], kids[b]
+	first, last, runLen := noParent, noParent, 0
+	flush := func() {
+		if runLen >= 2 {
 			spanLines := int(t.nodes[last].EndRow-t.nodes[first].StartRow) + 1
 			s, e := t.lastRow(first)+2, int(t.nodes[last].StartRow)
 			if spanLines >= opts.MinBodyLines && s <= e {
 				*out = append(*out, &fspan{start: s, end: e})
 			}
 		}
-		a = b + 1
+		runLen = 0
 	}
-	for _, k := range kids {
+	t.children(i, func(k uint32) bool {
+		if t.is(k, classImport) {
+			if runLen == 0 {
+				first = k
+			}
+			last = k
+			runLen++
+		} else {
+			flush()
+		}
+		return true
+	})
+	flush()
+	t.children(i, func(k uint32) bool {
 		n := &t.nodes[k]
-		kind := t.kind(k)
-		if t.lang.comments[kind] {
+		if t.is(k, classComment) {
 			if t.nodeLines(k) >= opts.MinCommentLines {
 				s, e := int(n.StartRow)+3, int(n.EndRow)
 				if s <= e {
 					*out = append(*out, &fspan{start: s, end: e})
 				}
 			}
-			continue
+			return true
 		}
-		if t.lang.elidable[kind] && t.nodeLines(k) >= opts.MinBodyLines {
+		if t.is(k, classElidable) && t.nodeLines(k) >= opts.MinBodyLines {
 			s, e := int(n.StartRow)+2, int(n.EndRow)
 			if s <= e {
 				sp := &fspan{start: s, end: e}
 				t.collectSpans(k, opts, &sp.children, depth+1)
 				*out = append(*out, sp)
-				continue
+				return true
 			}
 		}
-		t.collectSpans(k, opts, out, depth+1)
-	}
+		if n.End > k+1 { // has named children
+			t.collectSpans(k, opts, out, depth+1)
+		}
+		return true
+	})
 }
 
 // unfold runs the BFS of spec §9 and returns the spans left folded.

@@ -363,7 +363,7 @@ func (t *tree) collectSymbols(i uint32, text []byte, parentKind string, depth in
 
 func (t *tree) isComment(i uint32) bool {
 	k := t.kind(i)
-	return t.lang.comments[k] || strings.Contains(k, "comment")
+	return t.is(i, classComment) || strings.Contains(k, "comment")
 }
 
 func foldingRanges(t *tree, text []byte) []FoldingRange {
@@ -384,7 +384,7 @@ func foldingRanges(t *tree, text []byte) []FoldingRange {
 		kind := "region"
 		if t.isComment(u) {
 			kind = "comment"
-		} else if t.lang.imports[t.kind(u)] {
+		} else if t.is(u, classImport) {
 			kind = "imports"
 		}
 		add(FoldingRange{StartRow: int(t.nodes[u].StartRow), EndRow: t.lastRow(u), Kind: kind})
@@ -392,7 +392,7 @@ func foldingRanges(t *tree, text []byte) []FoldingRange {
 		kids := t.childList(u)
 		for a := 0; a < len(kids); {
 			k := kids[a]
-			isC, isI := t.isComment(k), t.lang.imports[t.kind(k)]
+			isC, isI := t.isComment(k), t.is(k, classImport)
 			if !isC && !isI {
 				a++
 				continue
@@ -403,7 +403,7 @@ func foldingRanges(t *tree, text []byte) []FoldingRange {
 				if isC && (!t.isComment(n) || int(t.nodes[n].StartRow) != t.lastRow(kids[b])+1) {
 					break
 				}
-				if isI && !t.lang.imports[t.kind(n)] {
+				if isI && !t.is(n, classImport) {
 					break
 				}
 				b++

@@ -21,9 +21,14 @@ var ErrUnsupported = errors.New("treesitter: no grammar for this file type")
 type tree struct {
 	lang  *Language
 	nodes []node
+
+	mu        sync.Mutex
+	summaries map[SummaryOptions][]Segment // derived results, computed once per options
 }
 
 func (t *tree) kind(i uint32) string { return t.lang.kind(t.nodes[i].Symbol) }
+
+func (t *tree) is(i uint32, class uint8) bool { return t.lang.is(t.nodes[i].Symbol, class) }
 
 func (t *tree) fieldOf(i uint32) string { return t.lang.field(t.nodes[i].Field) }
 

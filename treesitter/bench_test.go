@@ -1,0 +1,147 @@
+package treesitter
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// genSource generates a realistic file of about n lines.
+func genSource(lang string, n int) (path string, text []byte) {
+	var b strings.Builder
+	lines := 0
+	w := func(format string, a ...any) {
+		s := fmt.Sprintf(format, a...)
+		lines += strings.Count(s, "\n")
+		b.WriteString(s)
+	}
+	switch lang {
+	case "go":
+		path = "bench.go"
+		w("package bench\n\nimport (\n\t\"fmt\"\n\t\"strings\"\n)\n\n")
+		for i := 0; lines < n-20; i++ {
+			w("// Item%d is a generated type.\ntype Item%d struct {\n\tName  string\n\tCount int\n\tTags  []string\n}\n\n", i, i)
+			w("// Render%d renders an item.\nfunc (it *Item%d) Render%d(sep string) (string, error) {\n", i, i, i)
+			w("\tif it == nil {\n\t\treturn \"\", fmt.Errorf(\"nil item %%d\", %d)\n\t}\n", i)
+			w("\tparts := make([]string, 0, len(it.Tags))\n\tfor _, t := range it.Tags {\n\t\tparts = append(parts, strings.ToUpper(t))\n\t}\n")
+			w("\treturn it.Name + sep + strings.Join(parts, sep), nil\n}\n\n")
+		}
+	case "python":
+		path = "bench.py"
+		w("import os\nimport sys\nfrom typing import Any\n\n\n")
+		for i := 0; lines < n-20; i++ {
+			w("class Item%d:\n    \"\"\"A generated class.\"\"\"\n\n    def __init__(self, name, count=0):\n        self.name = name\n        self.count = count\n\n", i)
+			w("    @property\n    def label(self) -> str:\n        parts = [p.upper() for p in self.name.split(\"_\")]\n        return \"-\".join(parts)\n\n")
+			w("    def render(self, sep: str = \",\") -> dict[str, Any]:\n        data = {\n            \"name\": self.name,\n            \"count\": self.count,\n        }\n        for k in list(data):\n            if not data[k]:\n                del data[k]\n        return data\n\n\n")
+		}
+	case "typescript":
+		path = "bench.ts"
+		w("import { readFile } from \"fs\";\nimport * as path from \"path\";\n\n")
+		for i := 0; lines < n-20; i++ {
+			w("export interface Item%d {\n  name: string;\n  count: number;\n  tags: string[];\n}\n\n", i)
+			w("export class Store%d {\n  private items: Map<string, Item%d> = new Map();\n\n  get(key: string): Item%d | undefined {\n    return this.items.get(key);\n  }\n\n", i, i, i)
+			w("  async load(file: string): Promise<number> {\n    const raw = await readFile(path.join(\"/tmp\", file), \"utf8\");\n    for (const line of raw.split(\"\\n\")) {\n      const [name, count] = line.split(\",\");\n      this.items.set(name, { name, count: Number(count), tags: [] });\n    }\n    return this.items.size;\n  }\n}\n\n")
+		}
+	}
+	return path, []byte(b.String())
+}
+
+var benchLangs = []string{"go", "python", "typescript"}
+
+// BenchmarkRawParse is tree-sitter alone: parse and close the tree.
+func BenchmarkRawParse(b *testing.B) {
+	for _, l := range benchLangs {
+		path, text := genSource(l, 10000)
+		lang := LanguageFor(path)
+		lang.init()
+		b.Run(l, func(b *testing.B) {
+			p := sitter.NewParser()
+			p.SetLanguage(lang.lang)
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				t, err := p.ParseCtx(context.Background(), nil, text)
+				if err != nil {
+					b.Fatal(err)
+				}
+				t.Close()
+			}
+		})
+	}
+}
+
+// BenchmarkParseFlatten is a cold parse as the package does it: parse,
+// copy the named nodes to Go memory, close the C tree.
+func BenchmarkParseFlatten(b *testing.B) {
+	for _, l := range benchLangs {
+		path, text := genSource(l, 10000)
+		lang := LanguageFor(path)
+		b.Run(l, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				if _, err := parseFresh(context.Background(), lang, text); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkBlockRange(b *testing.B) {
+	for _, l := range benchLangs {
+		path, text := genSource(l, 10000)
+		s := string(text)
+		// A method header near the middle of the file.
+		line := 5000
+		for {
+			ln, _ := lineAt(text, line)
+			t := strings.TrimSpace(string(ln))
+			if strings.HasPrefix(t, "func ") || strings.HasPrefix(t, "def render") || strings.HasPrefix(t, "async load") {
+				break
+			}
+			line++
+		}
+		b.Run(l+"/cold", func(b *testing.B) {
+			for b.Loop() {
+				defaultCache.purge()
+				if _, _, ok := DefaultResolver.BlockRange(path, s, line); !ok {
+					b.Fatal("no block")
+				}
+			}
+		})
+		b.Run(l+"/cached", func(b *testing.B) {
+			DefaultResolver.BlockRange(path, s, line)
+			for b.Loop() {
+				if _, _, ok := DefaultResolver.BlockRange(path, s, line); !ok {
+					b.Fatal("no block")
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkSummarize(b *testing.B) {
+	for _, l := range benchLangs {
+		path, text := genSource(l, 10000)
+		b.Run(l+"/cold", func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				defaultCache.purge()
+				s, err := Summarize(context.Background(), path, text, DefaultSummaryOptions())
+				if err != nil || !s.Parsed || !s.Elided {
+					b.Fatalf("summary failed: %v", err)
+				}
+			}
+		})
+		b.Run(l+"/cached", func(b *testing.B) {
+			Summarize(context.Background(), path, text, DefaultSummaryOptions())
+			for b.Loop() {
+				if _, err := Summarize(context.Background(), path, text, DefaultSummaryOptions()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
