@@ -33,6 +33,10 @@ func TestParseBodyShapes(t *testing.T) {
 		{"replace 1:\r\n+a\r\n", []Hunk{{Kind: OpReplace, Start: 1, End: 1, Rows: []string{"a"}, Line: 1}}},
 		{"replace 2..3:\n>>2:a\n3:b", []Hunk{{Kind: OpReplace, Start: 2, End: 3, Rows: []string{"a", "b"}, Line: 1}}},
 		{"replace 2:\n", []Hunk{{Kind: OpReplace, Start: 2, End: 2, Line: 1}}},
+		{"replace 1:\n+a\n  \n+b\n \n", []Hunk{{Kind: OpReplace, Start: 1, End: 1, Rows: []string{"a", "  ", "b"}, Line: 1}}},
+		{"replace 1:\n# kept as a bare row\nreplace 2:\n+b", []Hunk{
+			{Kind: OpReplace, Start: 1, End: 1, Rows: []string{"# kept as a bare row"}, Line: 1},
+			{Kind: OpReplace, Start: 2, End: 2, Rows: []string{"b"}, Line: 3}}},
 		{"insert after 1:\n+x\n*** Abort\ndelete 9", []Hunk{{Kind: OpInsertAfter, Start: 1, End: 1, Rows: []string{"x"}, Line: 1}}},
 	}
 	for _, tt := range tests {

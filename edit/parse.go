@@ -273,6 +273,13 @@ func isOpHeader(line string) bool {
 	return ok
 }
 
+func preview48(s string) string {
+	if p := truncRunes(s, 48); p != s {
+		return p + "…"
+	}
+	return s
+}
+
 // contamination returns the error for apply_patch / unified-diff / verbless
 // header shapes, or nil.
 func contamination(k int, line string) *Error {
@@ -282,11 +289,11 @@ func contamination(k int, line string) *Error {
 	}
 	switch {
 	case applySentinelRe.MatchString(t):
-		return lineErr(k, "apply_patch sentinel "+jsonQuote(truncRunes(t, 48))+" is not valid in hashline. File sections start with `[path#HASH]` (no `Update File:` / `Add File:` keyword). Use "+msgPayloadOps+" ops.")
+		return lineErr(k, "apply_patch sentinel "+jsonQuote(preview48(t))+" is not valid in hashline. File sections start with `[path#HASH]` (no `Update File:` / `Add File:` keyword). Use "+msgPayloadOps+" ops.")
 	case bodyDiffRe.MatchString(t):
 		return lineErr(k, "unified-diff hunk header (`@@ -N,M +N,M @@`) is not valid in hashline. Use "+msgPayloadOps+" ops.")
 	case strings.HasPrefix(t, "@@"):
-		return lineErr(k, "`@@`-bracketed hunk header "+jsonQuote(truncRunes(t, 48))+" is not valid in hashline. Drop the `@@ ... @@` brackets and write a verb header such as `replace N..M:`.")
+		return lineErr(k, "`@@`-bracketed hunk header "+jsonQuote(preview48(t))+" is not valid in hashline. Drop the `@@ ... @@` brackets and write a verb header such as `replace N..M:`.")
 	case deleteColonRe.MatchString(t):
 		return lineErr(k, "`delete N..M` has no colon and no body. Remove the colon and body rows.")
 	}
@@ -313,7 +320,7 @@ func ParseBody(body string) (*Parsed, error) {
 
 	var cur *Hunk
 	bodyStarted := false
-	held := 0
+	var held []string // blank lines after the body started, kept verbatim
 	var bare []int // indices of bare rows in cur.Rows
 
 	flush := func() *Error {
@@ -326,7 +333,7 @@ func ParseBody(body string) (*Parsed, error) {
 			stripReadPrefixes(h.Rows, bare)
 		}
 		bare = bare[:0]
-		held = 0
+		held = held[:0]
 		bodyStarted = false
 		if len(h.Rows) == 0 {
 			switch h.Kind {
@@ -340,10 +347,11 @@ func ParseBody(body string) (*Parsed, error) {
 		return nil
 	}
 	addRow := func(text string, isBare bool) {
-		if held > 0 {
-			for ; held > 0; held-- {
-				cur.Rows = append(cur.Rows, "")
+		if len(held) > 0 {
+			for _, b := range held {
+				cur.Rows = append(cur.Rows, sanitizeRow(b))
 			}
+			held = held[:0]
 			warnBareOnce()
 		}
 		if isBare {
@@ -358,8 +366,8 @@ func ParseBody(body string) (*Parsed, error) {
 		k := i + 1
 		line := strings.TrimSuffix(rawLine, "\r")
 		if strings.TrimSpace(line) == "" {
-			if cur != nil && bodyStarted {
-				held++
+			if cur != nil && bodyStarted && cur.Kind != OpDelete && cur.Kind != OpDeleteBlock {
+				held = append(held, line)
 			}
 			continue
 		}
@@ -391,9 +399,9 @@ func ParseBody(body string) (*Parsed, error) {
 			continue
 		}
 		// Raw line.
-		if (cur == nil || !bodyStarted) && strings.HasPrefix(strings.TrimLeft(line, " \t"), "#") &&
+		if cur == nil && strings.HasPrefix(strings.TrimLeft(line, " \t"), "#") &&
 			i+1 < len(lines) && isOpHeader(lines[i+1]) {
-			continue // a comment right above an op header
+			continue // a comment line right above the first op header
 		}
 		if err := contamination(k, line); err != nil {
 			return nil, err
