@@ -321,7 +321,7 @@ func ParseBody(body string) (*Parsed, error) {
 	var cur *Hunk
 	bodyStarted := false
 	var held []string // blank lines after the body started, kept verbatim
-	var bare []int // indices of bare rows in cur.Rows
+	var bare []int    // indices of bare rows in cur.Rows
 
 	flush := func() *Error {
 		if cur == nil {
