@@ -3,7 +3,6 @@ package search
 import (
 	"context"
 	"errors"
-	"os"
 	"runtime"
 	"sort"
 	"sync"
@@ -61,7 +60,7 @@ func Scan(ctx context.Context, m *Matcher, opts ScanOptions) (*ScanResult, error
 	var searched, matched atomic.Int64
 
 	searchFile := func(w *worker, abs, rel string) {
-		f, err := os.Open(abs)
+		f, err := openRaw(abs)
 		if err != nil {
 			w.res.Unreadable++
 			return
