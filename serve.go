@@ -1,9 +1,46 @@
 package main
 
-import "fmt"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
 
-// serve runs the language server; wired to package lsp once it lands.
+	"github.com/hashls/hashls/lsp"
+)
+
+// serve runs the language server on stdin/stdout. Nothing but protocol
+// frames is written to stdout; logs go to stderr.
 func (c *cli) serve(args []string) int {
-	fmt.Fprintln(c.stderr, "hashls serve: not wired yet")
-	return exitTool
+	for _, a := range args {
+		if a != "--stdio" && a != "-stdio" {
+			return c.usageError(fmt.Sprintf("serve: unknown argument %q (serve speaks LSP on stdin/stdout)", a))
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	err := lsp.Serve(ctx, stdio{c.stdin, c.stdout}, lsp.Options{
+		Root:    c.root,
+		Version: version(),
+		Logf:    func(format string, args ...any) { fmt.Fprintf(c.stderr, "hashls: "+format+"\n", args...) },
+	})
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, lsp.ErrExitWithoutShutdown):
+		return exitTool
+	default:
+		fmt.Fprintf(c.stderr, "hashls serve: %v\n", err)
+		return exitTool
+	}
 }
+
+// stdio joins stdin and stdout into the connection Serve reads and writes.
+type stdio struct {
+	io.Reader
+	io.Writer
+}
+
+func (stdio) Close() error { return nil }
