@@ -124,6 +124,7 @@ func openStoreFile(path string) (*Store, error) {
 	w.SetConnMaxLifetime(0)
 	w.SetConnMaxIdleTime(0)
 	s.w = w
+	persistWAL(w)
 	if err := s.migrate(); err != nil {
 		w.Close()
 		return nil, err
@@ -137,6 +138,26 @@ func openStoreFile(path string) (*Store, error) {
 	r.SetMaxIdleConns(2)
 	s.r = r
 	return s, nil
+}
+
+// persistWAL asks SQLite to keep the -wal file when the writer closes, so a
+// short-lived process does not pay for recreating and deleting it. Failure
+// only costs speed.
+func persistWAL(db *sql.DB) {
+	c, err := db.Conn(context.Background())
+	if err != nil {
+		return
+	}
+	defer c.Close()
+	_ = c.Raw(func(dc any) error {
+		if p, ok := dc.(interface {
+			FileControlPersistWAL(string, int) (int, error)
+		}); ok {
+			_, err := p.FileControlPersistWAL("main", 1)
+			return err
+		}
+		return nil
+	})
 }
 
 // lockFile takes an exclusive flock on name, waiting up to timeout.
