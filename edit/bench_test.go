@@ -3,20 +3,25 @@ package edit
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 )
 
 func makeLines(n int, crlf bool) []byte {
-	var b bytes.Buffer
-	eol := "\n"
-	if crlf {
-		eol = "\r\n"
-	}
+	b := make([]byte, 0, n*60)
 	for i := 1; i <= n; i++ {
-		fmt.Fprintf(&b, "\tline %d of the generated file: value = compute(%d);%s", i, i*7, eol)
+		b = append(b, "\tline "...)
+		b = strconv.AppendInt(b, int64(i), 10)
+		b = append(b, " of the generated file: value = compute("...)
+		b = strconv.AppendInt(b, int64(i*7), 10)
+		b = append(b, ");"...)
+		if crlf {
+			b = append(b, '\r')
+		}
+		b = append(b, '\n')
 	}
-	return b.Bytes()
+	return b
 }
 
 func fiftyHunks(lines int) string {
