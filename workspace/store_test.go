@@ -305,3 +305,30 @@ func TestWorkspaceStore(t *testing.T) {
 		t.Fatalf("env state dir: %s vs %s", w2.Store().Path(), w.Store().Path())
 	}
 }
+
+func TestStoreNewerSchema(t *testing.T) {
+	dir := t.TempDir()
+	s := openTestStore(t, dir)
+	if _, err := s.w.Exec(`PRAGMA user_version = 99`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	_, err := OpenStore(dir, "/some/root")
+	if !IsKind(err, KindStore) || !strings.Contains(err.Error(), "newer") {
+		t.Fatalf("newer schema: %v", err)
+	}
+}
+
+func TestStoreOddStateDir(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "we?ird #dir %41 x")
+	s := openTestStore(t, dir)
+	if err := s.Record("/k", "TTTT", []byte("v")); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := s.Lookup("/k", "TTTT"); !ok || err != nil {
+		t.Fatalf("lookup: %v %v", ok, err)
+	}
+	if _, err := os.Stat(s.Path()); err != nil {
+		t.Fatalf("database not at %s: %v", s.Path(), err)
+	}
+}
