@@ -102,6 +102,13 @@ func (t *tree) symbolKind(i uint32) string {
 		if t.lang.Name != "ruby" {
 			sk = ""
 		}
+	case "field_declaration":
+		t.children(i, func(c uint32) bool {
+			if t.fieldOf(c) == "declarator" && t.kind(c) == "function_declarator" {
+				sk = "method"
+			}
+			return true
+		})
 	case "function_definition":
 		if t.lang.Name == "lua" {
 			sk = "" // anonymous function expression
@@ -347,6 +354,23 @@ func (t *tree) collectSymbols(i uint32, text []byte, parentKind string, depth in
 				sk = "method"
 			}
 		}
+		if leafSymbolKinds[sk] {
+			// One symbol per name: Go's `X, Y int`, `const a, b = 1, 2`.
+			var names []uint32
+			t.children(c, func(g uint32) bool {
+				if t.fieldOf(g) == "name" {
+					names = append(names, g)
+				}
+				return true
+			})
+			if len(names) > 1 {
+				for _, g := range names {
+					out = append(out, Symbol{Name: firstLine(nodeText(t, text, g)), Kind: sk,
+						Detail: firstLine(nodeText(t, text, c)), Range: t.rangeOf(c), Selection: t.rangeOf(g)})
+				}
+				return true
+			}
+		}
 		name, nn := t.symbolName(c, text)
 		s := Symbol{Name: name, Kind: sk, Detail: firstLine(nodeText(t, text, c)), Range: t.rangeOf(c), Selection: t.rangeOf(nn)}
 		if s.Name == "" {
@@ -378,16 +402,15 @@ func foldingRanges(t *tree, text []byte) []FoldingRange {
 	}
 	for i := range t.nodes {
 		u := uint32(i)
-		if u == 0 {
-			continue
+		if u != 0 {
+			kind := "region"
+			if t.isComment(u) {
+				kind = "comment"
+			} else if t.is(u, classImport) {
+				kind = "imports"
+			}
+			add(FoldingRange{StartRow: int(t.nodes[u].StartRow), EndRow: t.lastRow(u), Kind: kind})
 		}
-		kind := "region"
-		if t.isComment(u) {
-			kind = "comment"
-		} else if t.is(u, classImport) {
-			kind = "imports"
-		}
-		add(FoldingRange{StartRow: int(t.nodes[u].StartRow), EndRow: t.lastRow(u), Kind: kind})
 		// Runs of sibling comments on consecutive rows, and of imports.
 		kids := t.childList(u)
 		for a := 0; a < len(kids); {

@@ -1,0 +1,238 @@
+package treesitter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func TestBlockRangeEdges(t *testing.T) {
+	goSrc := "package p\n\nfunc a() {\n\tx := 1\n\t_ = x\n}\n\nfunc b() {\n\tif true {\n}\n"
+	tests := []struct {
+		name, path, text string
+		line             int
+		ok               bool
+		start, end       int
+	}{
+		{"unknown extension", "data.unknownext", "func a() {\n}\n", 1, false, 0, 0},
+		{"no extension", "README", "x\n", 1, false, 0, 0},
+		{"empty text", "a.go", "", 1, false, 0, 0},
+		{"line 0", "a.go", goSrc, 0, false, 0, 0},
+		{"negative line", "a.go", goSrc, -3, false, 0, 0},
+		{"past the end", "a.go", goSrc, 99, false, 0, 0},
+		{"blank line", "a.go", goSrc, 2, false, 0, 0},
+		{"whitespace-only line", "a.go", "package p\n\t  \nvar x = 1\n", 2, false, 0, 0},
+		{"CR-only line", "a.go", "package p\n\r\nvar x = 1\n", 2, false, 0, 0},
+		{"closing brace", "a.go", goSrc, 6, false, 0, 0},
+		{"valid func before a syntax error", "a.go", goSrc, 3, true, 3, 6},
+		{"syntax error inside the node", "a.go", goSrc, 8, false, 0, 0},
+		{"continuation line", "a.ts", "const x = 1\n  + 2;\n", 2, false, 0, 0},
+		{"sentinel line", "a.go", "package p\n", 2, false, 0, 0},
+		{"no final newline", "a.py", "def f():\n    return 1", 1, true, 1, 2},
+		{"binary", "a.go", "\x00\x01\x02\xff\xfe\n\x00func", 1, false, 0, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, e, ok := DefaultResolver.BlockRange(tc.path, tc.text, tc.line)
+			if ok != tc.ok || s != tc.start || e != tc.end {
+				t.Errorf("BlockRange(%s, line %d) = %d-%d ok=%v, want %d-%d ok=%v", tc.path, tc.line, s, e, ok, tc.start, tc.end, tc.ok)
+			}
+		})
+	}
+}
+
+func TestSummarizeEdges(t *testing.T) {
+	ctx := context.Background()
+	long := func(n int) []byte {
+		var b strings.Builder
+		b.WriteString("package p\n")
+		for i := 1; strings.Count(b.String(), "\n") < n; i++ {
+			fmt.Fprintf(&b, "\nfunc f%d() {\n\ta := 1\n\tb := 2\n\t_ = a + b\n}\n", i)
+		}
+		return []byte(b.String())
+	}
+	t.Run("unknown extension", func(t *testing.T) {
+		s, err := Summarize(ctx, "x.unknownext", long(200), DefaultSummaryOptions())
+		if err != nil || s.Parsed || s.Elided {
+			t.Fatalf("got %+v, %v", s, err)
+		}
+	})
+	t.Run("empty", func(t *testing.T) {
+		s, err := Summarize(ctx, "x.go", nil, DefaultSummaryOptions())
+		if err != nil || s.Parsed || s.Lines != 0 {
+			t.Fatalf("got %+v, %v", s, err)
+		}
+	})
+	t.Run("syntax error anywhere", func(t *testing.T) {
+		s, err := Summarize(ctx, "x.go", append(long(200), "func broken( {\n"...), DefaultSummaryOptions())
+		if err != nil || s.Parsed {
+			t.Fatalf("got parsed=%v, %v", s.Parsed, err)
+		}
+	})
+	t.Run("binary", func(t *testing.T) {
+		bin := make([]byte, 4096)
+		rand.New(rand.NewSource(1)).Read(bin)
+		s, err := Summarize(ctx, "x.go", bin, DefaultSummaryOptions())
+		if err != nil || s.Parsed {
+			t.Fatalf("got parsed=%v, %v", s.Parsed, err)
+		}
+	})
+	t.Run("20001 lines", func(t *testing.T) {
+		// The 20,000-line limit belongs to the read tool; the engine still
+		// summarises (and covers every line).
+		text := long(20001)
+		s, err := Summarize(ctx, "x.go", text, DefaultSummaryOptions())
+		if err != nil || !s.Parsed || !s.Elided || s.Lines != countLines(text) {
+			t.Fatalf("got parsed=%v elided=%v lines=%d, %v", s.Parsed, s.Elided, s.Lines, err)
+		}
+		checkSegments(t, s)
+	})
+	t.Run("over 2 MiB", func(t *testing.T) {
+		var b strings.Builder
+		b.WriteString("package p\n")
+		for i := 0; b.Len() < 2<<20+1000; i++ {
+			fmt.Fprintf(&b, "\nfunc f%d() {\n\ts := %q\n\t_ = s\n\t_ = s\n}\n", i, strings.Repeat("y", 400))
+		}
+		s, err := Summarize(ctx, "x.go", []byte(b.String()), DefaultSummaryOptions())
+		if err != nil || !s.Parsed || !s.Elided {
+			t.Fatalf("got %+v, %v", s, err)
+		}
+		checkSegments(t, s)
+	})
+	t.Run("unfoldUntil 0 folds only roots", func(t *testing.T) {
+		o := DefaultSummaryOptions()
+		o.UnfoldUntil = 0
+		s, err := Summarize(ctx, "x.go", long(200), o)
+		if err != nil || !s.Elided {
+			t.Fatal(s, err)
+		}
+		for _, seg := range s.Segments {
+			if seg.Elided && seg.End-seg.Start+1 != 3 {
+				t.Errorf("segment %+v: want only function bodies (3 lines)", seg)
+			}
+		}
+	})
+	t.Run("cancelled", func(t *testing.T) {
+		c, cancel := context.WithCancel(ctx)
+		cancel()
+		text := append(long(3000), "// uncached\n"...)
+		if _, err := Summarize(c, "x.go", text, DefaultSummaryOptions()); !errors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v, want context.Canceled", err)
+		}
+		// The pooled parser must not resume the cancelled parse.
+		s, err := Summarize(ctx, "x.go", text, DefaultSummaryOptions())
+		if err != nil || !s.Parsed || s.Lines != countLines(text) {
+			t.Fatalf("after cancel: %+v, %v", s, err)
+		}
+	})
+}
+
+// checkSegments verifies that segments alternate and cover 1..Lines.
+func checkSegments(t *testing.T, s *Summary) {
+	t.Helper()
+	next := 1
+	for i, seg := range s.Segments {
+		if seg.Start != next || seg.End < seg.Start || (i > 0 && seg.Elided == s.Segments[i-1].Elided) {
+			t.Fatalf("bad segment %d %+v in %v", i, seg, s.Segments)
+		}
+		next = seg.End + 1
+	}
+	if s.Lines > 0 && next != s.Lines+1 {
+		t.Fatalf("segments end at %d, want %d", next-1, s.Lines)
+	}
+}
+
+func TestUnsupported(t *testing.T) {
+	ctx := context.Background()
+	if Supported("a.unknownext") || !Supported("a.go") || !Supported("Dockerfile") || !Supported("x/Makefile.py") {
+		t.Fatal("Supported is wrong")
+	}
+	if _, err := DocumentSymbols(ctx, "a.unknownext", []byte("x")); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("DocumentSymbols: %v", err)
+	}
+	if _, err := FoldingRanges(ctx, "a.unknownext", []byte("x")); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("FoldingRanges: %v", err)
+	}
+	if _, err := SelectionRanges(ctx, "a.unknownext", []byte("x"), []int{0}); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("SelectionRanges: %v", err)
+	}
+}
+
+func TestLanguageFor(t *testing.T) {
+	tests := map[string]string{
+		"a.go": "go", "A.GO": "go", "x/y/z.tsx": "tsx", "Dockerfile": "dockerfile", "Dockerfile.prod": "dockerfile",
+		"api.dockerfile": "dockerfile", "Rakefile": "ruby", "Gemfile": "ruby", ".bashrc": "bash", "Jenkinsfile": "groovy",
+		"main.tf": "hcl", "c:\\src\\main.rs": "rust", "x.h": "c", "x.hpp": "cpp", "README.md": "markdown",
+		"Makefile": "", "a.unknownext": "", "noext": "", "CMakeLists.txt": "",
+	}
+	for p, want := range tests {
+		got := ""
+		if l := LanguageFor(p); l != nil {
+			got = l.Name
+		}
+		if got != want {
+			t.Errorf("LanguageFor(%q) = %q, want %q", p, got, want)
+		}
+	}
+}
+
+// TestConcurrentUse hammers the pool and cache from many goroutines (run
+// with -race): trees are immutable Go data, so sharing is safe.
+func TestConcurrentUse(t *testing.T) {
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for i := 0; i < 40; i++ {
+				src := fmt.Sprintf("package p\n\nfunc f%d() {\n\tx := %d\n\t_ = x\n}\n", i%5, i%3)
+				if s, e, ok := DefaultResolver.BlockRange("a.go", src, 3); !ok || s != 3 || e != 6 {
+					errs <- fmt.Errorf("goroutine %d: block %d-%d %v", g, s, e, ok)
+					return
+				}
+				if _, err := DocumentSymbols(ctx, "a.go", []byte(src)); err != nil {
+					errs <- err
+					return
+				}
+				py := fmt.Sprintf("def f():\n    return %d\n", i%4)
+				if _, err := Summarize(ctx, "a.py", []byte(py), DefaultSummaryOptions()); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}(g)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+func TestCacheBounded(t *testing.T) {
+	c := newTreeCache(3, 1000)
+	mk := func(n int) *tree { return &tree{nodes: make([]node, n)} }
+	for i := 0; i < 10; i++ {
+		c.put(cacheKey{lang: "go", sum: [32]byte{byte(i)}}, mk(100))
+	}
+	if c.ll.Len() != 3 || c.nodes != 300 {
+		t.Fatalf("len=%d nodes=%d", c.ll.Len(), c.nodes)
+	}
+	if c.get(cacheKey{lang: "go", sum: [32]byte{9}}) == nil || c.get(cacheKey{lang: "go", sum: [32]byte{0}}) != nil {
+		t.Fatal("LRU order wrong")
+	}
+	c.put(cacheKey{lang: "go", sum: [32]byte{42}}, mk(950))
+	if c.nodes > 1000 {
+		t.Fatalf("node budget exceeded: %d", c.nodes)
+	}
+	c.put(cacheKey{lang: "go", sum: [32]byte{43}}, mk(5000)) // larger than the budget: not cached
+	if c.get(cacheKey{lang: "go", sum: [32]byte{43}}) != nil {
+		t.Fatal("oversized tree cached")
+	}
+}
