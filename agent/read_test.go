@@ -1,0 +1,177 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hashls/hashls/edit"
+)
+
+func numbered(n int) string {
+	var sb strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&sb, "line %d\n", i)
+	}
+	return sb.String()
+}
+
+func rows(from, to int) string {
+	var sb strings.Builder
+	for i := from; i <= to; i++ {
+		fmt.Fprintf(&sb, "%d:line %d\n", i, i)
+	}
+	return sb.String()
+}
+
+func TestReadSelectors(t *testing.T) {
+	env := newTestEnv(t)
+	content := numbered(20)
+	writeRootFile(t, env, "f.txt", content)
+	hdr := "¶f.txt#" + edit.Tag([]byte(content)) + "\n"
+	tests := []struct {
+		path string
+		want string
+	}{
+		{"f.txt", hdr + rows(1, 20)},
+		{"f.txt:5", hdr + rows(4, 20)},      // open-ended: 1 leading context line
+		{"f.txt:5-", hdr + rows(4, 20)},     // same
+		{"f.txt:5-7", hdr + rows(4, 10)},    // 1 before, 3 after
+		{"f.txt:L5-L7", hdr + rows(4, 10)},  // L prefixes
+		{"f.txt:5+2", hdr + rows(4, 9)},     // 5..6 plus context
+		{"f.txt:1-2", hdr + rows(1, 5)},     // clamped at the start
+		{"f.txt:19-20", hdr + rows(18, 20)}, // clamped at the end
+		{"f.txt:2-3,15-15", hdr + rows(1, 6) + "...\n" + rows(14, 18)},
+		{"f.txt:2-3,6-7", hdr + rows(1, 10)}, // context makes them touch: merged
+		{"f.txt:3-4:raw", "line 2\nline 3\nline 4\nline 5\nline 6\nline 7\n"},
+		{"f.txt:raw:3-4", "line 2\nline 3\nline 4\nline 5\nline 6\nline 7\n"},
+		{"f.txt:raw", content},
+	}
+	for _, tt := range tests {
+		res, err := runTool(env, "read", map[string]string{"path": tt.path})
+		if err != nil {
+			t.Errorf("read %s: %v", tt.path, err)
+			continue
+		}
+		if res.Text != tt.want {
+			t.Errorf("read %s =\n%s\nwant\n%s", tt.path, res.Text, tt.want)
+		}
+	}
+}
+
+func TestReadGuidanceAndErrors(t *testing.T) {
+	env := newTestEnv(t)
+	writeRootFile(t, env, "f.txt", numbered(3))
+	writeRootFile(t, env, "bin.dat", "a\x00b")
+	writeRootFile(t, env, "empty.txt", "")
+	writeRootFile(t, env, "dir/x.txt", "x")
+
+	res, err := runTool(env, "read", map[string]string{"path": "f.txt:10"})
+	if err != nil || !strings.Contains(res.Text, "Line 10 is past the end of f.txt, which has 3 lines. Use f.txt:3") {
+		t.Errorf("past the end: %v %q", err, res)
+	}
+	res, err = runTool(env, "read", map[string]string{"path": "empty.txt"})
+	if err != nil || !strings.Contains(res.Text, "empty file") {
+		t.Errorf("empty: %v %+v", err, res)
+	}
+	res, err = runTool(env, "read", map[string]string{"path": "dir"})
+	if err != nil || !strings.Contains(res.Text, "x.txt") {
+		t.Errorf("dir: %v %+v", err, res)
+	}
+	for path, kind := range map[string]string{
+		"f.txt:0":       KindUsage,
+		"missing.txt":   KindNotFound,
+		"bin.dat":       KindBinary,
+		"../x.txt":      KindOutside,
+		"/etc/hostname": KindOutside,
+		"":              KindUsage,
+	} {
+		_, err := runTool(env, "read", map[string]string{"path": path})
+		var ae *Error
+		if !errors.As(err, &ae) || ae.Kind != kind {
+			t.Errorf("read %q: err %v, want kind %s", path, err, kind)
+		}
+	}
+}
+
+func TestReadLimits(t *testing.T) {
+	env := newTestEnv(t)
+	writeRootFile(t, env, "long.txt", numbered(5000))
+	res, err := runTool(env, "read", map[string]string{"path": "long.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Text, "3000:line 3000\n") || strings.Contains(res.Text, "3001:") {
+		t.Errorf("3000-line limit not applied")
+	}
+	if !strings.Contains(res.Text, "[Showing lines 1-3000 of 5000 (3000-line limit). Use long.txt:3001 to continue.]") {
+		t.Errorf("no truncation notice: %s", res.Text[len(res.Text)-200:])
+	}
+	d := res.Details.(*readDetails)
+	if d.Truncation == nil || d.Truncation.NextOffset != 3001 {
+		t.Errorf("details truncation = %+v", d.Truncation)
+	}
+
+	wide := strings.Repeat(strings.Repeat("x", 99)+"\n", 2000) // 200 KB
+	writeRootFile(t, env, "wide.txt", wide)
+	res, err = runTool(env, "read", map[string]string{"path": "wide.txt:100-"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Text) > 52*1024 || !strings.Contains(res.Text, "(50 KiB limit). Use wide.txt:") {
+		t.Errorf("50 KiB limit not applied: %d bytes", len(res.Text))
+	}
+}
+
+func TestReadRecordsSnapshotForEdit(t *testing.T) {
+	env := newTestEnv(t)
+	writeRootFile(t, env, "crlf.txt", "\xEF\xBB\xBFa\r\nb\r\nc\r\n")
+	res, err := runTool(env, "read", map[string]string{"path": "crlf.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hdr, _, _ := strings.Cut(res.Text, "\n")
+	if !strings.Contains(res.Text, "\n2:b\n") || strings.Contains(res.Text, "\r") {
+		t.Fatalf("CRLF/BOM not hidden: %q", res.Text)
+	}
+	_, err = runTool(env, "edit", map[string]string{"input": hdr + "\nreplace 2..2:\n+B"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(filepath.Join(env.WS.Root(), "crlf.txt"))
+	if string(got) != "\xEF\xBB\xBFa\r\nB\r\nc\r\n" {
+		t.Fatalf("edit lost BOM or CRLF: %q", got)
+	}
+}
+
+// TestEditLargeFile edits a 64 MiB file through the tool (the reference
+// stops at 4 MiB).
+func TestEditLargeFile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("64 MiB file")
+	}
+	env := newTestEnv(t)
+	line := strings.Repeat("y", 63) + "\n"
+	big := strings.Repeat(line, 64*1024*1024/len(line))
+	writeRootFile(t, env, "big.txt", big)
+	res, err := runTool(env, "read", map[string]string{"path": "big.txt:1000000-1000001"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hdr, _, _ := strings.Cut(res.Text, "\n")
+	res, err = runTool(env, "edit", map[string]string{"input": hdr + "\nreplace 1000000..1000000:\n+changed\ninsert tail:\n+end"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(filepath.Join(env.WS.Root(), "big.txt"))
+	want := strings.Repeat(line, 999999) + "changed\n" + big[1000000*len(line):] + "end\n"
+	if string(got) != want {
+		t.Fatalf("64 MiB edit wrong (len %d, want %d)", len(got), len(want))
+	}
+	if newHdr := "#" + edit.Tag(got); !strings.Contains(res.Text, newHdr) {
+		t.Fatalf("response tag does not match the written content")
+	}
+}

@@ -1,0 +1,71 @@
+package workspace
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestSplitSelector(t *testing.T) {
+	tests := []struct {
+		in      string
+		path    string
+		sel     Selector
+		wantErr string
+	}{
+		{in: "a.go", path: "a.go"},
+		{in: "a.go:raw", path: "a.go", sel: Selector{Raw: true}},
+		{in: "a.go:5", path: "a.go", sel: Selector{Ranges: []LineRange{{5, 0}}}},
+		{in: "a.go:L5", path: "a.go", sel: Selector{Ranges: []LineRange{{5, 0}}}},
+		{in: "a.go:5-", path: "a.go", sel: Selector{Ranges: []LineRange{{5, 0}}}},
+		{in: "a.go:5-9", path: "a.go", sel: Selector{Ranges: []LineRange{{5, 9}}}},
+		{in: "a.go:L5-L9", path: "a.go", sel: Selector{Ranges: []LineRange{{5, 9}}}},
+		{in: "a.go:5+3", path: "a.go", sel: Selector{Ranges: []LineRange{{5, 7}}}},
+		{in: "a.go:20-30,5-10", path: "a.go", sel: Selector{Ranges: []LineRange{{5, 10}, {20, 30}}}},
+		{in: "a.go:5-10,8-12,13-14", path: "a.go", sel: Selector{Ranges: []LineRange{{5, 14}}}},
+		{in: "a.go:5-10:raw", path: "a.go", sel: Selector{Raw: true, Ranges: []LineRange{{5, 10}}}},
+		{in: "a.go:raw:5-10", path: "a.go", sel: Selector{Raw: true, Ranges: []LineRange{{5, 10}}}},
+		{in: "archive.zip:inner/file.txt", path: "archive.zip:inner/file.txt"},
+		{in: "db.sqlite:table:key", path: "db.sqlite:table:key"},
+		{in: "a.go:0", wantErr: "Line selector 0 is invalid; lines are 1-indexed. Use :1."},
+		{in: "a.go:9-5", wantErr: "ends before it starts"},
+		{in: "a.go:5+0", wantErr: "at least 1"},
+		{in: "a.go:99999999999999999999", wantErr: "out of range"},
+	}
+	for _, tt := range tests {
+		path, sel, err := SplitSelector(tt.in)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("SplitSelector(%q) err = %v, want %q", tt.in, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("SplitSelector(%q): %v", tt.in, err)
+			continue
+		}
+		if path != tt.path || !reflect.DeepEqual(sel, tt.sel) {
+			t.Errorf("SplitSelector(%q) = %q, %+v; want %q, %+v", tt.in, path, sel, tt.path, tt.sel)
+		}
+	}
+}
+
+func FuzzSplitSelector(f *testing.F) {
+	for _, s := range []string{"a:1", "a:1-2,5+3:raw", "a:raw:L3-", "a:0", "::", "a:1,,2"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		_, sel, err := SplitSelector(s)
+		if err != nil {
+			return
+		}
+		for i, r := range sel.Ranges {
+			if r.Start < 1 || (r.End != 0 && r.End < r.Start) {
+				t.Fatalf("bad range %+v from %q", r, s)
+			}
+			if i > 0 && sel.Ranges[i-1].End != 0 && r.Start <= sel.Ranges[i-1].End+1 {
+				t.Fatalf("unmerged ranges %+v from %q", sel.Ranges, s)
+			}
+		}
+	})
+}
