@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Whole-process wall time of `hashls tool edit` applying a 50-hunk edit to a
+# 10,000-line file (goal: <= 10 ms), next to `hashls tool read` and `version`.
+# Usage: bench/edit.sh [runs]   (needs python3; uses hyperfine when present)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-30}
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+go build -o "$work/hashls" .
+export HASHLS_STATE_DIR="$work/state"
+mkdir -p "$work/root"
+python3 - "$work/root" <<'PY'
+import sys, json
+root = sys.argv[1]
+lines = [f"line {i}: some text for the benchmark file" for i in range(1, 10001)]
+open(f"{root}/big.txt", "w").write("\n".join(lines) + "\n")
+PY
+cd "$work/root"
+tag=$("$work/hashls" tool read '{"path":"big.txt:1"}' | head -1 | sed 's/.*#//')
+python3 - "$tag" > "$work/edit.json" <<'PY'
+import sys, json
+tag = sys.argv[1]
+ops = [f"replace {i*200+1}..{i*200+1}:\n+changed {i}" for i in range(50)]
+print(json.dumps({"input": f"¶big.txt#{tag}\n" + "\n".join(ops)}))
+PY
+cp big.txt "$work/big.orig"
+# Each run restores the file so every edit applies against the read tag.
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+time_ms() { # command... -> wall ms
+  local s e; s=$(date +%s%N); "$@" >/dev/null; e=$(date +%s%N); echo $(( (e - s) / 1000 ))
+}
+for name in version read edit; do
+  for _ in $(seq "$runs"); do
+    cp "$work/big.orig" big.txt
+    case $name in
+      version) time_ms "$work/hashls" version ;;
+      read) time_ms "$work/hashls" tool read '{"path":"big.txt:1-20"}' ;;
+      edit) time_ms "$work/hashls" tool edit - < "$work/edit.json" ;;
+    esac
+  done | median | awk -v n="$name" '{printf "%-8s median %.2f ms\n", n, $1/1000}'
+done
