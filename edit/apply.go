@@ -29,7 +29,6 @@ type applied struct {
 	out      []byte
 	warnings []string
 	regions  []region
-	anchors  []int // 1-based anchor lines
 }
 
 func applyErr(msg string) *Error { return &Error{Kind: KindApply, Msg: msg} }
@@ -105,7 +104,7 @@ func applyPlain(d *doc, hunks []Hunk) (*applied, *Error) {
 	}
 	L := d.n()
 	sent := d.hasSentinel()
-	res := &applied{anchors: hunkAnchors(hunks)}
+	res := &applied{}
 	perHunk := make([][]string, len(hunks))
 
 	// Replacement ranges after repair (0-based inclusive), per hunk.

@@ -308,3 +308,14 @@ func TestResponseText(t *testing.T) {
 		t.Errorf("first changed line %d", res.FirstChangedLine)
 	}
 }
+
+func TestIsCloser(t *testing.T) {
+	for s, want := range map[string]bool{
+		"}": true, "  });": true, "\t]),": true, ")": true, "} ": true,
+		"": false, "  ": false, "};;": false, "} else {": false, "end": false, ";": false, "}x": false,
+	} {
+		if got := isCloser(s); got != want {
+			t.Errorf("isCloser(%q) = %v", s, got)
+		}
+	}
+}

@@ -1,7 +1,6 @@
 package edit
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -101,9 +100,22 @@ func (d *doc) balanceRange(s, e int) balance { // 0-based inclusive
 	return sc.b
 }
 
-var closerRe = regexp.MustCompile(`^\s*[)\]}]+[;,]?\s*$`)
-
-func isCloser(s string) bool { return closerRe.MatchString(s) }
+// isCloser reports whether s is a pure structural closer line: the
+// reference's /^\s*[)\]}]+[;,]?\s*$/.
+func isCloser(s string) bool {
+	s = strings.Trim(s, " \t\n\v\f\r")
+	i := 0
+	for i < len(s) && (s[i] == ')' || s[i] == ']' || s[i] == '}') {
+		i++
+	}
+	if i == 0 {
+		return false
+	}
+	if i < len(s) && (s[i] == ';' || s[i] == ',') {
+		i++
+	}
+	return i == len(s)
+}
 
 func hasNonSpace(rows []string) bool {
 	for _, r := range rows {
