@@ -1,0 +1,148 @@
+package agent
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/hashls/hashls/edit"
+	"github.com/hashls/hashls/workspace"
+)
+
+type writeTool struct{}
+
+func init() { register(writeTool{}) }
+
+func (writeTool) Name() string { return "write" }
+func (writeTool) Description() string {
+	return "Create or overwrite a file with the given content; the old content goes to the trash and the result carries a fresh ¶PATH#TAG"
+}
+func (writeTool) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"File path inside the root; missing parent directories are created"},"content":{"type":"string","description":"The complete new content of the file"}},"required":["path","content"],"additionalProperties":false}`)
+}
+
+type writeArgs struct {
+	Path    string `json:"path"`
+	Content string `json:"content"`
+}
+
+type writeDetails struct {
+	Path    string `json:"path"`
+	Tag     string `json:"tag"`
+	Op      string `json:"op"` // "create" or "update"
+	Bytes   int    `json:"bytes"`
+	Diff    string `json:"diff,omitempty"`
+	AuditID int64  `json:"auditId,omitempty"`
+	TrashID int64  `json:"trashId,omitempty"`
+	// StrippedPrefixes is set when pasted ¶PATH#TAG / N: read prefixes were removed.
+	StrippedPrefixes bool `json:"strippedPrefixes,omitempty"`
+}
+
+var (
+	pastedHeaderRE = regexp.MustCompile(`^(?:¶|\[)[^\n]*#[0-9A-Fa-f]{4}\]?[ \t]*\r?\n`)
+	pastedRowRE    = regexp.MustCompile(`^[1-9][0-9]*:`)
+)
+
+// stripReadPrefixes removes a ¶PATH#TAG header and N: row prefixes copied
+// from read output, but only when every line carries a prefix.
+func stripReadPrefixes(s string) (string, bool) {
+	out := pastedHeaderRE.ReplaceAllString(s, "")
+	changed := out != s
+	lines := strings.SplitAfter(out, "\n")
+	n := 0
+	for _, l := range lines {
+		if l == "" {
+			continue
+		}
+		if !pastedRowRE.MatchString(l) {
+			return out, changed
+		}
+		n++
+	}
+	if n == 0 {
+		return out, changed
+	}
+	for i, l := range lines {
+		if loc := pastedRowRE.FindStringIndex(l); loc != nil {
+			lines[i] = l[loc[1]:]
+		}
+	}
+	return strings.Join(lines, ""), true
+}
+
+func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
+	var a writeArgs
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return nil, &Error{Kind: KindUsage, Message: "write: " + err.Error()}
+	}
+	if strings.TrimSpace(a.Path) == "" {
+		return nil, &Error{Kind: KindUsage, Message: "write: path is empty; pass the file to create or overwrite"}
+	}
+	p, err := env.WS.Resolve(a.Path)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := os.Stat(p.Abs); err == nil && st.IsDir() {
+		return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot write %s: it is a directory. Pass a file path.", p.Rel)}
+	}
+	content, stripped := stripReadPrefixes(a.Content)
+	unlock, err := env.WS.Lock(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+
+	var old []byte
+	d := &writeDetails{Path: p.Rel, Op: "create", Bytes: len(content), StrippedPrefixes: stripped}
+	f, err := env.WS.ReadFile(p)
+	switch {
+	case err == nil:
+		old = f.Bytes
+		d.Op = "update"
+	case workspace.IsKind(err, workspace.KindNotFound):
+		if err := os.MkdirAll(filepath.Dir(p.Abs), 0o755); err != nil {
+			return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot create the directory for %s: %v", p.Rel, err), Err: err}
+		}
+	default:
+		return nil, err
+	}
+	newBytes := []byte(content)
+	st := env.WS.Store()
+	if old != nil && st != nil {
+		if d.TrashID, err = st.Trash(p.Abs, old, "write"); err != nil {
+			return nil, err
+		}
+	}
+	if err := env.WS.WriteFile(ctx, p, old, newBytes, "hashls write"); err != nil {
+		return nil, err
+	}
+	d.Tag = edit.Tag(newBytes)
+	if err := record(env, p, d.Tag, newBytes); err != nil {
+		return nil, fmt.Errorf("%s was written, but recording its snapshot failed: %w; re-read it before editing", p.Rel, err)
+	}
+	if st != nil {
+		e := workspace.AuditEntry{Tool: "write", Path: p.Rel, SHA256After: sha256Hex(newBytes)}
+		if old != nil {
+			e.SHA256Before = sha256Hex(old)
+		}
+		if d.AuditID, err = st.Audit(e); err != nil {
+			return nil, fmt.Errorf("%s was written, but the audit log append failed: %w", p.Rel, err)
+		}
+	}
+	text := fmt.Sprintf("¶%s#%s\nSuccessfully wrote %d bytes to %s", p.Rel, d.Tag, len(newBytes), p.Rel)
+	if stripped {
+		text += "\nNote: removed ¶PATH#TAG / N: prefixes copied from read output; content must be the raw file text."
+	}
+	return &Result{Text: text, Details: d}, nil
+}
+
+func sha256Hex(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
