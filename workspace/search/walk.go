@@ -35,11 +35,22 @@ type Entry struct {
 	Rel  string      // slash-separated, relative to the walk root
 	Abs  string      // absolute
 	Type fs.FileMode // type bits only: 0 regular, fs.ModeDir, fs.ModeSymlink, ...
-	d    fs.DirEntry
 }
 
 // Info returns the entry's lstat information.
-func (e *Entry) Info() (fs.FileInfo, error) { return e.d.Info() }
+func (e *Entry) Info() (fs.FileInfo, error) { return os.Lstat(e.Abs) }
+
+// dirent is one directory entry as readDir lists it.
+type dirent struct {
+	name string
+	typ  fs.FileMode
+}
+
+// walkBuf is a worker's scratch space for reading directories.
+type walkBuf struct {
+	raw  []byte
+	ents []dirent
+}
 
 // WalkStats counts what a walk met.
 type WalkStats struct {
@@ -141,6 +152,7 @@ func Walk(ctx context.Context, root string, opts WalkOptions, fn func(worker int
 	var stats WalkStats
 	var stopped atomic.Bool
 	var wg sync.WaitGroup
+	bufs := make([]walkBuf, threads)
 	for w := 0; w < threads; w++ {
 		wg.Add(1)
 		go func(worker int) {
@@ -155,7 +167,7 @@ func Walk(ctx context.Context, root string, opts WalkOptions, fn func(worker int
 					q.done()
 					return
 				}
-				if !walkDir(d, opts, prefix, worker, q, &stats, fn) {
+				if !walkDir(d, opts, prefix, worker, &bufs[worker], q, &stats, fn) {
 					stopped.Store(true)
 					q.stop()
 				}
@@ -169,14 +181,10 @@ func Walk(ctx context.Context, root string, opts WalkOptions, fn func(worker int
 
 // walkDir reads one directory, reports its entries and queues its
 // subdirectories. It returns false when fn asked to stop.
-func walkDir(d dirWork, opts WalkOptions, prefix string, worker int, q *workQueue, stats *WalkStats, fn func(int, *Entry) bool) bool {
-	f, err := os.Open(d.abs)
-	if err != nil {
-		atomic.AddInt64(&stats.Unreadable, 1)
-		return true
-	}
-	ents, err := f.ReadDir(-1)
-	f.Close()
+func walkDir(d dirWork, opts WalkOptions, prefix string, worker int, wb *walkBuf, q *workQueue, stats *WalkStats, fn func(int, *Entry) bool) bool {
+	ents, raw, err := readDir(d.abs, wb.raw, wb.ents[:0])
+	wb.raw = raw
+	wb.ents = ents[:0]
 	if err != nil && len(ents) == 0 {
 		atomic.AddInt64(&stats.Unreadable, 1)
 		return true
@@ -185,7 +193,7 @@ func walkDir(d dirWork, opts WalkOptions, prefix string, worker int, q *workQueu
 	frame := d.frame
 	if frame != nil && d.rel != "" { // root's own .gitignore is in its frame already
 		for _, e := range ents {
-			if e.Name() == ".gitignore" && e.Type().IsRegular() {
+			if e.name == ".gitignore" && e.typ.IsRegular() {
 				frame = frame.Child(prefix + d.rel) // prefix is "" or ends in "/"; d.rel is not empty
 				break
 			}
@@ -193,11 +201,11 @@ func walkDir(d dirWork, opts WalkOptions, prefix string, worker int, q *workQueu
 	}
 	var e Entry
 	for _, de := range ents {
-		name := de.Name()
+		name := de.name
 		if name == ".git" || (!opts.Hidden && name[0] == '.') {
 			continue
 		}
-		typ := de.Type()
+		typ := de.typ
 		isDir := typ.IsDir()
 		rel := name
 		if d.rel != "" {
@@ -206,7 +214,7 @@ func walkDir(d dirWork, opts WalkOptions, prefix string, worker int, q *workQueu
 		if frame != nil && frame.Ignored(prefix+rel, isDir) {
 			continue
 		}
-		e = Entry{Rel: rel, Abs: d.abs + string(os.PathSeparator) + name, Type: typ, d: de}
+		e = Entry{Rel: rel, Abs: d.abs + string(os.PathSeparator) + name, Type: typ}
 		if !fn(worker, &e) {
 			return false
 		}
