@@ -195,9 +195,22 @@ func applyPlain(d *doc, hunks []Hunk) (*applied, *Error) {
 	for _, w := range perHunk {
 		res.warnings = append(res.warnings, w...)
 	}
-	// The empty file: head/tail rows replace its single empty line.
-	if len(d.b) == 0 && (len(head) > 0 || len(tail) > 0) && !inDel(0) {
-		dels = append([]delRange{{0, 0}}, dels...)
+	// The empty file: head/tail rows replace its single empty line when
+	// nothing else touches it; otherwise, as in the reference (which applies
+	// head/tail after the anchored edits), its empty line still closes the
+	// file and tail rows go before it unless rows were inserted after it.
+	emptyTailBefore := false
+	if len(d.b) == 0 && (len(head) > 0 || len(tail) > 0) {
+		afterOps := false
+		for _, o := range ops {
+			afterOps = afterOps || o.slot == slotAfter
+		}
+		switch {
+		case len(ops) == 0 && len(dels) == 0:
+			dels = append(dels, delRange{0, 0})
+		case !inDel(0) && !afterOps:
+			emptyTailBefore = true
+		}
 	}
 	sort.SliceStable(ops, func(a, b int) bool {
 		if ops[a].line != ops[b].line {
@@ -239,7 +252,7 @@ func applyPlain(d *doc, hunks []Hunk) (*applied, *Error) {
 		addRegion(0, 0, ns, e.rows)
 	}
 	tailLine := L
-	if sent {
+	if sent || emptyTailBefore {
 		tailLine = L - 1
 	}
 	tailEnd := d.eff(tailLine - 1)

@@ -128,6 +128,9 @@ func TestLineEndingsBOMFinalNewline(t *testing.T) {
 		{"delete last line of unterminated file", "a\r\nb\r\nc", "delete 3", "a\r\nb"},
 		{"delete all keeps empty", "a\nb\n", "delete 1..2", ""},
 		{"empty file head", "", "insert head:\n+x\n+y", "x\ny"},
+		{"empty file tail", "", "insert tail:\n+x", "x"},
+		{"empty file with anchored insert keeps its line for tail", "", "insert before 1:\n+a\ninsert tail:\n+t\ninsert head:\n+h", "h\na\nt\n"},
+		{"empty file insert after then tail", "", "insert after 1:\n+x\ninsert tail:\n+t", "\nx\nt"},
 		{"lone CR normalised to first style", "a\r\nb\rc\r\n", "replace 3:\n+C", "a\r\nb\r\nC\r\n"},
 		{"untouched CRLF lines byte-identical", "x\r\ny\r\nz\n", "delete 3", "x\r\ny\r\n"},
 	}
