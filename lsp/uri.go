@@ -137,7 +137,11 @@ func uriScheme(u uri.URI) string {
 // scheme), from the languageId the editor sent. The name is only used to
 // pick a tree-sitter grammar.
 func languageFileName(u uri.URI, languageID string) string {
-	base := path.Base(string(u))
+	str := string(u)
+	if i := strings.IndexAny(str, "?#"); i >= 0 {
+		str = str[:i]
+	}
+	base := path.Base(str)
 	if i := strings.LastIndexAny(base, ":/"); i >= 0 {
 		base = base[i+1:]
 	}
