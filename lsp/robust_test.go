@@ -106,10 +106,10 @@ func TestMalformedFrames(t *testing.T) {
 	initReq := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":null,"capabilities":{}}}`
 
 	cases := []struct {
-		name   string
-		input  string
-		code int // expected error code of the reply (0: no reply expected)
-		id   any // expected id of the error reply
+		name  string
+		input string
+		code  int // expected error code of the reply (0: no reply expected)
+		id    any // expected id of the error reply
 	}{
 		{"not json", frame(`{"jsonrpc":"2.0","id":7,`), -32700, nil},
 		{"not json-rpc", frame(`{"hello":"world"}`), -32600, nil},
