@@ -17,6 +17,29 @@ const maxAlternatives = 4096
 type Glob struct {
 	src  string
 	alts []string
+	fast []fastGlob // per alternative
+}
+
+// fastGlob is a shortcut for common alternative shapes.
+type fastGlob struct {
+	kind int    // fastNone, fastSuffix ("**/*LIT"), fastExact (no specials)
+	lit  string // the literal part
+}
+
+const (
+	fastNone = iota
+	fastSuffix
+	fastExact
+)
+
+func classify(alt string) fastGlob {
+	if !strings.ContainsAny(alt, "*?[\\\x00") {
+		return fastGlob{fastExact, alt}
+	}
+	if rest, ok := strings.CutPrefix(alt, "**/*"); ok && !strings.ContainsAny(rest, "*?[\\/\x00") {
+		return fastGlob{fastSuffix, rest}
+	}
+	return fastGlob{}
 }
 
 // CompileGlob parses pattern. Unbalanced braces are literal; the only
@@ -26,7 +49,11 @@ func CompileGlob(pattern string) (*Glob, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Glob{src: pattern, alts: alts}, nil
+	g := &Glob{src: pattern, alts: alts}
+	for _, a := range alts {
+		g.fast = append(g.fast, classify(a))
+	}
+	return g, nil
 }
 
 // String returns the pattern as given.
@@ -34,9 +61,20 @@ func (g *Glob) String() string { return g.src }
 
 // Match reports whether the slash-separated relative path matches.
 func (g *Glob) Match(rel string) bool {
-	for _, a := range g.alts {
-		if ignore.Wildmatch(a, rel, ignore.Pathname) {
-			return true
+	for i, a := range g.alts {
+		switch f := g.fast[i]; f.kind {
+		case fastExact:
+			if rel == f.lit {
+				return true
+			}
+		case fastSuffix:
+			if strings.HasSuffix(rel, f.lit) {
+				return true
+			}
+		default:
+			if ignore.Wildmatch(a, rel, ignore.Pathname) {
+				return true
+			}
 		}
 	}
 	return false

@@ -1,6 +1,11 @@
 package search
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/hashls/hashls/workspace/ignore"
+)
 
 func TestGlob(t *testing.T) {
 	cases := []struct {
@@ -25,6 +30,10 @@ func TestGlob(t *testing.T) {
 		{"file?.txt", "file/.txt", false},
 		{"[!a]*", "b", true},
 		{"[!a]*", "a", false},
+		{"**/*.go", ".go", true},
+		{"**/*", "a/b", true},
+		{"a/b.go", "a/b.go", true},
+		{"**/*.go", "a/b.go/c", false},
 	}
 	for _, c := range cases {
 		g, err := CompileGlob(c.glob)
@@ -77,7 +86,16 @@ func FuzzGlob(f *testing.F) {
 		if err != nil {
 			return
 		}
-		_ = g.Match(path)
+		got := g.Match(path)
+		want := false
+		for _, a := range g.alts {
+			if ignore.Wildmatch(a, path, ignore.Pathname) {
+				want = true
+			}
+		}
+		if got != want && !strings.Contains(path, "\x00") { // paths hold no NUL
+			t.Fatalf("fast path disagrees: %q on %q: %v, wildmatch %v", pattern, path, got, want)
+		}
 		_ = g.CouldMatchUnder(path)
 	})
 }

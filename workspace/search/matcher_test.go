@@ -239,3 +239,38 @@ func BenchmarkMatchLinesLiteral(b *testing.B) {
 		m.MatchLines(text, nil)
 	}
 }
+
+// FuzzCompile: the brace/paren sanitizer and the prefilter never panic, and
+// a compiled pattern counts the same lines as a plain line-by-line regexp.
+func FuzzCompile(f *testing.F) {
+	f.Add("func \\w+\\(ctx", "func f(ctx\nx", false)
+	f.Add("${x}(", "${x}(\n", true)
+	f.Add("(?i)k{2,}s", "KK\u017F\n", false)
+	f.Fuzz(func(t *testing.T, pattern, text string, ic bool) {
+		m, err := Compile(pattern, ic)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "Invalid regex: ") {
+				t.Fatalf("error %q lacks the prefix", err)
+			}
+			return
+		}
+		if m.Multiline() {
+			m.MatchLines([]byte(text), nil)
+			return
+		}
+		re := m.re
+		want := 0
+		lines := strings.Split(text, "\n")
+		if strings.HasSuffix(text, "\n") || text == "" {
+			lines = lines[:len(lines)-1]
+		}
+		for _, l := range lines {
+			if re.MatchString(l) {
+				want++
+			}
+		}
+		if got := m.MatchLines([]byte(text), nil); got != want {
+			t.Fatalf("%q (i=%v) on %q: %d lines, want %d", pattern, ic, text, got, want)
+		}
+	})
+}
