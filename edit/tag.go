@@ -119,10 +119,42 @@ func Tag(text []byte) string {
 
 var lfByte = []byte{'\n'}
 
+// tagFeeder batches the short pieces normalisation produces (CRLF files cut
+// at every line) so the digest sees large writes.
+type tagFeeder struct {
+	h   xxh32
+	buf []byte
+}
+
+func (f *tagFeeder) write(p []byte) {
+	if len(p) >= 512 {
+		f.flush()
+		f.h.write(p)
+		return
+	}
+	if len(f.buf)+len(p) > cap(f.buf) {
+		f.flush()
+	}
+	f.buf = append(f.buf, p...)
+}
+
+func (f *tagFeeder) flush() {
+	if len(f.buf) > 0 {
+		f.h.write(f.buf)
+		f.buf = f.buf[:0]
+	}
+}
+
+func (f *tagFeeder) sum() uint32 {
+	f.flush()
+	return f.h.sum()
+}
+
 func tagSum(text []byte) uint32 {
 	text = bytes.TrimPrefix(text, utf8BOM)
-	var d xxh32
-	d.reset()
+	var scratch [4096]byte
+	d := tagFeeder{buf: scratch[:0]}
+	d.h.reset()
 	n := len(text)
 	start := 0 // first byte not yet fed
 	i := 0     // start of the current line

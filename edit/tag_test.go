@@ -1,6 +1,7 @@
 package edit
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"testing"
@@ -87,6 +88,24 @@ func TestTagMatchesNaive(t *testing.T) {
 			if got, want := Tag(buf), naiveTag(buf); got != want {
 				t.Fatalf("Tag(%q) = %s, naive %s", buf, got, want)
 			}
+		}
+	}
+}
+
+func TestTagMatchesNaiveLong(t *testing.T) {
+	alphabet := []byte("abcdefgh  \t\r\n\n")
+	seed := uint32(1)
+	for n := 0; n < 200; n++ {
+		buf := make([]byte, n*97)
+		for i := range buf {
+			seed = seed*1664525 + 1013904223
+			buf[i] = alphabet[int(seed>>24)%len(alphabet)]
+		}
+		if n%3 == 0 { // long lines too
+			buf = append(buf, bytes.Repeat([]byte("x"), 3000)...)
+		}
+		if got, want := Tag(buf), naiveTag(buf); got != want {
+			t.Fatalf("len %d: Tag %s naive %s", len(buf), got, want)
 		}
 	}
 }
