@@ -135,6 +135,9 @@ func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resul
 			return nil, fmt.Errorf("%s was written, but the audit log append failed: %w", p.Rel, err)
 		}
 	}
+	if old != nil {
+		d.Diff = edit.UnifiedDiff(p.Rel, old, newBytes)
+	}
 	text := fmt.Sprintf("¶%s#%s\nSuccessfully wrote %d bytes to %s", p.Rel, d.Tag, len(newBytes), p.Rel)
 	if stripped {
 		text += "\nNote: removed ¶PATH#TAG / N: prefixes copied from read output; content must be the raw file text."

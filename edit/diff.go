@@ -308,3 +308,16 @@ func locateHunks(snap, snapNew, live *doc, hs []uhunk) ([]Hunk, bool) {
 	}
 	return out, true
 }
+
+// UnifiedDiff returns the unified diff (3 context lines, `--- a/PATH` and
+// `+++ b/PATH` headers) of old → new, compared line by line on their
+// LF-normalised view. It returns "" when they are equal. Tools that replace
+// a whole file (write) use it for their details.
+func UnifiedDiff(path string, old, new []byte) string {
+	a, b := newDoc(old), newDoc(new)
+	ch := diffRegions(a, b, []region{{os: 0, oe: len(a.starts), ns: 0, ne: len(b.starts)}})
+	if len(ch) == 0 {
+		return ""
+	}
+	return unifiedDiff(path, a, b, ch)
+}
