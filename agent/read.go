@@ -130,19 +130,32 @@ func record(env *Env, p workspace.Path, tag string, content []byte) error {
 	return nil
 }
 
-// splitDisplayLines splits content into lines as read shows them: BOM
-// dropped, "\r\n" and "\n" both end a line, and the empty line after a final
-// newline (the edit engine's sentinel) is not shown.
+// splitDisplayLines splits content into lines as read shows them, matching
+// the edit engine's line numbering: BOM dropped; "\r\n", "\n" and a lone
+// "\r" each end a line; the empty line after a final break (the engine's
+// sentinel) is not shown.
 func splitDisplayLines(b []byte) []string {
 	b = bytes.TrimPrefix(b, []byte("\xEF\xBB\xBF"))
 	if len(b) == 0 {
 		return nil
 	}
-	s := string(b)
-	s = strings.TrimSuffix(s, "\n")
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimSuffix(l, "\r")
+	lines := make([]string, 0, bytes.Count(b, []byte{'\n'})+1)
+	start := 0
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '\n':
+			lines = append(lines, string(b[start:i]))
+			start = i + 1
+		case '\r':
+			lines = append(lines, string(b[start:i]))
+			if i+1 < len(b) && b[i+1] == '\n' {
+				i++
+			}
+			start = i + 1
+		}
+	}
+	if start < len(b) {
+		lines = append(lines, string(b[start:]))
 	}
 	return lines
 }

@@ -175,3 +175,23 @@ func TestEditLargeFile(t *testing.T) {
 		t.Fatalf("response tag does not match the written content")
 	}
 }
+
+func TestSplitDisplayLines(t *testing.T) {
+	tests := map[string][]string{
+		"":                nil,
+		"a":               {"a"},
+		"a\n":             {"a"},
+		"a\nb":            {"a", "b"},
+		"a\r\nb\r\n":      {"a", "b"},
+		"a\rb\n":          {"a", "b"},
+		"\xEF\xBB\xBFa\n": {"a"},
+		"a\n\n":           {"a", ""},
+		"\r\n":            {""},
+	}
+	for in, want := range tests {
+		got := splitDisplayLines([]byte(in))
+		if strings.Join(got, "|") != strings.Join(want, "|") || len(got) != len(want) {
+			t.Errorf("splitDisplayLines(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
