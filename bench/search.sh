@@ -33,6 +33,16 @@ cases=(
   "deadline (i)|deadline exceeded|true"
 )
 
+# row NAME OTHER: one summary line from $tmp/h.json (hashls first): median
+# wall time and mean CPU time (user+system, steadier on a busy machine).
+row() {
+  jq -r --arg name "$1" --arg other "$2" '
+    .results as $r
+    | ($r[0].median*1000) as $a | ($r[1].median*1000) as $b
+    | (($r[0].user+$r[0].system)*1000) as $ca | (($r[1].user+$r[1].system)*1000) as $cb
+    | "\($name | .+"              " | .[0:14]) wall: hashls \($a|floor) ms, \($other) \($b|floor) ms, ratio \(($a/$b*100|round)/100)   cpu: hashls \($ca|floor) ms, \($other) \($cb|floor) ms, ratio \(($ca/$cb*100|round)/100)"' "$tmp/h.json"
+}
+
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 summary=()
@@ -72,8 +82,7 @@ for c in "${cases[@]}"; do
   hyperfine -N -w 3 -r "$RUNS" --export-json "$tmp/h.json" \
     "$BIN tool search '$args'" \
     "rg ${rgflags[*]} -n -- '$pat' ." >/dev/null 2>&1
-  read -r a b < <(jq -r '[.results[].median] | @tsv' "$tmp/h.json")
-  summary+=("$(printf '%-14s hashls %6.1f ms   rg %6.1f ms   ratio %.2f' "$name" "$(echo "$a*1000" | bc -l)" "$(echo "$b*1000" | bc -l)" "$(echo "$a/$b" | bc -l)")")
+  summary+=("$(row "$name" rg)")
 done
 
 # --- find
@@ -83,9 +92,8 @@ echo "[find **/*.go] hashls $ours paths, fd $theirs"
 hyperfine -N -w 3 -r "$RUNS" --export-json "$tmp/h.json" \
   "$BIN tool find '{\"paths\":[\"**/*.go\"]}'" \
   "$FD -H -g '*.go'" >/dev/null 2>&1
-read -r a b < <(jq -r '[.results[].median] | @tsv' "$tmp/h.json")
-summary+=("$(printf '%-14s hashls %6.1f ms   fd %6.1f ms   ratio %.2f' "find **/*.go" "$(echo "$a*1000" | bc -l)" "$(echo "$b*1000" | bc -l)" "$(echo "$a/$b" | bc -l)")")
+summary+=("$(row "find **/*.go" fd)")
 
 echo
-echo "median wall time, $RUNS runs, hot cache:"
+echo "median wall time and mean CPU time, $RUNS runs, hot cache:"
 printf '  %s\n' "${summary[@]}"

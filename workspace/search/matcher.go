@@ -334,39 +334,52 @@ func byteRank(b byte) int {
 }
 
 // indexLit returns the offset of the next occurrence of the literal in
-// buf at or after from, or -1.
+// buf at or after from, or -1. It looks for the literal's rarest byte with
+// memchr-class IndexByte (both cases when folding, each with its own cached
+// next position so no byte is scanned twice) and verifies around it.
 func (m *Matcher) indexLit(buf []byte, from int) int {
 	n := len(m.lit)
 	k := m.rareIdx
 	pos := from + k // candidate positions of the rare byte
+	next1, next2 := -2, -2
+	if m.rare2 == m.rare1 {
+		next2 = -1
+	}
 	for pos < len(buf) {
-		i := bytes.IndexByte(buf[pos:], m.rare1)
-		if m.rare2 != m.rare1 {
-			lim := len(buf)
-			if i >= 0 {
-				lim = pos + i
-			}
-			if j := bytes.IndexByte(buf[pos:lim], m.rare2); j >= 0 {
-				i = j
+		if next1 != -1 && next1 < pos {
+			if i := bytes.IndexByte(buf[pos:], m.rare1); i >= 0 {
+				next1 = pos + i
+			} else {
+				next1 = -1
 			}
 		}
-		if i < 0 {
+		if next2 != -1 && next2 < pos {
+			if i := bytes.IndexByte(buf[pos:], m.rare2); i >= 0 {
+				next2 = pos + i
+			} else {
+				next2 = -1
+			}
+		}
+		c := next1
+		if c < 0 || (next2 >= 0 && next2 < c) {
+			c = next2
+		}
+		if c < 0 {
 			return -1
 		}
-		start := pos + i - k
-		if start+n <= len(buf) {
-			w := buf[start : start+n]
-			if m.fold {
-				if asciiEqualFold(w, m.lit) {
-					return start
-				}
-			} else if bytes.Equal(w, m.lit) {
+		start := c - k
+		if start+n > len(buf) {
+			return -1
+		}
+		w := buf[start : start+n]
+		if m.fold {
+			if asciiEqualFold(w, m.lit) {
 				return start
 			}
-		} else {
-			return -1
+		} else if bytes.Equal(w, m.lit) {
+			return start
 		}
-		pos += i + 1
+		pos = c + 1
 	}
 	return -1
 }
