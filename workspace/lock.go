@@ -38,7 +38,8 @@ const lockPoll = 5 * time.Millisecond
 // goroutine of this process. Locks are taken in sorted order, so callers
 // locking overlapping sets cannot deadlock. It waits until the locks are free
 // or ctx is done. The returned unlock releases them all and is safe to call
-// more than once.
+// more than once. Locks are not reentrant: taking a path's lock again before
+// unlocking it waits until ctx is done.
 func (w *Workspace) Lock(ctx context.Context, paths ...Path) (unlock func(), err error) {
 	keys := make([]string, 0, len(paths))
 	seen := map[string]bool{}
