@@ -22,7 +22,7 @@ import (
 // answers workspace/applyEdit by applying the edit to its own copy of the
 // document and sending the didChange an editor would send.
 type testClient struct {
-	t      *testing.T
+	t      testing.TB
 	conn   jsonrpc2.Conn
 	srv    *server
 	root   string
@@ -47,7 +47,7 @@ type clientDoc struct {
 }
 
 // newTestClient starts Serve over a pipe with a temp workspace root.
-func newTestClient(t *testing.T, opts Options) *testClient {
+func newTestClient(t testing.TB, opts Options) *testClient {
 	t.Helper()
 	root := t.TempDir()
 	root, _ = filepath.EvalSymlinks(root)

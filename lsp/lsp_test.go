@@ -359,6 +359,7 @@ func TestBufferEditorStale(t *testing.T) {
 	c := newTestClient(t, testOptions())
 	c.initialize(nil)
 	u := c.open("s.go", "", "a\n")
+	c.barrier()
 	ws := c.srv.workspace()
 	p, _ := ws.Resolve("s.go")
 	be := &bufferEditor{s: c.srv}

@@ -8,7 +8,6 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
-	"sync"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -80,6 +79,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	case <-s.exited:
 	case <-ctx.Done():
 	}
+	s.cancelInflight()
 	closeConn(conn, opts.Logf)
 
 	if s.exitedEarly() {
@@ -125,8 +125,7 @@ var asyncMethods = map[string]bool{
 // cancellable child of the connection context (jsonrpc2.DetachContext).
 func (s *server) handler() jsonrpc2.Handler {
 	dispatch := protocol.ServerHandler(s, nil)
-	var mu sync.Mutex
-	inflight := map[jsonrpc2.ID]context.CancelFunc{}
+	mu, inflight := &s.reqMu, s.inflight
 	return func(reqCtx context.Context, req *jsonrpc2.Request) (result any, err error) {
 		method := strings.Clone(req.Method()) // the request's own bytes die with the frame
 		isCall := req.IsCall()
@@ -172,8 +171,15 @@ func (s *server) handler() jsonrpc2.Handler {
 		if err := s.acceptRequest(method); err != nil {
 			return nil, err
 		}
+		// The request context is cancelled by $/cancelRequest only, never
+		// when the request completes: smacker/go-tree-sitter's ParseCtx can
+		// set a pooled parser's cancellation flag after the parse finished
+		// if ctx is cancelled then, poisoning the parser for every later
+		// parse ("operation limit was hit"). Not calling cancel leaks
+		// nothing: the parent (WithoutCancel) has no Done channel, so the
+		// child is not registered anywhere.
 		id := req.ID()
-		ctx, cancel := context.WithCancel(jsonrpc2.DetachContext(reqCtx))
+		ctx, cancel := context.WithCancel(context.WithoutCancel(jsonrpc2.DetachContext(reqCtx)))
 		mu.Lock()
 		inflight[id] = cancel
 		mu.Unlock()
@@ -181,7 +187,6 @@ func (s *server) handler() jsonrpc2.Handler {
 			mu.Lock()
 			delete(inflight, id)
 			mu.Unlock()
-			cancel()
 		}()
 		if asyncMethods[method] {
 			jsonrpc2.Async(reqCtx)
@@ -191,6 +196,15 @@ func (s *server) handler() jsonrpc2.Handler {
 			return nil, protocol.ErrRequestCancelled
 		}
 		return res, err
+	}
+}
+
+// cancelInflight cancels every request still running (the session ends).
+func (s *server) cancelInflight() {
+	s.reqMu.Lock()
+	defer s.reqMu.Unlock()
+	for _, cancel := range s.inflight {
+		cancel()
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync"
-	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -30,15 +29,20 @@ type server struct {
 	exited   chan struct{}
 	exitOnce sync.Once
 
-	mu       sync.Mutex
-	state    lifecycle
-	caps     clientCaps
-	settings Settings
-	ws       *workspace.Workspace
-	wsErr    error // why ws is nil after initialize
-	docs     map[uri.URI]*document
-	byPath   map[string]*document // workspace.Path.Abs -> open document
-	waiters  []*versionWaiter     // applyEdit callers waiting for a didChange
+	reqMu    sync.Mutex
+	inflight map[jsonrpc2.ID]context.CancelFunc // running requests, for $/cancelRequest
+
+	mu        sync.Mutex
+	state     lifecycle
+	caps      clientCaps
+	settings  Settings
+	ws        *workspace.Workspace
+	wsErr     error         // why ws is nil after initialize
+	wsStarted bool          // initialize started opening the workspace
+	wsReady   chan struct{} // closed when the open has finished
+	docs      map[uri.URI]*document
+	byPath    map[string]*document // workspace.Path.Abs -> open document
+	waiters   []*versionWaiter     // applyEdit callers waiting for a didChange
 }
 
 // Compile-time check: server is a complete protocol.Server.
@@ -65,6 +69,8 @@ func newServer(opts Options) *server {
 	return &server{
 		opts:     opts,
 		exited:   make(chan struct{}),
+		wsReady:  make(chan struct{}),
+		inflight: map[jsonrpc2.ID]context.CancelFunc{},
 		docs:     map[uri.URI]*document{},
 		byPath:   map[string]*document{},
 		settings: defaultSettings(),
@@ -75,6 +81,7 @@ func (s *server) logf(format string, args ...any) { s.opts.Logf(format, args...)
 
 // close releases the workspace when Serve returns.
 func (s *server) close() {
+	s.waitWorkspace()
 	s.mu.Lock()
 	ws := s.ws
 	s.ws = nil
@@ -194,40 +201,17 @@ func (s *server) Initialize(ctx context.Context, params *protocol.InitializePara
 	if settings.StateDir != "" {
 		stateDir = settings.StateDir
 	}
-	var ws *workspace.Workspace
-	var wsErr error
-	if root == "" {
-		wsErr = fmt.Errorf("no workspace folder: open a folder (or pass rootUri) so hashls knows its root")
-	} else if ws, wsErr = workspace.Open(root, workspace.Options{StateDir: stateDir}); wsErr != nil {
-		wsErr = fmt.Errorf("opening workspace %s: %w", root, wsErr)
-		ws = nil
-	}
 
 	s.mu.Lock()
 	s.state = stateInitialized
 	s.caps = caps
 	s.settings = settings
-	s.ws, s.wsErr = ws, wsErr
+	s.wsStarted = true
 	s.mu.Unlock()
 
-	if ws != nil {
-		ws.SetBufferEditor(&bufferEditor{s: s})
-	}
-	if wsErr != nil {
-		s.logf("lsp: %v", wsErr)
-	}
-	if serr != nil || wsErr != nil {
-		// Tell the user once the connection is up (after the reply).
-		go func() {
-			time.Sleep(10 * time.Millisecond)
-			if serr != nil {
-				s.logMessage(context.Background(), protocol.MessageTypeWarning, "hashls: "+serr.Error())
-			}
-			if wsErr != nil {
-				s.logMessage(context.Background(), protocol.MessageTypeWarning, "hashls: "+wsErr.Error()+"; tool commands are unavailable")
-			}
-		}()
-	}
+	// Open the workspace (and its store) off the reply path: initialize
+	// answers at once, and whatever needs the workspace waits for it.
+	go s.openWorkspace(root, stateDir, serr)
 
 	ver := s.opts.Version
 	if ver == "" {
@@ -237,6 +221,35 @@ func (s *server) Initialize(ctx context.Context, params *protocol.InitializePara
 		Capabilities: s.capabilities(),
 		ServerInfo:   protocol.ServerInfo{Name: "hashls", Version: protocol.NewOptional(ver)},
 	}, nil
+}
+
+// openWorkspace opens the workspace and installs the buffer editor, then
+// releases everything waiting in workspace().
+func (s *server) openWorkspace(root, stateDir string, settingsErr error) {
+	var ws *workspace.Workspace
+	var err error
+	if root == "" {
+		err = fmt.Errorf("no workspace folder: open a folder (or pass rootUri) so hashls knows its root")
+	} else if ws, err = workspace.Open(root, workspace.Options{StateDir: stateDir}); err != nil {
+		err = fmt.Errorf("opening workspace %s: %w", root, err)
+		ws = nil
+	}
+	if ws != nil {
+		ws.SetBufferEditor(&bufferEditor{s: s})
+	}
+	s.mu.Lock()
+	s.ws, s.wsErr = ws, err
+	s.mu.Unlock()
+	close(s.wsReady)
+
+	ctx := context.Background()
+	if settingsErr != nil {
+		s.logMessage(ctx, protocol.MessageTypeWarning, "hashls: "+settingsErr.Error())
+	}
+	if err != nil {
+		s.logf("lsp: %v", err)
+		s.logMessage(ctx, protocol.MessageTypeWarning, "hashls: "+err.Error()+"; tool commands are unavailable")
+	}
 }
 
 // capabilities is what the server advertises.
@@ -361,8 +374,19 @@ func (s *server) DidChangeWatchedFiles(ctx context.Context, params *protocol.Did
 	return nil
 }
 
+// waitWorkspace waits until initialize's workspace open has finished.
+func (s *server) waitWorkspace() {
+	s.mu.Lock()
+	started := s.wsStarted
+	s.mu.Unlock()
+	if started {
+		<-s.wsReady
+	}
+}
+
 // workspace returns the open workspace or nil.
 func (s *server) workspace() *workspace.Workspace {
+	s.waitWorkspace()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.ws
@@ -371,6 +395,7 @@ func (s *server) workspace() *workspace.Workspace {
 // requireWorkspace returns the workspace or an error telling the user why
 // there is none.
 func (s *server) requireWorkspace() (*workspace.Workspace, error) {
+	s.waitWorkspace()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ws != nil {

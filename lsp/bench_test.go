@@ -1,0 +1,166 @@
+package lsp
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// rssKB returns this process's resident set size (Linux; 0 elsewhere).
+func rssKB() int {
+	return procRSSKB("/proc/self/status")
+}
+
+func procRSSKB(statusFile string) int {
+	b, err := os.ReadFile(statusFile)
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+			n, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
+			return n
+		}
+	}
+	return 0
+}
+
+func thousandLines() string {
+	var b strings.Builder
+	b.WriteString("package big\n\n")
+	for i := 0; b.Len() < 1<<20 && strings.Count(b.String(), "\n") < 998; i++ {
+		fmt.Fprintf(&b, "// F%d does a thing.\nfunc F%d(x int) int {\n\treturn x + %d\n}\n\n", i, i, i)
+	}
+	lines := strings.SplitAfter(b.String(), "\n")
+	return strings.Join(lines[:1000], "")
+}
+
+// TestSoak runs 10,000 requests (didChange + documentSymbol, and a
+// hashls.read every tenth) through one connection and reports RSS and heap
+// before and after; goroutines must not leak.
+func TestSoak(t *testing.T) {
+	c := newTestClient(t, testOptions())
+	c.initialize(nil)
+	lines := strings.SplitAfter(thousandLines(), "\n")
+	u := c.open("soak.go", "", strings.Join(lines[:200], ""))
+	runtime.GC()
+	rss0, g0 := rssKB(), runtime.NumGoroutine()
+	var ms0 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	start := time.Now()
+	const n = 10000
+	for i := 0; i < n; i++ {
+		switch {
+		case i%10 == 0:
+			if err := c.call("workspace/executeCommand", map[string]any{"command": "hashls.read", "arguments": []any{map[string]any{"path": "soak.go:1-20"}}}, nil); err != nil {
+				t.Fatalf("request %d: %v", i, err)
+			}
+		case i%10 == 1:
+			c.change(u, lspRange(2, 3, 2, 4), string(rune('A'+i%26)))
+			fallthrough
+		default:
+			if err := c.call("textDocument/documentSymbol", map[string]any{"textDocument": map[string]any{"uri": u}}, nil); err != nil {
+				t.Fatalf("request %d: %v", i, err)
+			}
+		}
+	}
+	elapsed := time.Since(start)
+	runtime.GC()
+	time.Sleep(50 * time.Millisecond)
+	rss1, g1 := rssKB(), runtime.NumGoroutine()
+	var ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms1)
+	t.Logf("soak: %d requests in %v (%.0f/s); RSS %d kB -> %d kB; heap in use %d kB -> %d kB; goroutines %d -> %d",
+		n, elapsed.Round(time.Millisecond), n/elapsed.Seconds(), rss0, rss1, ms0.HeapInuse>>10, ms1.HeapInuse>>10, g0, g1)
+	if got, want := c.clientText(u), func() string { s, _ := c.serverText(u); return s }(); got != want {
+		t.Fatal("texts diverged during the soak")
+	}
+	if g1 > g0+5 {
+		t.Errorf("goroutines leaked: %d -> %d", g0, g1)
+	}
+	if ms1.HeapInuse > ms0.HeapInuse+64<<20 {
+		t.Errorf("heap grew by %d MB", (ms1.HeapInuse-ms0.HeapInuse)>>20)
+	}
+}
+
+// BenchmarkReadOpenDocument: hashls.read of a whole open 1,000-line document
+// over the pipe, request to reply; reports p50 and p99.
+func BenchmarkReadOpenDocument(b *testing.B) {
+	c := newTestClient(b, testOptions())
+	c.initialize(nil)
+	c.open("big.go", "", thousandLines())
+	args := map[string]any{"command": "hashls.read", "arguments": []any{map[string]any{"path": "big.go"}}}
+	if err := c.call("workspace/executeCommand", args, nil); err != nil {
+		b.Fatal(err)
+	}
+	durs := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s := time.Now()
+		if err := c.call("workspace/executeCommand", args, nil); err != nil {
+			b.Fatal(err)
+		}
+		durs = append(durs, time.Since(s))
+	}
+	b.StopTimer()
+	reportPercentiles(b, durs)
+}
+
+// BenchmarkDocumentSymbol: documentSymbol of an open 1,000-line Go file.
+func BenchmarkDocumentSymbol(b *testing.B) {
+	c := newTestClient(b, testOptions())
+	c.initialize(nil)
+	u := c.open("big.go", "", thousandLines())
+	params := map[string]any{"textDocument": map[string]any{"uri": u}}
+	durs := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s := time.Now()
+		if err := c.call("textDocument/documentSymbol", params, nil); err != nil {
+			b.Fatal(err)
+		}
+		durs = append(durs, time.Since(s))
+	}
+	b.StopTimer()
+	reportPercentiles(b, durs)
+}
+
+// BenchmarkDidChange: one incremental keystroke on a 1,000-line document
+// (notification plus a barrier request).
+func BenchmarkDidChange(b *testing.B) {
+	c := newTestClient(b, testOptions())
+	c.initialize(nil)
+	u := c.open("big.go", "", thousandLines())
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		c.change(u, lspRange(500, 0, 500, 1), string(rune('a'+i%26)))
+	}
+	c.barrier()
+}
+
+// BenchmarkInitialize: a whole session handshake in-process (pipe, Serve,
+// initialize with a workspace and store, shutdown).
+func BenchmarkInitialize(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		c := newTestClient(b, testOptions())
+		c.initialize(nil)
+		_ = c.call("shutdown", nil, nil)
+		_ = c.conn.Close()
+		<-c.served
+		c.served <- nil
+	}
+}
+
+func reportPercentiles(b *testing.B, durs []time.Duration) {
+	if len(durs) == 0 {
+		return
+	}
+	sort.Slice(durs, func(i, j int) bool { return durs[i] < durs[j] })
+	b.ReportMetric(float64(durs[len(durs)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(durs[len(durs)*99/100].Microseconds())/1000, "p99-ms")
+}
