@@ -29,6 +29,9 @@ var (
 	// MaxTotalContentBytes bounds the content kept over all snapshots; the
 	// oldest content is dropped first (the rows stay, so tags still check).
 	MaxTotalContentBytes int64 = 256 << 20
+	// MaxTrashBytes bounds the trash; the oldest entries are dropped first,
+	// never the one just added.
+	MaxTrashBytes int64 = 512 << 20
 )
 
 // busyTimeoutMS is how long a store connection waits for another
@@ -519,13 +522,48 @@ func (s *Store) Trash(key string, content []byte, reason string) (int64, error) 
 		if err != nil {
 			return err
 		}
-		id, err = res.LastInsertId()
-		return err
+		if id, err = res.LastInsertId(); err != nil {
+			return err
+		}
+		return pruneTrash(tx, id)
 	})
 	if err != nil {
 		return 0, storeErr(s.path, err)
 	}
 	return id, nil
+}
+
+// pruneTrash drops the oldest trash entries, except keep, while the trash
+// holds more than MaxTrashBytes.
+func pruneTrash(tx *sql.Tx, keep int64) error {
+	var total int64
+	if err := tx.QueryRow(`SELECT COALESCE(SUM(size), 0) FROM trash`).Scan(&total); err != nil {
+		return err
+	}
+	if total <= MaxTrashBytes {
+		return nil
+	}
+	rows, err := tx.Query(`SELECT id, size FROM trash WHERE id != ? ORDER BY id`, keep)
+	if err != nil {
+		return err
+	}
+	var drop []int64
+	for rows.Next() && total > MaxTrashBytes {
+		var id, size int64
+		if err := rows.Scan(&id, &size); err != nil {
+			rows.Close()
+			return err
+		}
+		drop = append(drop, id)
+		total -= size
+	}
+	rows.Close()
+	for _, id := range drop {
+		if _, err := tx.Exec(`DELETE FROM trash WHERE id = ?`, id); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // TrashEntry describes one trashed content (without the content).

@@ -332,3 +332,37 @@ func TestStoreOddStateDir(t *testing.T) {
 		t.Fatalf("database not at %s: %v", s.Path(), err)
 	}
 }
+
+func TestTrashRetention(t *testing.T) {
+	old := MaxTrashBytes
+	MaxTrashBytes = 100
+	defer func() { MaxTrashBytes = old }()
+	s, err := OpenStore(t.TempDir(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var ids []int64
+	for i := 0; i < 5; i++ {
+		id, err := s.Trash("k", bytes.Repeat([]byte{'x'}, 40), "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	list, err := s.TrashList("", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 2 || list[0].ID != ids[4] || list[1].ID != ids[3] {
+		t.Fatalf("trash after retention = %+v, want the newest two of %v", list, ids)
+	}
+	// An entry bigger than the whole budget is still kept (it is the newest).
+	id, err := s.Trash("k", bytes.Repeat([]byte{'y'}, 500), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if list, _ = s.TrashList("", 0); len(list) != 1 || list[0].ID != id {
+		t.Fatalf("trash = %+v", list)
+	}
+}
