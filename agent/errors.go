@@ -35,6 +35,10 @@ func kindOf(err error) string {
 			return KindStore
 		case workspace.KindStale:
 			return KindStale
+		case workspace.KindPermission:
+			return KindPermission
+		case workspace.KindInvalid:
+			return KindUsage
 		default:
 			return KindIO
 		}

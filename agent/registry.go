@@ -17,17 +17,18 @@ type Result struct {
 
 // Error kinds, shared by the CLI (--json) and the LSP server (error data).
 const (
-	KindUsage    = "usage"         // bad arguments: unknown field, wrong type, invalid JSON
-	KindNotFound = "not_found"     // missing file
-	KindOutside  = "outside_root"  // path escapes the workspace root
-	KindInput    = "invalid_input" // malformed edit input
-	KindEdit     = "invalid_edit"  // the edit does not fit the file
-	KindStale    = "stale"         // content changed since it was read
-	KindNoChange = "no_change"     // edit applied but changed nothing (hard)
-	KindBinary   = "binary"        // binary file where text is needed
-	KindStore    = "store"         // the store is corrupt, locked or unavailable
-	KindIO       = "io"            // other filesystem errors
-	KindInternal = "internal"      // a broken invariant (a bug): reported, never a panic
+	KindUsage      = "usage"             // bad arguments: unknown field, wrong type, invalid JSON
+	KindNotFound   = "not_found"         // missing file
+	KindOutside    = "outside_root"      // path escapes the workspace root
+	KindInput      = "invalid_input"     // malformed edit input
+	KindEdit       = "invalid_edit"      // the edit does not fit the file
+	KindStale      = "stale"             // content changed since it was read
+	KindNoChange   = "no_change"         // edit applied but changed nothing (hard)
+	KindBinary     = "binary"            // binary file where text is needed
+	KindStore      = "store"             // the store is corrupt, locked or unavailable
+	KindPermission = "permission_denied" // the OS refused access
+	KindIO         = "io"                // other filesystem errors
+	KindInternal   = "internal"          // a broken invariant (a bug): reported, never a panic
 )
 
 // Error is a tool error with a kind and a caller-facing message.
