@@ -217,22 +217,85 @@ func TestConcurrentUse(t *testing.T) {
 
 func TestCacheBounded(t *testing.T) {
 	c := newTreeCache(3, 1000)
-	mk := func(n int) *tree { return &tree{nodes: make([]node, n)} }
-	for i := 0; i < 10; i++ {
-		c.put(cacheKey{lang: "go", sum: [32]byte{byte(i)}}, mk(100))
+	lang := LanguageByName("go")
+	texts := make([][]byte, 10)
+	for i := range texts {
+		texts[i] = []byte(fmt.Sprintf("package p%d\n%s", i, strings.Repeat(" ", 90)))
+		e := c.entry(lang, texts[i])
+		if _, err := e.get(context.Background(), true); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if c.ll.Len() != 3 || c.nodes != 300 {
-		t.Fatalf("len=%d nodes=%d", c.ll.Len(), c.nodes)
+	if c.len() != 3 || c.weight != 3*len(texts[0]) {
+		t.Fatalf("len=%d weight=%d", c.len(), c.weight)
 	}
-	if c.get(cacheKey{lang: "go", sum: [32]byte{9}}) == nil || c.get(cacheKey{lang: "go", sum: [32]byte{0}}) != nil {
-		t.Fatal("LRU order wrong")
+	// The newest entry is still cached (same entry back), the oldest is not.
+	if e1, e2 := c.entry(lang, texts[9]), c.entry(lang, texts[9]); e1 != e2 || e1.skel.Load() == nil {
+		t.Fatal("newest entry not cached")
 	}
-	c.put(cacheKey{lang: "go", sum: [32]byte{42}}, mk(950))
-	if c.nodes > 1000 {
-		t.Fatalf("node budget exceeded: %d", c.nodes)
+	old := c.entry(lang, texts[0])
+	if old.skel.Load() != nil {
+		t.Fatal("evicted entry came back")
 	}
-	c.put(cacheKey{lang: "go", sum: [32]byte{43}}, mk(5000)) // larger than the budget: not cached
-	if c.get(cacheKey{lang: "go", sum: [32]byte{43}}) != nil {
-		t.Fatal("oversized tree cached")
+	big := c.entry(lang, []byte(strings.Repeat("x", 2000))) // over budget: uncached
+	if !big.closed || c.len() != 3 {
+		t.Fatalf("oversized text cached (len=%d)", c.len())
+	}
+}
+
+// TestSummaryThenBlockParsesOnce: a summary keeps the C tree, the block op
+// that follows copies the full tree out of it and closes it.
+func TestSummaryThenBlockParsesOnce(t *testing.T) {
+	text := []byte("package p\n\nfunc a() {\n\tx := 1\n\t_ = x\n\t_ = x\n}\n// unique 7d1f\n")
+	lang := LanguageByName("go")
+	if _, err := Summarize(context.Background(), "a.go", text, DefaultSummaryOptions()); err != nil {
+		t.Fatal(err)
+	}
+	e := defaultCache.entry(lang, text)
+	e.mu.Lock()
+	kept := e.ctree != nil
+	e.mu.Unlock()
+	if !kept || e.skel.Load() == nil || !e.skel.Load().pruned {
+		t.Fatal("summary did not keep the C tree and a pruned skeleton")
+	}
+	if s, end, ok := DefaultResolver.BlockRange("a.go", string(text), 3); !ok || s != 3 || end != 7 {
+		t.Fatalf("block %d-%d %v", s, end, ok)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.ctree != nil || e.full.Load() == nil {
+		t.Fatal("full tree not built from the kept C tree")
+	}
+}
+
+// TestSkeletonSummaryMatchesFull: summaries from the pruned tree equal those
+// from the complete tree.
+func TestSkeletonSummaryMatchesFull(t *testing.T) {
+	cases := loadJSONL[summaryCase](t, "../testdata/conformance/summary/cases.jsonl")
+	for _, c := range cases {
+		text := []byte(lfText(c.File))
+		lang := LanguageFor(c.Path)
+		full, err := parseFresh(context.Background(), lang, text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := &entry{lang: lang, text: text, closed: true}
+		skel, err := e.get(context.Background(), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !skel.pruned || len(skel.nodes) >= len(full.nodes) {
+			t.Errorf("%s: skeleton has %d nodes, full %d", c.Name, len(skel.nodes), len(full.nodes))
+		}
+		for _, o := range []SummaryOptions{DefaultSummaryOptions(), {MinBodyLines: 2, MinCommentLines: 4, UnfoldUntil: 0}} {
+			var r1, r2 []*fspan
+			full.collectSpans(0, o, &r1, 0)
+			skel.collectSpans(0, o, &r2, 0)
+			s1, _ := segments(unfold(r1, c.Lines, o), c.Lines)
+			s2, _ := segments(unfold(r2, c.Lines, o), c.Lines)
+			if fmt.Sprint(s1) != fmt.Sprint(s2) {
+				t.Errorf("%s %+v: skeleton %v != full %v", c.Name, o, s2, s1)
+			}
+		}
 	}
 }

@@ -56,12 +56,12 @@ type Language struct {
 	// tables, YAML pairs) or start nodes at the previous line's end (Lua).
 	trim bool
 
-	once   sync.Once
-	lang   *sitter.Language
-	syms   []string // symbol id → kind
-	class  []uint8  // symbol id → classComment|classElidable|...
-	fields []string // field id → field name
-	pool   sync.Pool
+	once    sync.Once
+	lang    *sitter.Language
+	syms    []string            // symbol id → kind
+	class   []uint8             // symbol id → classComment|classElidable|...
+	fields  []string            // field id → field name
+	parsers chan *sitter.Parser // idle parsers (one goroutine uses a parser at a time)
 }
 
 type set map[string]bool
@@ -272,6 +272,7 @@ var byName = func() map[string]*Language {
 	m := map[string]*Language{}
 	for _, l := range languages {
 		l.trim = !referenceLanguages[l.Name]
+		l.parsers = make(chan *sitter.Parser, 4)
 		if l.closers == nil {
 			l.closers = set{}
 		}

@@ -65,7 +65,7 @@ func Summarize(ctx context.Context, path string, text []byte, opts SummaryOption
 	if lang == nil || len(text) == 0 {
 		return sum, nil
 	}
-	t, err := parse(ctx, lang, text)
+	t, err := parseSkeleton(ctx, lang, text)
 	if err != nil {
 		return nil, err
 	}

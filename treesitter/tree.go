@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	sitter "github.com/smacker/go-tree-sitter"
 )
@@ -16,11 +17,13 @@ import (
 var ErrUnsupported = errors.New("treesitter: no grammar for this file type")
 
 // tree is an immutable copy of a parse: the named nodes in preorder. It is
-// safe to share between goroutines (unlike *sitter.Tree, which is closed as
-// soon as it has been copied).
+// safe to share between goroutines (unlike *sitter.Tree, which only one
+// goroutine at a time may touch). A pruned tree lacks the descendants of
+// single-row nodes; it is enough for summaries.
 type tree struct {
-	lang  *Language
-	nodes []node
+	lang   *Language
+	nodes  []node
+	pruned bool
 
 	mu        sync.Mutex
 	summaries map[SummaryOptions][]Segment // derived results, computed once per options
@@ -62,56 +65,140 @@ func (t *tree) lastRow(i uint32) int {
 	return int(n.EndRow)
 }
 
-// parse returns the syntax tree of text, from the cache when the same
-// content was parsed before.
-func parse(ctx context.Context, lang *Language, text []byte) (*tree, error) {
-	if lang == nil {
-		return nil, ErrUnsupported
-	}
-	key := cacheKey{lang: lang.Name, sum: sha256.Sum256(text)}
-	if t := defaultCache.get(key); t != nil {
-		return t, nil
-	}
-	t, err := parseFresh(ctx, lang, text)
-	if err != nil {
-		return nil, err
-	}
-	defaultCache.put(key, t)
-	return t, nil
+// entry is one cached parse. The C tree stays (guarded by mu, never used by
+// two goroutines at once) from the first parse until the full tree has been
+// copied out of it, so a summary followed by a block op parses once.
+type entry struct {
+	lang *Language
+	text []byte // the parsed bytes (shared with the caller; never modified)
+
+	mu     sync.Mutex
+	ctree  *sitter.Tree
+	closed bool // evicted: ctree is closed and must not be kept
+
+	skel atomic.Pointer[tree] // pruned tree for summaries
+	full atomic.Pointer[tree] // complete tree
 }
 
-// parseFresh parses text without the cache. One parser per goroutine (from
-// the language's pool); the C tree is closed before returning.
-func parseFresh(ctx context.Context, lang *Language, text []byte) (*tree, error) {
+func (e *entry) closeTree() {
+	if e.ctree != nil {
+		e.ctree.Close()
+		e.ctree = nil
+	}
+}
+
+// parseC parses e.text with a pooled parser. Call with e.mu held.
+func (e *entry) parseC(ctx context.Context) (*sitter.Tree, error) {
+	lang := e.lang
 	lang.init()
-	p, _ := lang.pool.Get().(*sitter.Parser)
-	if p == nil {
+	var p *sitter.Parser
+	select {
+	case p = <-lang.parsers:
+	default:
 		p = sitter.NewParser()
 		p.SetLanguage(lang.lang)
 	}
-	st, err := p.ParseCtx(ctx, nil, text)
+	st, err := p.ParseCtx(ctx, nil, e.text)
 	if err != nil || st == nil {
 		// A cancelled parser would resume the old parse next time.
 		p.Reset()
-		lang.pool.Put(p)
+	}
+	select {
+	case lang.parsers <- p:
+	default: // pool full: the finalizer frees it
+	}
+	if err != nil || st == nil {
 		if err == nil {
 			err = errors.New("tree-sitter returned no tree")
 		}
 		return nil, fmt.Errorf("treesitter: parsing %s failed (retry, or read the file plainly): %w", lang.Name, err)
 	}
-	lang.pool.Put(p)
-	nodes, err := flatten(st)
-	st.Close()
+	return st, nil
+}
+
+func (e *entry) build(st *sitter.Tree, prune bool) (*tree, error) {
+	nodes, err := flatten(st, prune)
 	if err != nil {
 		return nil, err
 	}
 	if len(nodes) == 0 {
-		return nil, fmt.Errorf("treesitter: %s parse produced an empty tree; read the file plainly", lang.Name)
+		return nil, fmt.Errorf("treesitter: %s parse produced an empty tree; read the file plainly", e.lang.Name)
 	}
-	if lang.trim {
-		trimNodes(nodes, text)
+	if e.lang.trim {
+		trimNodes(nodes, e.text)
 	}
-	return &tree{lang: lang, nodes: nodes}, nil
+	return &tree{lang: e.lang, nodes: nodes, pruned: prune}, nil
+}
+
+// get returns the full tree (or, with skeleton, any tree good enough for
+// summaries), parsing at most once per entry.
+func (e *entry) get(ctx context.Context, skeleton bool) (*tree, error) {
+	if t := e.full.Load(); t != nil {
+		return t, nil
+	}
+	if skeleton {
+		if t := e.skel.Load(); t != nil {
+			return t, nil
+		}
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if t := e.full.Load(); t != nil {
+		return t, nil
+	}
+	if skeleton {
+		if t := e.skel.Load(); t != nil {
+			return t, nil
+		}
+	}
+	st := e.ctree
+	if st == nil {
+		var err error
+		if st, err = e.parseC(ctx); err != nil {
+			return nil, err
+		}
+	}
+	t, err := e.build(st, skeleton)
+	switch {
+	case err != nil:
+		st.Close()
+		e.ctree = nil
+		return nil, err
+	case skeleton && !e.closed:
+		e.ctree = st // keep it for the full tree
+		e.skel.Store(t)
+	case skeleton:
+		st.Close()
+		e.skel.Store(t)
+	default:
+		st.Close()
+		e.ctree = nil
+		e.full.Store(t)
+	}
+	return t, nil
+}
+
+// parse returns the complete syntax tree of text, from the cache when the
+// same content was parsed before.
+func parse(ctx context.Context, lang *Language, text []byte) (*tree, error) {
+	if lang == nil {
+		return nil, ErrUnsupported
+	}
+	return defaultCache.entry(lang, text).get(ctx, false)
+}
+
+// parseSkeleton returns a tree good enough for summaries (possibly pruned).
+func parseSkeleton(ctx context.Context, lang *Language, text []byte) (*tree, error) {
+	if lang == nil {
+		return nil, ErrUnsupported
+	}
+	return defaultCache.entry(lang, text).get(ctx, true)
+}
+
+// parseFresh parses text without the cache.
+func parseFresh(ctx context.Context, lang *Language, text []byte) (*tree, error) {
+	e := &entry{lang: lang, text: text, closed: true}
+	return e.get(ctx, false)
 }
 
 type cacheKey struct {
@@ -119,65 +206,88 @@ type cacheKey struct {
 	sum  [32]byte
 }
 
-// treeCache is a bounded LRU of immutable trees keyed by content hash.
+// treeCache is a bounded LRU of parses keyed by content hash, weighed by
+// text size (C trees and node copies both grow with it).
 type treeCache struct {
-	mu       sync.Mutex
-	ll       *list.List
-	m        map[cacheKey]*list.Element
-	nodes    int // total nodes held
-	maxNodes int
-	maxTrees int
+	mu        sync.Mutex
+	ll        *list.List
+	m         map[cacheKey]*list.Element
+	weight    int // total text bytes held
+	maxWeight int
+	maxTrees  int
 }
 
 type cacheEntry struct {
 	key cacheKey
-	t   *tree
+	e   *entry
 }
 
-// About 44 bytes per node: 3M nodes ≈ 130 MB at most.
-var defaultCache = newTreeCache(64, 3_000_000)
+// 64 files or 8 MB of text (a few hundred MB of trees at worst).
+var defaultCache = newTreeCache(64, 8<<20)
 
-func newTreeCache(maxTrees, maxNodes int) *treeCache {
-	return &treeCache{ll: list.New(), m: map[cacheKey]*list.Element{}, maxNodes: maxNodes, maxTrees: maxTrees}
+func newTreeCache(maxTrees, maxWeight int) *treeCache {
+	return &treeCache{ll: list.New(), m: map[cacheKey]*list.Element{}, maxWeight: maxWeight, maxTrees: maxTrees}
 }
 
-func (c *treeCache) get(k cacheKey) *tree {
+// entry returns the cache entry for text, creating it (and evicting old
+// ones) as needed. Texts larger than the budget get an uncached entry.
+func (c *treeCache) entry(lang *Language, text []byte) *entry {
+	if len(text) > c.maxWeight {
+		return &entry{lang: lang, text: text, closed: true}
+	}
+	k := cacheKey{lang: lang.Name, sum: sha256.Sum256(text)}
+	c.mu.Lock()
+	if el, ok := c.m[k]; ok {
+		c.ll.MoveToFront(el)
+		c.mu.Unlock()
+		return el.Value.(*cacheEntry).e
+	}
+	// Own a copy: the caller may reuse its buffer, and a later full parse
+	// (or trimming) reads e.text again.
+	e := &entry{lang: lang, text: append([]byte(nil), text...)}
+	c.m[k] = c.ll.PushFront(&cacheEntry{key: k, e: e})
+	c.weight += len(text)
+	var evicted []*entry
+	for c.ll.Len() > 1 && (c.ll.Len() > c.maxTrees || c.weight > c.maxWeight) {
+		el := c.ll.Back()
+		ce := el.Value.(*cacheEntry)
+		c.ll.Remove(el)
+		delete(c.m, ce.key)
+		c.weight -= len(ce.e.text)
+		evicted = append(evicted, ce.e)
+	}
+	c.mu.Unlock()
+	for _, old := range evicted {
+		old.mu.Lock() // waits for a goroutine still using its C tree
+		old.closed = true
+		old.closeTree()
+		old.mu.Unlock()
+	}
+	return e
+}
+
+func (c *treeCache) len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if e, ok := c.m[k]; ok {
-		c.ll.MoveToFront(e)
-		return e.Value.(*cacheEntry).t
-	}
-	return nil
-}
-
-func (c *treeCache) put(k cacheKey, t *tree) {
-	if len(t.nodes) > c.maxNodes {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e, ok := c.m[k]; ok {
-		c.ll.MoveToFront(e)
-		return
-	}
-	c.m[k] = c.ll.PushFront(&cacheEntry{key: k, t: t})
-	c.nodes += len(t.nodes)
-	for c.ll.Len() > c.maxTrees || c.nodes > c.maxNodes {
-		e := c.ll.Back()
-		ent := e.Value.(*cacheEntry)
-		c.ll.Remove(e)
-		delete(c.m, ent.key)
-		c.nodes -= len(ent.t.nodes)
-	}
+	return c.ll.Len()
 }
 
 func (c *treeCache) purge() {
 	c.mu.Lock()
-	defer c.mu.Unlock()
+	var all []*entry
+	for el := c.ll.Front(); el != nil; el = el.Next() {
+		all = append(all, el.Value.(*cacheEntry).e)
+	}
 	c.ll.Init()
 	c.m = map[cacheKey]*list.Element{}
-	c.nodes = 0
+	c.weight = 0
+	c.mu.Unlock()
+	for _, e := range all {
+		e.mu.Lock()
+		e.closed = true
+		e.closeTree()
+		e.mu.Unlock()
+	}
 }
 
 func isSpace(b byte) bool {
