@@ -91,9 +91,9 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	return nil
 }
 
-// closeConn closes conn but does not wait forever: a read blocked on a
-// terminal stdin may not be interruptible, and the process is about to exit
-// anyway.
+// closeConn closes conn but waits at most 250ms: a read blocked on a stdin
+// whose Close does nothing cannot be interrupted, and the process is about
+// to exit anyway. (Stdio's Close closes os.Stdin, which ends such a read.)
 func closeConn(conn jsonrpc2.Conn, logf func(string, ...any)) {
 	done := make(chan struct{})
 	go func() {
@@ -102,8 +102,9 @@ func closeConn(conn jsonrpc2.Conn, logf func(string, ...any)) {
 	}()
 	select {
 	case <-done:
-	case <-time.After(2 * time.Second):
-		logf("lsp: connection did not close within 2s; leaving it")
+	case <-time.After(250 * time.Millisecond):
+		// A reader blocked on an unclosable stdin: the process exits next.
+		logf("lsp: the transport did not close; returning anyway")
 	}
 }
 
