@@ -1,4 +1,4 @@
-//go:build linux
+//go:build linux && (amd64 || arm64)
 
 package search
 
@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
+	"time"
+	"unsafe"
 )
 
 // readDir lists a directory with getdents64 into out (reused), skipping "."
@@ -14,6 +16,16 @@ import (
 // does not fill it in), with none of os.ReadDir's per-entry objects or the
 // poller registration of os.Open.
 func readDir(path string, buf []byte, out []dirent) ([]dirent, []byte, error) {
+	out, buf, fd, err := readDirFD(path, buf, out)
+	if fd >= 0 {
+		syscall.Close(fd)
+	}
+	return out, buf, err
+}
+
+// readDirFD is readDir that leaves the directory open (fd >= 0, the caller
+// closes it) so that entries can be stat'ed relative to it.
+func readDirFD(path string, buf []byte, out []dirent) ([]dirent, []byte, int, error) {
 	if len(buf) < 8<<10 {
 		buf = make([]byte, 32<<10)
 	}
@@ -26,19 +38,18 @@ func readDir(path string, buf []byte, out []dirent) ([]dirent, []byte, error) {
 		}
 	}
 	if err != nil {
-		return out, buf, &fs.PathError{Op: "open", Path: path, Err: err}
+		return out, buf, -1, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
-	defer syscall.Close(fd)
 	for {
 		n, err := syscall.ReadDirent(fd, buf)
 		if err == syscall.EINTR {
 			continue
 		}
 		if err != nil {
-			return out, buf, &fs.PathError{Op: "readdirent", Path: path, Err: err}
+			return out, buf, fd, &fs.PathError{Op: "readdirent", Path: path, Err: err}
 		}
 		if n <= 0 {
-			return out, buf, nil
+			return out, buf, fd, nil
 		}
 		for off := 0; off+19 <= n; {
 			reclen := int(binary.NativeEndian.Uint16(buf[off+16:]))
@@ -78,3 +89,35 @@ func readDir(path string, buf []byte, out []dirent) ([]dirent, []byte, error) {
 		}
 	}
 }
+
+// modTimeAt returns the modification time of name in the open directory
+// dirfd (not following symlinks).
+func modTimeAt(dirfd int, name string) (time.Time, error) {
+	var st syscall.Stat_t
+	for {
+		err := fstatat(dirfd, name, &st)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return time.Time{}, err
+		}
+		return time.Unix(st.Mtim.Sec, st.Mtim.Nsec), nil
+	}
+}
+
+const atSymlinkNoFollow = 0x100
+
+func fstatat(dirfd int, name string, st *syscall.Stat_t) error {
+	p, err := syscall.BytePtrFromString(name)
+	if err != nil {
+		return err
+	}
+	_, _, e := syscall.Syscall6(sysFstatat, uintptr(dirfd), uintptr(unsafe.Pointer(p)), uintptr(unsafe.Pointer(st)), atSymlinkNoFollow, 0, 0)
+	if e != 0 {
+		return e
+	}
+	return nil
+}
+
+func closeFD(fd int) { syscall.Close(fd) }

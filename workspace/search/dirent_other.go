@@ -1,8 +1,12 @@
-//go:build !linux
+//go:build !(linux && (amd64 || arm64))
 
 package search
 
-import "os"
+import (
+	"errors"
+	"os"
+	"time"
+)
 
 // readDir lists a directory into out (reused).
 func readDir(path string, buf []byte, out []dirent) ([]dirent, []byte, error) {
@@ -20,3 +24,14 @@ func readDir(path string, buf []byte, out []dirent) ([]dirent, []byte, error) {
 	}
 	return out, buf, nil
 }
+
+func readDirFD(path string, buf []byte, out []dirent) ([]dirent, []byte, int, error) {
+	out, buf, err := readDir(path, buf, out)
+	return out, buf, -1, err
+}
+
+func modTimeAt(dirfd int, name string) (time.Time, error) {
+	return time.Time{}, errors.ErrUnsupported
+}
+
+func closeFD(int) {}

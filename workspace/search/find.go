@@ -53,8 +53,8 @@ func Find(ctx context.Context, opts FindOptions) (*FindResult, error) {
 			return true
 		}
 		f := Found{Rel: e.Rel, IsDir: e.Type.IsDir()}
-		if fi, err := e.Info(); err == nil {
-			f.ModTime = fi.ModTime()
+		if t, err := e.ModTime(); err == nil {
+			f.ModTime = t
 		}
 		per[w] = append(per[w], f)
 		count.Add(1)

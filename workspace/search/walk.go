@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/hashls/hashls/workspace/ignore"
 )
@@ -32,13 +33,30 @@ type WalkOptions struct {
 
 // Entry is one path found by Walk.
 type Entry struct {
-	Rel  string      // slash-separated, relative to the walk root
-	Abs  string      // absolute
-	Type fs.FileMode // type bits only: 0 regular, fs.ModeDir, fs.ModeSymlink, ...
+	Rel   string      // slash-separated, relative to the walk root
+	Abs   string      // absolute
+	Type  fs.FileMode // type bits only: 0 regular, fs.ModeDir, fs.ModeSymlink, ...
+	dirfd int         // the open parent directory during the callback, or -1
+	name  string
 }
 
 // Info returns the entry's lstat information.
 func (e *Entry) Info() (fs.FileInfo, error) { return os.Lstat(e.Abs) }
+
+// ModTime returns the entry's modification time (not following symlinks);
+// during the Walk callback it stats relative to the open parent directory.
+func (e *Entry) ModTime() (time.Time, error) {
+	if e.dirfd >= 0 {
+		if t, err := modTimeAt(e.dirfd, e.name); err == nil {
+			return t, nil
+		}
+	}
+	fi, err := os.Lstat(e.Abs)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return fi.ModTime(), nil
+}
 
 // dirent is one directory entry as readDir lists it.
 type dirent struct {
@@ -182,7 +200,10 @@ func Walk(ctx context.Context, root string, opts WalkOptions, fn func(worker int
 // walkDir reads one directory, reports its entries and queues its
 // subdirectories. It returns false when fn asked to stop.
 func walkDir(d dirWork, opts WalkOptions, prefix string, worker int, wb *walkBuf, q *workQueue, stats *WalkStats, fn func(int, *Entry) bool) bool {
-	ents, raw, err := readDir(d.abs, wb.raw, wb.ents[:0])
+	ents, raw, dirfd, err := readDirFD(d.abs, wb.raw, wb.ents[:0])
+	if dirfd >= 0 {
+		defer closeFD(dirfd)
+	}
 	wb.raw = raw
 	wb.ents = ents[:0]
 	if err != nil && len(ents) == 0 {
@@ -214,7 +235,7 @@ func walkDir(d dirWork, opts WalkOptions, prefix string, worker int, wb *walkBuf
 		if frame != nil && frame.Ignored(prefix+rel, isDir) {
 			continue
 		}
-		e = Entry{Rel: rel, Abs: d.abs + string(os.PathSeparator) + name, Type: typ}
+		e = Entry{Rel: rel, Abs: d.abs + string(os.PathSeparator) + name, Type: typ, dirfd: dirfd, name: name}
 		if !fn(worker, &e) {
 			return false
 		}
