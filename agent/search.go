@@ -208,6 +208,9 @@ func (searchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resu
 	if d.Unreadable > 0 {
 		notes = append(notes, fmt.Sprintf("Skipped %d unreadable file%s or director%s.", d.Unreadable, plural(d.Unreadable), map[bool]string{true: "y", false: "ies"}[d.Unreadable == 1]))
 	}
+	if single && d.BinarySkipped > 0 {
+		notes = append(notes, "Skipped "+targets[0].path.Rel+": it is a binary file (it holds a NUL byte).")
+	}
 	if d.TooLong > 0 {
 		notes = append(notes, fmt.Sprintf("Skipped %d file%s with a line over 64 MiB.", d.TooLong, plural(d.TooLong)))
 	}

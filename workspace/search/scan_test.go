@@ -200,3 +200,18 @@ func BenchmarkScanGoroot(b *testing.B) {
 		Scan(context.Background(), m, ScanOptions{Root: root, Hidden: true, Gitignore: true})
 	}
 }
+
+// TestScanCountsUnopenable works as root too: a file that vanished between
+// listing and opening is counted as unreadable, the scan goes on.
+func TestScanCountsUnopenable(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{"a.txt": "needle\n"})
+	m, _ := Compile("needle", false)
+	res, err := Scan(context.Background(), m, ScanOptions{Files: []string{filepath.Join(root, "gone.txt"), filepath.Join(root, "a.txt")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Unreadable != 1 || len(res.Hits) != 1 {
+		t.Fatalf("%+v", res)
+	}
+}
