@@ -475,3 +475,67 @@ func TestNoWorkspace(t *testing.T) {
 		t.Fatal("no symbols for an untitled Go document")
 	}
 }
+
+// TestRealEditTool: hashls.read mints a tag over the buffer, hashls.edit
+// with that tag goes back to the editor as workspace/applyEdit, and a second
+// edit with the new tag works on the updated buffer.
+func TestRealEditTool(t *testing.T) {
+	if _, ok := agent.Lookup("edit"); !ok {
+		t.Skip("no edit tool registered")
+	}
+	c := newTestClient(t, testOptions())
+	c.initialize(nil)
+	disk := "package a\n\nfunc A() int {\n\treturn 1\n}\n"
+	u := c.open("a.go", disk, strings.Replace(disk, "return 1", "return 10 // 😀", 1))
+	var read struct {
+		Text    string         `json:"text"`
+		Details map[string]any `json:"details"`
+	}
+	if err := c.call("workspace/executeCommand", map[string]any{"command": "hashls.read", "arguments": []any{map[string]any{"path": "a.go"}}}, &read); err != nil {
+		t.Fatal(err)
+	}
+	tag, _ := read.Details["tag"].(string)
+	if len(tag) != 4 {
+		t.Fatalf("no tag in %v", read.Details)
+	}
+	var res struct {
+		Text    string         `json:"text"`
+		Details map[string]any `json:"details"`
+	}
+	input := "¶a.go#" + tag + "\nreplace block 3:\n+func A() int {\n+\treturn 2 // 😀\n+}\n"
+	if err := c.call("workspace/executeCommand", map[string]any{"command": "hashls.edit", "arguments": []any{map[string]any{"input": input}}}, &res); err != nil {
+		t.Fatalf("hashls.edit: %v", err)
+	}
+	want := "package a\n\nfunc A() int {\n\treturn 2 // 😀\n}\n"
+	if got := c.clientText(u); got != want {
+		t.Fatalf("buffer %q, want %q", got, want)
+	}
+	if b, _ := os.ReadFile(filepath.Join(c.root, "a.go")); string(b) != disk {
+		t.Fatalf("disk written: %q", b)
+	}
+	// The minimal edit touched only the changed characters.
+	c.mu.Lock()
+	last := string(c.applyEdits[len(c.applyEdits)-1])
+	c.mu.Unlock()
+	if !strings.Contains(last, `"newText":"2"`) {
+		t.Errorf("edit not minimal: %s", last)
+	}
+	// The result's new tag proves the updated buffer.
+	b, _ := json.Marshal(res.Details)
+	var d struct {
+		PerFileResults []struct {
+			Tag string `json:"tag"`
+		} `json:"perFileResults"`
+	}
+	_ = json.Unmarshal(b, &d)
+	if len(d.PerFileResults) != 1 {
+		t.Fatalf("details: %s", b)
+	}
+	input = "¶a.go#" + d.PerFileResults[0].Tag + "\ninsert tail:\n+// end\n"
+	if err := c.call("workspace/executeCommand", map[string]any{"command": "hashls.edit", "arguments": []any{map[string]any{"input": input}}}, nil); err != nil {
+		t.Fatalf("second edit: %v", err)
+	}
+	if got, _ := c.serverText(u); got != want+"// end\n" {
+		t.Fatalf("after the second edit: %q", got)
+	}
+}
