@@ -75,6 +75,7 @@ type searchDetails struct {
 	LinesTruncated      bool           `json:"linesTruncated,omitempty"`
 	Truncated           bool           `json:"truncated,omitempty"`
 	MissingPaths        []string       `json:"missingPaths,omitempty"`
+	ArchiveSkipped      []string       `json:"archiveSkipped,omitempty"` // unreadable archive members
 	BinarySkipped       int            `json:"binarySkipped,omitempty"`
 	Unreadable          int            `json:"unreadable,omitempty"`
 	TooLong             int            `json:"tooLong,omitempty"`
@@ -87,6 +88,16 @@ type searchTarget struct {
 	isDir  bool
 	glob   *search.Glob // nil: the whole directory, or an exact file
 	ranges []workspace.LineRange
+	// Archive members: path is the archive, member the selector after ':'
+	// ("" for every member; a glob; or a member or member directory).
+	archive    bool
+	member     string
+	memberGlob *search.Glob
+}
+
+// exactMember reports whether t names one archive member.
+func (t searchTarget) exactMember() bool {
+	return t.archive && t.member != "" && t.memberGlob == nil && !strings.HasSuffix(t.member, "/")
 }
 
 func (searchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
@@ -119,7 +130,7 @@ func (searchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resu
 		return nil, err
 	}
 	gitignore := a.Gitignore == nil || *a.Gitignore
-	single := len(targets) == 1 && !targets[0].isDir && targets[0].glob == nil
+	single := len(targets) == 1 && !targets[0].isDir && targets[0].glob == nil && (!targets[0].archive || targets[0].exactMember())
 
 	d := &searchDetails{ScopePath: scopeOf(targets), MissingPaths: missing, FileMatches: map[string]int{}, Files: []string{}}
 	if single {
@@ -204,6 +215,9 @@ func (searchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resu
 	}
 	if len(missing) > 0 {
 		notes = append(notes, "Skipped missing paths: "+strings.Join(missing, ", "))
+	}
+	if len(d.ArchiveSkipped) > 0 {
+		notes = append(notes, "Skipped unreadable archive members: "+strings.Join(d.ArchiveSkipped, "; "))
 	}
 	if d.Unreadable > 0 {
 		notes = append(notes, fmt.Sprintf("Skipped %d unreadable file%s or director%s.", d.Unreadable, plural(d.Unreadable), map[bool]string{true: "y", false: "ies"}[d.Unreadable == 1]))
@@ -371,6 +385,25 @@ func resolveSearchTargets(env *Env, entries []string) ([]searchTarget, []string,
 		if err != nil {
 			return nil, nil, &Error{Kind: KindUsage, Message: err.Error()}
 		}
+		archive, member, isArchive := search.SplitArchivePath(pathStr)
+		if isArchive && pathExists(env, pathStr) {
+			isArchive = false // a file whose name merely holds ".zip:"
+		}
+		if !isArchive && search.IsArchiveName(pathStr) && !search.HasGlobMeta(pathStr) && isRegularFile(env, pathStr) {
+			archive, member, isArchive = pathStr, "", true // a whole archive: every member
+		}
+		if isArchive {
+			t, err := resolveArchiveTarget(env, e, archive, member, sel.Ranges)
+			if err != nil {
+				return nil, nil, err
+			}
+			if t == nil {
+				missing = append(missing, e)
+				continue
+			}
+			targets = append(targets, *t)
+			continue
+		}
 		base, glob := splitGlobPath(pathStr)
 		if len(sel.Ranges) > 0 && glob != "" {
 			return nil, nil, &Error{Kind: KindUsage, Message: "Line-range selector requires a single file, not a glob: " + e}
@@ -419,11 +452,68 @@ func resolveSearchTargets(env *Env, entries []string) ([]searchTarget, []string,
 	return targets, missing, nil
 }
 
+// pathExists reports whether p exists inside the root.
+func pathExists(env *Env, p string) bool {
+	rp, err := env.WS.Resolve(p)
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(rp.Abs)
+	return err == nil
+}
+
+// isRegularFile reports whether p is a regular file inside the root.
+func isRegularFile(env *Env, p string) bool {
+	rp, err := env.WS.Resolve(p)
+	if err != nil {
+		return false
+	}
+	st, err := os.Stat(rp.Abs)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// resolveArchiveTarget resolves "archive:member"; nil means the archive is
+// missing.
+func resolveArchiveTarget(env *Env, input, archive, member string, ranges []workspace.LineRange) (*searchTarget, error) {
+	p, err := env.WS.Resolve(archive)
+	if err != nil {
+		return nil, err
+	}
+	st, err := os.Stat(p.Abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			if len(ranges) > 0 {
+				return nil, &Error{Kind: KindNotFound, Message: "Path not found for line-range selector: " + input}
+			}
+			return nil, nil
+		}
+		return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot search %s: %v", input, err), Err: err}
+	}
+	if st.IsDir() {
+		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("Cannot search archive member(s): %s is a directory, not an archive", archive)}
+	}
+	t := &searchTarget{input: input, path: p, archive: true, member: member, ranges: ranges}
+	if search.HasGlobMeta(member) {
+		g, err := search.CompileGlob(member)
+		if err != nil {
+			return nil, &Error{Kind: KindUsage, Message: err.Error()}
+		}
+		t.memberGlob = g
+	}
+	if len(ranges) > 0 && !t.exactMember() {
+		return nil, &Error{Kind: KindUsage, Message: "Line-range selector requires a single file, not a glob: " + input}
+	}
+	return t, nil
+}
+
 // scopeOf formats the searched scope.
 func scopeOf(targets []searchTarget) string {
 	var parts []string
 	for _, t := range targets {
 		s := t.path.Rel
+		if t.archive {
+			s += ":" + t.member
+		}
 		if t.glob != nil {
 			if s == "." {
 				s = t.glob.String()
@@ -439,6 +529,7 @@ func scopeOf(targets []searchTarget) string {
 type searchHit struct {
 	abs, rel string
 	lines    int
+	content  []byte // archive members: searched and shown from memory, no tag
 }
 
 // scanTargets runs pass 1 over every target and merges the hits (sorted by
@@ -465,7 +556,19 @@ func scanTargets(ctx context.Context, env *Env, m *search.Matcher, targets []sea
 		d.Unreadable += res.Unreadable
 		d.TooLong += res.TooLong
 	}
+	var archiveProblems []string
 	for _, t := range targets {
+		if t.archive {
+			found, problems, err := scanArchive(m, t, &hits)
+			if err != nil {
+				return nil, err
+			}
+			archiveProblems = append(archiveProblems, problems...)
+			if !found && t.member != "" && t.memberGlob == nil {
+				archiveProblems = append(archiveProblems, t.input+": no such member")
+			}
+			continue
+		}
 		if !t.isDir {
 			files = append(files, t.path.Abs)
 			continue
@@ -496,8 +599,50 @@ func scanTargets(ctx context.Context, env *Env, m *search.Matcher, targets []sea
 			return filepath.ToSlash(rel)
 		})
 	}
+	if len(archiveProblems) > 0 {
+		if len(targets) == 1 && len(hits) == 0 && targets[0].exactMember() {
+			return nil, &Error{Kind: KindUsage, Message: "Cannot search archive member(s): " + strings.Join(archiveProblems, "; ")}
+		}
+		d.ArchiveSkipped = archiveProblems
+	}
 	sort.Slice(hits, func(i, j int) bool { return hits[i].rel < hits[j].rel })
 	return hits, nil
+}
+
+// scanArchive searches the members of an archive target, keeping the
+// content of members that match. Binary, non-UTF-8 and oversized members
+// are reported as problems.
+func scanArchive(m *search.Matcher, t searchTarget, hits *[]searchHit) (found bool, problems []string, err error) {
+	want := func(name string) bool {
+		switch {
+		case t.member == "":
+			return true
+		case t.memberGlob != nil:
+			return t.memberGlob.Match(name)
+		default:
+			return name == t.member || strings.HasPrefix(name, strings.TrimSuffix(t.member, "/")+"/")
+		}
+	}
+	members, err := search.ReadArchive(t.path.Abs, want, searchMaxRenderedFile)
+	if err != nil {
+		return false, nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot search archive member(s): %s: %v", t.path.Rel, err), Err: err}
+	}
+	for _, mem := range members {
+		found = true
+		name := t.path.Rel + ":" + mem.Name
+		switch {
+		case mem.Skipped != "":
+			problems = append(problems, name+": "+mem.Skipped)
+			continue
+		case bytes.IndexByte(mem.Data, 0) >= 0 || !utf8.Valid(mem.Data):
+			problems = append(problems, name+": binary or not UTF-8")
+			continue
+		}
+		if n := m.MatchLines(mem.Data, nil); n > 0 {
+			*hits = append(*hits, searchHit{abs: t.path.Abs + ":" + mem.Name, rel: name, lines: n, content: mem.Data})
+		}
+	}
+	return found, problems, nil
 }
 
 type renderedFile struct {
@@ -512,14 +657,17 @@ type renderedFile struct {
 // 64 MiB are streamed instead, without context and without a snapshot.
 func renderSearchFile(env *Env, m *search.Matcher, h searchHit, perFile, budget int, ranges []workspace.LineRange) (*renderedFile, error) {
 	p := workspace.Path{Abs: h.abs, Rel: h.rel}
-	if st, err := os.Stat(h.abs); err == nil && st.Size() > searchMaxRenderedFile {
-		return renderStreamed(m, h, budget, ranges)
+	content := h.content
+	if content == nil {
+		if st, err := os.Stat(h.abs); err == nil && st.Size() > searchMaxRenderedFile {
+			return renderStreamed(m, h, budget, ranges)
+		}
+		f, err := env.WS.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		content = f.Bytes
 	}
-	f, err := env.WS.ReadFile(p)
-	if err != nil {
-		return nil, err
-	}
-	content := f.Bytes
 	if bytes.IndexByte(content, 0) >= 0 {
 		return &renderedFile{}, nil
 	}
@@ -554,13 +702,18 @@ func renderSearchFile(env *Env, m *search.Matcher, h searchHit, perFile, budget 
 	if len(matches) == 0 {
 		return &renderedFile{}, nil
 	}
-	tag := edit.Tag(content)
-	if err := record(env, p, tag, content); err != nil {
-		return nil, err
-	}
 	rf := &renderedFile{shown: len(matches), total: total}
 	var sb strings.Builder
-	sb.WriteString("¶" + h.rel + "#" + tag + "\n")
+	if h.content != nil {
+		// An archive member cannot be edited: no tag, no snapshot.
+		sb.WriteString("¶" + h.rel + "\n")
+	} else {
+		tag := edit.Tag(content)
+		if err := record(env, p, tag, content); err != nil {
+			return nil, err
+		}
+		sb.WriteString("¶" + h.rel + "#" + tag + "\n")
+	}
 	last := 0 // last line number written
 	writeRow := func(n, s, e int, match bool) {
 		line := content[s:e]

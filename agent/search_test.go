@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"archive/zip"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -222,4 +224,49 @@ func TestSearchProgress(t *testing.T) {
 	env.Progress = func(string, int, int) { calls++ }
 	mustRunTool(t, env, "search", map[string]any{"pattern": "x", "paths": "."})
 	_ = calls // progress fires every 100 ms; a fast search may report nothing
+}
+
+func TestSearchArchiveMembers(t *testing.T) {
+	env, root := newSearchEnv(t, map[string]string{"plain.txt": "needle\n"})
+	var zb bytes.Buffer
+	zw := zip.NewWriter(&zb)
+	for name, content := range map[string]string{
+		"src/a.txt":  "one\nneedle here\nthree\n",
+		"src/b.md":   "needle\n",
+		"bin/x.bin":  "needle\x00",
+		"latin1.txt": "needle caf\xe9\n",
+	} {
+		w, _ := zw.Create(name)
+		w.Write([]byte(content))
+	}
+	zw.Close()
+	if err := os.WriteFile(filepath.Join(root, "bundle.zip"), zb.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := mustRunTool(t, env, "search", map[string]any{"pattern": "needle", "paths": "bundle.zip:src/a.txt"})
+	if res.Text != "¶bundle.zip:src/a.txt\n 1:one\n*2:needle here\n 3:three\n" {
+		t.Fatalf("member:\n%s", res.Text)
+	}
+	res = mustRunTool(t, env, "search", map[string]any{"pattern": "needle", "paths": "bundle.zip:src/a.txt:3"})
+	if !strings.HasPrefix(res.Text, "No matches found") {
+		t.Fatalf("member with range:\n%s", res.Text)
+	}
+	res = mustRunTool(t, env, "search", map[string]any{"pattern": "needle", "paths": []string{"bundle.zip", "plain.txt"}})
+	d := res.Details.(*searchDetails)
+	if got := strings.Join(d.Files, " "); got != "bundle.zip:src/a.txt bundle.zip:src/b.md plain.txt" {
+		t.Fatalf("files %q", got)
+	}
+	if len(d.ArchiveSkipped) != 2 || !strings.Contains(res.Text, "Skipped unreadable archive members") {
+		t.Fatalf("skipped %v\n%s", d.ArchiveSkipped, res.Text)
+	}
+	res = mustRunTool(t, env, "search", map[string]any{"pattern": "needle", "paths": "bundle.zip:**/*.md"})
+	if got := strings.Join(res.Details.(*searchDetails).Files, " "); got != "bundle.zip:src/b.md" {
+		t.Fatalf("glob member %q", got)
+	}
+	for _, bad := range []string{"bundle.zip:bin/x.bin", "bundle.zip:nope.txt"} {
+		_, err := runSearchTool(t, env, "search", map[string]any{"pattern": "needle", "paths": bad})
+		if e, ok := err.(*Error); !ok || !strings.Contains(e.Message, "Cannot search archive member(s)") {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
 }
