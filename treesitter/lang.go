@@ -233,7 +233,7 @@ var languages = []*Language{
 		closers:  mkset("fenced_code_block_delimiter")},
 	{Name: "ocaml", grammar: ocaml.GetLanguage, comments: cComments,
 		elidable: mkset("structure", "signature", "object_expression", "record_expression", "list_expression",
-			"match_expression", "let_expression")},
+			"match_expression", "value_definition", "type_definition", "module_definition")},
 	{Name: "php", grammar: php.GetLanguage, comments: cComments,
 		elidable: mkset("compound_statement", "declaration_list", "array_creation_expression", "match_block",
 			"enum_declaration_list", "heredoc"),

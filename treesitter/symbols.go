@@ -51,8 +51,8 @@ var langSymbolOverrides = map[string]map[string]string{
 	"go":       {"type_declaration": "", "type_alias": "type"},
 	"hcl":      {"block": "namespace"},
 	"cue":      {"field": "key"},
-	"html":     {"attribute": ""},
-	"svelte":   {"attribute": ""},
+	"html":     {"attribute": "", "element": "field", "script_element": "module", "style_element": "module"},
+	"svelte":   {"attribute": "", "element": "field", "script_element": "module", "style_element": "module"},
 	"markdown": {"atx_heading": "", "setext_heading": ""},
 	"elm":      {"type_declaration": "enum"},
 	"c":        {"type_definition": "type", "field_declaration": "field"},
@@ -149,7 +149,7 @@ func isNameKind(k string) bool {
 		"namespace_identifier", "inline", "heading_content", "tag_name", "selectors", "image_spec",
 		"message_name", "enum_name", "service_name", "rpc_name", "scope_resolution", "qualified_identifier",
 		"lower_case_identifier", "upper_case_identifier", "value_name", "type_constructor", "module_name",
-		"string_lit", "string_literal", "table_name", "object_reference":
+		"string_lit", "string_literal", "table_name", "object_reference", "constructor_name":
 		return true
 	}
 	return strings.HasSuffix(k, "identifier")
@@ -229,6 +229,10 @@ func (t *tree) symbolName(i uint32, text []byte) (string, uint32) {
 		s := firstLine(nodeText(t, text, i))
 		s = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "{"))
 		return s, i
+	case "element", "script_element", "style_element":
+		if t.lang.Name == "html" || t.lang.Name == "svelte" {
+			return t.htmlName(i, text)
+		}
 	case "impl_item":
 		var trait, typ string
 		t.children(i, func(c uint32) bool {
@@ -376,7 +380,7 @@ func (t *tree) collectSymbols(i uint32, text []byte, parentKind string, depth in
 		if s.Name == "" {
 			s.Name = "(anonymous)"
 		}
-		if !leafSymbolKinds[sk] {
+		if !leafSymbolKinds[sk] || t.lang.Name == "html" || t.lang.Name == "svelte" {
 			s.Children = t.collectSymbols(c, text, sk, depth+1)
 		}
 		out = append(out, s)
@@ -490,4 +494,42 @@ func selectionChain(t *tree, off int) []Range {
 		out = append(out, r)
 	}
 	return out
+}
+
+// htmlName names an element like a CSS selector: tag#id.class.
+func (t *tree) htmlName(i uint32, text []byte) (string, uint32) {
+	name, nn := "", i
+	t.children(i, func(c uint32) bool {
+		if k := t.kind(c); k != "start_tag" && k != "self_closing_tag" {
+			return true
+		}
+		t.children(c, func(a uint32) bool {
+			switch t.kind(a) {
+			case "tag_name":
+				name, nn = string(nodeText(t, text, a)), a
+			case "attribute":
+				var an, av string
+				t.children(a, func(x uint32) bool {
+					switch t.kind(x) {
+					case "attribute_name":
+						an = string(nodeText(t, text, x))
+					case "attribute_value", "quoted_attribute_value":
+						av = strings.Trim(string(nodeText(t, text, x)), "\"'")
+					}
+					return true
+				})
+				switch an {
+				case "id":
+					name += "#" + av
+				case "class":
+					for _, c := range strings.Fields(av) {
+						name += "." + c
+					}
+				}
+			}
+			return true
+		})
+		return false
+	})
+	return name, nn
 }
