@@ -623,24 +623,23 @@ func scanArchive(m *search.Matcher, t searchTarget, hits *[]searchHit) (found bo
 			return name == t.member || strings.HasPrefix(name, strings.TrimSuffix(t.member, "/")+"/")
 		}
 	}
-	members, err := search.ReadArchive(t.path.Abs, want, searchMaxRenderedFile)
-	if err != nil {
-		return false, nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot search archive member(s): %s: %v", t.path.Rel, err), Err: err}
-	}
-	for _, mem := range members {
+	err = search.EachArchiveMember(t.path.Abs, want, searchMaxRenderedFile, func(mem search.ArchiveMember) {
 		found = true
 		name := t.path.Rel + ":" + mem.Name
 		switch {
 		case mem.Skipped != "":
 			problems = append(problems, name+": "+mem.Skipped)
-			continue
+			return
 		case bytes.IndexByte(mem.Data, 0) >= 0 || !utf8.Valid(mem.Data):
 			problems = append(problems, name+": binary or not UTF-8")
-			continue
+			return
 		}
 		if n := m.MatchLines(mem.Data, nil); n > 0 {
 			*hits = append(*hits, searchHit{abs: t.path.Abs + ":" + mem.Name, rel: name, lines: n, content: mem.Data})
 		}
+	})
+	if err != nil {
+		return false, nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot search archive member(s): %s: %v", t.path.Rel, err), Err: err}
 	}
 	return found, problems, nil
 }

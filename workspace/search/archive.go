@@ -42,95 +42,103 @@ type ArchiveMember struct {
 // satisfy want, each up to maxBytes (larger ones are listed as skipped).
 // Zip (and jar), tar and gzip-compressed tar are understood.
 func ReadArchive(abs string, want func(name string) bool, maxBytes int64) ([]ArchiveMember, error) {
+	var out []ArchiveMember
+	err := EachArchiveMember(abs, want, maxBytes, func(m ArchiveMember) { out = append(out, m) })
+	return out, err
+}
+
+// EachArchiveMember is ReadArchive calling fn with one member at a time, so
+// that only what fn keeps stays in memory.
+func EachArchiveMember(abs string, want func(name string) bool, maxBytes int64, fn func(ArchiveMember)) error {
 	lower := strings.ToLower(abs)
 	switch {
 	case strings.HasSuffix(lower, ".zip") || strings.HasSuffix(lower, ".jar"):
-		return readZip(abs, want, maxBytes)
+		return readZip(abs, want, maxBytes, fn)
 	case strings.HasSuffix(lower, ".tar"):
 		f, err := os.Open(abs)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		defer f.Close()
-		return readTar(f, want, maxBytes)
+		return readTar(f, want, maxBytes, fn)
 	case strings.HasSuffix(lower, ".tar.gz") || strings.HasSuffix(lower, ".tgz"):
 		f, err := os.Open(abs)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		defer f.Close()
 		zr, err := gzip.NewReader(f)
 		if err != nil {
-			return nil, fmt.Errorf("%s is not a gzip file: %w", abs, err)
+			return fmt.Errorf("%s is not a gzip file: %w", abs, err)
 		}
 		defer zr.Close()
-		return readTar(zr, want, maxBytes)
+		return readTar(zr, want, maxBytes, fn)
 	}
-	return nil, fmt.Errorf("%s is not a supported archive (zip, jar, tar, tar.gz, tgz)", abs)
+	return fmt.Errorf("%s is not a supported archive (zip, jar, tar, tar.gz, tgz)", abs)
 }
 
-func readZip(abs string, want func(string) bool, maxBytes int64) ([]ArchiveMember, error) {
+func readZip(abs string, want func(string) bool, maxBytes int64, fn func(ArchiveMember)) error {
 	zr, err := zip.OpenReader(abs)
 	if err != nil {
-		return nil, fmt.Errorf("cannot open %s as a zip archive: %w", abs, err)
+		return fmt.Errorf("cannot open %s as a zip archive: %w", abs, err)
 	}
 	defer zr.Close()
-	var out []ArchiveMember
 	for _, f := range zr.File {
 		if !f.Mode().IsRegular() || !want(f.Name) {
 			continue
 		}
 		if int64(f.UncompressedSize64) > maxBytes {
-			out = append(out, ArchiveMember{Name: f.Name, Skipped: "too large"})
+			fn(ArchiveMember{Name: f.Name, Skipped: "too large"})
 			continue
 		}
 		rc, err := f.Open()
 		if err != nil {
-			out = append(out, ArchiveMember{Name: f.Name, Skipped: err.Error()})
+			fn(ArchiveMember{Name: f.Name, Skipped: err.Error()})
 			continue
 		}
 		data, err := io.ReadAll(io.LimitReader(rc, maxBytes+1))
 		rc.Close()
 		switch {
 		case err != nil:
-			out = append(out, ArchiveMember{Name: f.Name, Skipped: err.Error()})
+			fn(ArchiveMember{Name: f.Name, Skipped: err.Error()})
 		case int64(len(data)) > maxBytes:
-			out = append(out, ArchiveMember{Name: f.Name, Skipped: "too large"})
+			fn(ArchiveMember{Name: f.Name, Skipped: "too large"})
 		default:
-			out = append(out, ArchiveMember{Name: f.Name, Data: data})
+			fn(ArchiveMember{Name: f.Name, Data: data})
 		}
 	}
-	return out, nil
+	return nil
 }
 
-func readTar(r io.Reader, want func(string) bool, maxBytes int64) ([]ArchiveMember, error) {
+func readTar(r io.Reader, want func(string) bool, maxBytes int64, fn func(ArchiveMember)) error {
 	tr := tar.NewReader(r)
-	var out []ArchiveMember
+	seen := 0
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
-			return out, nil
+			return nil
 		}
 		if err != nil {
-			if len(out) > 0 {
-				return out, nil // a truncated archive: keep what was read
+			if seen > 0 {
+				return nil // a truncated archive: keep what was read
 			}
-			return nil, fmt.Errorf("cannot read the tar archive: %w", err)
+			return fmt.Errorf("cannot read the tar archive: %w", err)
 		}
+		seen++
 		name := strings.TrimPrefix(h.Name, "./")
 		if h.Typeflag != tar.TypeReg || !want(name) {
 			continue
 		}
 		if h.Size > maxBytes {
-			out = append(out, ArchiveMember{Name: name, Skipped: "too large"})
+			fn(ArchiveMember{Name: name, Skipped: "too large"})
 			continue
 		}
 		data, err := io.ReadAll(io.LimitReader(tr, maxBytes+1))
 		if err != nil {
-			out = append(out, ArchiveMember{Name: name, Skipped: err.Error()})
+			fn(ArchiveMember{Name: name, Skipped: err.Error()})
 			continue
 		}
-		out = append(out, ArchiveMember{Name: name, Data: data})
+		fn(ArchiveMember{Name: name, Data: data})
 	}
 }
 
