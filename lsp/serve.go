@@ -80,7 +80,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	case <-ctx.Done():
 	}
 	s.cancelInflight()
-	closeConn(conn, opts.Logf)
+	closeConn(conn, rwc)
 
 	if s.exitedEarly() {
 		return ErrExitWithoutShutdown
@@ -91,10 +91,13 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	return nil
 }
 
-// closeConn closes conn but waits at most 250ms: a read blocked on a stdin
-// whose Close does nothing cannot be interrupted, and the process is about
-// to exit anyway. (Stdio's Close closes os.Stdin, which ends such a read.)
-func closeConn(conn jsonrpc2.Conn, logf func(string, ...any)) {
+// closeConn ends the session: it closes the transport (which ends a read
+// blocked on it, when the transport supports that) and the connection, but
+// waits at most 50ms: after exit nothing is left to write, and a reader
+// blocked on a stdin whose Close does nothing cannot be interrupted anyway.
+// (Stdio's Close closes os.Stdin.)
+func closeConn(conn jsonrpc2.Conn, rwc io.Closer) {
+	_ = rwc.Close()
 	done := make(chan struct{})
 	go func() {
 		_ = conn.Close()
@@ -102,9 +105,7 @@ func closeConn(conn jsonrpc2.Conn, logf func(string, ...any)) {
 	}()
 	select {
 	case <-done:
-	case <-time.After(250 * time.Millisecond):
-		// A reader blocked on an unclosable stdin: the process exits next.
-		logf("lsp: the transport did not close; returning anyway")
+	case <-time.After(50 * time.Millisecond):
 	}
 }
 
