@@ -1,0 +1,505 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/hashls/hashls/edit"
+	"github.com/hashls/hashls/workspace"
+)
+
+// applyPatchTool applies a Codex-format patch (*** Begin Patch … *** End
+// Patch) to several files at once, all-or-nothing. Parsing and matching are
+// package edit's (ParsePatch, ApplyPatchChunks); this file confines paths,
+// locks, checks the sha256 gate, writes, trashes, audits and rolls back.
+type applyPatchTool struct{}
+
+func init() { register(applyPatchTool{}) }
+
+func (applyPatchTool) Name() string { return "apply_patch" }
+func (applyPatchTool) Description() string {
+	return "Apply a Codex-format patch (*** Begin Patch / *** Add File: | *** Delete File: | *** Update File: [*** Move to:] with @@ chunks of ' ', '-', '+' lines / *** End Patch) to several files all-or-nothing, optionally gated by expectedSha256ByPath"
+}
+func (applyPatchTool) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"input":{"type":"string","description":"The entire patch: '*** Begin Patch', then file sections ('*** Add File: PATH' followed by '+' lines; '*** Delete File: PATH'; '*** Update File: PATH', optionally '*** Move to: NEW_PATH', then chunks each introduced by '@@' or '@@ <a line before the change>' with ' ' context, '-' removed and '+' added lines, optionally ending with '*** End of File'), then '*** End Patch'. Paths are relative to the workspace root."},"expectedSha256ByPath":{"type":"object","additionalProperties":{"type":"string"},"description":"Optional stale-file gate: path → sha256 (hex) of the file's current bytes, as returned by read. \"\" asserts that the path does not exist (for Add File). Paths not listed are not checked."}},"required":["input"],"additionalProperties":false}`)
+}
+
+type applyPatchArgs struct {
+	Input    string            `json:"input"`
+	Expected map[string]string `json:"expectedSha256ByPath"`
+}
+
+// applyPatchFile is the per-file part of apply_patch's details.
+type applyPatchFile struct {
+	Path      string  `json:"path"`
+	Op        string  `json:"op"` // "add", "update" or "delete"
+	MovedFrom string  `json:"movedFrom,omitempty"`
+	Tag       string  `json:"tag,omitempty"`    // new tag ("" for a delete)
+	SHA256    string  `json:"sha256,omitempty"` // sha256 of the new bytes ("" for a delete)
+	Overwrote bool    `json:"overwrote,omitempty"`
+	Unchanged bool    `json:"unchanged,omitempty"`
+	Diff      string  `json:"diff,omitempty"`
+	AuditIDs  []int64 `json:"auditIds,omitempty"`
+	TrashIDs  []int64 `json:"trashIds,omitempty"`
+	Overlay   bool    `json:"overlay,omitempty"`
+	Note      string  `json:"note,omitempty"`
+}
+
+type applyPatchDetails struct {
+	Files []applyPatchFile `json:"files"`
+	Diff  string           `json:"diff"`
+}
+
+// patchTarget is one path a patch touches, as read under the lock.
+type patchTarget struct {
+	spelled string // as written in the patch
+	path    workspace.Path
+	file    *workspace.File // nil when the path does not exist
+	isDir   bool
+}
+
+func (t *patchTarget) old() []byte {
+	if t.file == nil {
+		return nil
+	}
+	return t.file.Bytes
+}
+
+// patchStep is one prepared file operation.
+type patchStep struct {
+	op       edit.PatchOp
+	src      *patchTarget
+	dst      *patchTarget // move destination, nil when not moving
+	newBytes []byte       // add/update result
+}
+
+// patchUndo restores one file written or removed by the commit phase.
+type patchUndo struct {
+	path          workspace.Path
+	before, after []byte // before nil: created; after nil: removed
+	mode          fs.FileMode
+	overlay       bool
+}
+
+func (applyPatchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
+	var a applyPatchArgs
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return nil, &Error{Kind: KindUsage, Message: "apply_patch: " + err.Error()}
+	}
+	patch, err := edit.ParsePatch(a.Input)
+	if err != nil {
+		return nil, err
+	}
+
+	// Resolve every path; a file touched by two sections is refused.
+	targets := map[string]*patchTarget{}
+	var order []*patchTarget
+	target := func(spelled string) (*patchTarget, error) {
+		p, err := env.WS.Resolve(spelled)
+		if err != nil {
+			return nil, err
+		}
+		if t, ok := targets[p.Abs]; ok {
+			return nil, &Error{Kind: KindInput, Message: fmt.Sprintf("Invalid patch: multiple operations target the same file %s ('%s' and '%s'). Use one section per file: a single '*** Update File:' can hold several @@ chunks.", p.Rel, t.spelled, spelled)}
+		}
+		t := &patchTarget{spelled: spelled, path: p}
+		targets[p.Abs] = t
+		order = append(order, t)
+		return t, nil
+	}
+	steps := make([]*patchStep, len(patch.Ops))
+	for i, op := range patch.Ops {
+		s := &patchStep{op: op}
+		if s.src, err = target(op.Path); err != nil {
+			return nil, err
+		}
+		if op.MoveTo != "" {
+			p, err := env.WS.Resolve(op.MoveTo)
+			if err != nil {
+				return nil, err
+			}
+			if p.Abs != s.src.path.Abs {
+				if s.dst, err = target(op.MoveTo); err != nil {
+					return nil, err
+				}
+			}
+		}
+		steps[i] = s
+	}
+	expected, err := expectedHashes(env, a.Expected, targets)
+	if err != nil {
+		return nil, err
+	}
+
+	paths := make([]workspace.Path, len(order))
+	for i, t := range order {
+		paths[i] = t.path
+	}
+	unlock, err := env.WS.Lock(ctx, paths...)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+
+	for _, t := range order {
+		f, err := env.WS.ReadFile(t.path)
+		switch {
+		case err == nil:
+			t.file = f
+		case workspace.IsKind(err, workspace.KindNotFound):
+		case workspace.IsKind(err, workspace.KindIsDir):
+			t.isDir = true
+		default:
+			return nil, err
+		}
+	}
+	// The sha256 gate, before anything else looks at the content.
+	for abs, want := range expected {
+		t := targets[abs]
+		switch {
+		case want == "" && (t.file != nil || t.isDir):
+			return nil, &Error{Kind: KindStale, Message: fmt.Sprintf("Stale file: %s exists, but expectedSha256ByPath gave \"\" (must not exist). Re-read the file to obtain the current sha256 and re-apply your edit.", t.path.Rel)}
+		case want != "" && t.file == nil:
+			return nil, &Error{Kind: KindStale, Message: fmt.Sprintf("Stale file: %s does not exist, but expectedSha256ByPath gave sha256 %s. Re-read the file to obtain the current sha256 and re-apply your edit.", t.path.Rel, want)}
+		case want != "":
+			if got := sha256Hex(t.file.Bytes); got != want {
+				return nil, &Error{Kind: KindStale, Message: fmt.Sprintf("Stale file: %s changed since it was read (sha256 is %s, expectedSha256ByPath gave %s). Re-read the file to obtain the current sha256 and re-apply your edit.", t.path.Rel, got, want)}
+			}
+		}
+	}
+
+	// Compute every new content in memory: nothing is written unless all apply.
+	for _, s := range steps {
+		op, src := s.op, s.src
+		switch op.Kind {
+		case edit.PatchAdd:
+			if src.isDir {
+				return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Failed to write file %s: it is a directory. Add File needs a file path.", op.Path)}
+			}
+			s.newBytes = edit.AddFileContent(op.Content, src.old())
+		case edit.PatchDelete:
+			if src.isDir {
+				return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Failed to delete file %s: it is a directory. Delete File removes one file; delete the files inside it one by one.", op.Path)}
+			}
+			if src.file == nil {
+				return nil, &Error{Kind: KindNotFound, Message: fmt.Sprintf("Failed to delete file %s: it does not exist. Check the path (find lists files); nothing was changed.", op.Path)}
+			}
+		case edit.PatchUpdate:
+			if src.isDir {
+				return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Failed to read file to update %s: it is a directory. Update File needs a file path.", op.Path)}
+			}
+			if src.file == nil {
+				return nil, &Error{Kind: KindNotFound, Message: fmt.Sprintf("Failed to read file to update %s: file not found. Check the path, or create the file with '*** Add File: %s'; nothing was changed.", op.Path, op.Path)}
+			}
+			if workspace.IsBinary(src.file.Bytes) {
+				return nil, &Error{Kind: KindBinary, Message: fmt.Sprintf("Cannot update %s: it is a binary file. apply_patch edits text files only.", op.Path)}
+			}
+			if s.dst != nil && s.dst.isDir {
+				return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Failed to move %s to %s: the destination is a directory. Give the full new file path in '*** Move to:'.", op.Path, op.MoveTo)}
+			}
+			nb, err := edit.ApplyPatchChunks(op.Path, src.file.Bytes, op.Chunks)
+			if err != nil {
+				return nil, err
+			}
+			s.newBytes = nb
+		}
+	}
+
+	// Commit in patch order; on a failure, undo what was already done.
+	var undos []patchUndo
+	fail := func(err error) (*Result, error) {
+		rollbackPatch(ctx, env, undos)
+		return nil, err
+	}
+	st := env.WS.Store()
+	var files []applyPatchFile
+	for _, s := range steps {
+		op, src := s.op, s.src
+		switch {
+		case op.Kind == edit.PatchDelete:
+			fr := applyPatchFile{Path: src.path.Rel, Op: "delete", Overlay: src.file.Overlay,
+				Diff: edit.UnifiedDiff(src.path.Rel, src.file.Bytes, nil)}
+			if err := removePatchFile(ctx, env, src, "apply_patch: deleted", &fr, &undos); err != nil {
+				return fail(err)
+			}
+			files = append(files, fr)
+		case op.Kind == edit.PatchUpdate && s.dst == nil && bytes.Equal(s.newBytes, src.file.Bytes):
+			tag := edit.Tag(src.file.Bytes)
+			if err := record(env, src.path, tag, src.file.Bytes); err != nil {
+				return fail(err)
+			}
+			files = append(files, applyPatchFile{Path: src.path.Rel, Op: "update", Tag: tag, SHA256: sha256Hex(src.file.Bytes), Unchanged: true, Overlay: src.file.Overlay})
+		default:
+			dest, kind, note := src, "add", ""
+			if op.Kind == edit.PatchUpdate {
+				kind = "update"
+				if s.dst != nil {
+					dest, note = s.dst, "apply_patch: moved from "+src.path.Rel
+				}
+			}
+			fr := applyPatchFile{Path: dest.path.Rel, Op: kind, Overwrote: op.Kind == edit.PatchAdd && src.file != nil || s.dst != nil && s.dst.file != nil}
+			if dest.file != nil {
+				fr.Overlay = dest.file.Overlay
+			}
+			if err := writePatchFile(ctx, env, dest, s.newBytes, note, &fr, &undos); err != nil {
+				return fail(err)
+			}
+			base := dest.old()
+			if s.dst != nil {
+				fr.MovedFrom = src.path.Rel
+				base = src.file.Bytes
+				if err := removePatchFile(ctx, env, src, "apply_patch: moved to "+dest.path.Rel, &fr, &undos); err != nil {
+					return fail(err)
+				}
+			}
+			fr.Diff = edit.UnifiedDiff(dest.path.Rel, base, s.newBytes)
+			files = append(files, fr)
+		}
+	}
+	if st != nil {
+		for _, s := range steps {
+			_ = st.ResetNoop(s.src.path.Abs)
+		}
+	}
+	return applyPatchResult(files), nil
+}
+
+// expectedHashes resolves the gate's paths to the targets' keys and checks
+// the values ("" or 64 hex digits).
+func expectedHashes(env *Env, m map[string]string, targets map[string]*patchTarget) (map[string]string, error) {
+	out := map[string]string{}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := strings.ToLower(strings.TrimSpace(m[k]))
+		if v != "" {
+			if b, err := hex.DecodeString(v); err != nil || len(b) != 32 {
+				return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("apply_patch: expectedSha256ByPath[%q] = %q is not a sha256; give the 64 hex digits from read's sha256, or \"\" for a file that must not exist.", k, m[k])}
+			}
+		}
+		p, err := env.WS.Resolve(k)
+		if err != nil {
+			return nil, err
+		}
+		if _, ok := targets[p.Abs]; !ok {
+			return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("apply_patch: expectedSha256ByPath names %s, which the patch does not touch; fix the path or remove the entry.", k)}
+		}
+		if prev, ok := out[p.Abs]; ok && prev != v {
+			return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("apply_patch: expectedSha256ByPath gives two different values for %s; give one.", p.Rel)}
+		}
+		out[p.Abs] = v
+	}
+	return out, nil
+}
+
+// writePatchFile trashes t's old content, writes content, records the new
+// snapshot and appends an audit row.
+func writePatchFile(ctx context.Context, env *Env, t *patchTarget, content []byte, note string, fr *applyPatchFile, undos *[]patchUndo) error {
+	st := env.WS.Store()
+	old := t.old()
+	if old != nil && st != nil {
+		id, err := st.Trash(t.path.Abs, old, "apply_patch")
+		if err != nil {
+			return err
+		}
+		fr.TrashIDs = append(fr.TrashIDs, id)
+	}
+	if old == nil {
+		if err := os.MkdirAll(filepath.Dir(t.path.Abs), 0o755); err != nil {
+			return &Error{Kind: KindIO, Message: fmt.Sprintf("Failed to create parent directories for %s: %v", t.path.Rel, err), Err: err}
+		}
+	}
+	if err := env.WS.WriteFile(ctx, t.path, old, content, "hashls apply_patch"); err != nil {
+		return err
+	}
+	u := patchUndo{path: t.path, before: old, after: content, mode: 0o644}
+	if t.file != nil {
+		u.mode, u.overlay = t.file.Mode, t.file.Overlay
+	}
+	*undos = append(*undos, u)
+	fr.Tag = edit.Tag(content)
+	fr.SHA256 = sha256Hex(content)
+	if err := record(env, t.path, fr.Tag, content); err != nil {
+		return fmt.Errorf("recording the new snapshot of %s failed: %w; nothing was changed", t.path.Rel, err)
+	}
+	if st != nil {
+		e := workspace.AuditEntry{Tool: "apply_patch", Path: t.path.Rel, SHA256After: fr.SHA256, Note: note}
+		if old != nil {
+			e.SHA256Before = sha256Hex(old)
+		}
+		id, err := st.Audit(e)
+		if err != nil {
+			return fmt.Errorf("the audit log append for %s failed: %w; nothing was changed", t.path.Rel, err)
+		}
+		fr.AuditIDs = append(fr.AuditIDs, id)
+	}
+	return nil
+}
+
+// removePatchFile trashes and removes t. The workspace has no remove
+// primitive, so the disk file is checked and removed here. When the editor
+// has t open, the buffer text (what the patch was checked against) is
+// trashed, and the disk text too when it differs; the buffer itself stays
+// open in the editor.
+func removePatchFile(ctx context.Context, env *Env, t *patchTarget, note string, fr *applyPatchFile, undos *[]patchUndo) error {
+	if err := ctx.Err(); err != nil {
+		return &Error{Kind: KindIO, Message: fmt.Sprintf("Failed to delete file %s: cancelled: %v", t.path.Rel, err), Err: err}
+	}
+	st := env.WS.Store()
+	disk, err := os.ReadFile(t.path.Abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return &Error{Kind: KindStale, Message: fmt.Sprintf("%s was deleted on disk since it was read; re-read it and retry", t.path.Rel), Err: err}
+		}
+		return &Error{Kind: ioKind(err), Message: fmt.Sprintf("Failed to delete file %s: %v", t.path.Rel, err), Err: err}
+	}
+	if !t.file.Overlay && !bytes.Equal(disk, t.file.Bytes) {
+		return &Error{Kind: KindStale, Message: fmt.Sprintf("%s changed on disk since it was read; re-read it and retry", t.path.Rel)}
+	}
+	if st != nil {
+		id, err := st.Trash(t.path.Abs, t.file.Bytes, "apply_patch")
+		if err != nil {
+			return err
+		}
+		fr.TrashIDs = append(fr.TrashIDs, id)
+		if t.file.Overlay && !bytes.Equal(disk, t.file.Bytes) {
+			id, err := st.Trash(t.path.Abs, disk, "apply_patch (disk text of an open buffer)")
+			if err != nil {
+				return err
+			}
+			fr.TrashIDs = append(fr.TrashIDs, id)
+		}
+	}
+	if err := os.Remove(t.path.Abs); err != nil {
+		return &Error{Kind: ioKind(err), Message: fmt.Sprintf("Failed to delete file %s: %v", t.path.Rel, err), Err: err}
+	}
+	*undos = append(*undos, patchUndo{path: t.path, before: disk, mode: t.file.Mode, overlay: t.file.Overlay})
+	if t.file.Overlay {
+		fr.Note = fmt.Sprintf("%s is open in the editor: its buffer still holds the old text; close it without saving", t.path.Rel)
+	}
+	if st != nil {
+		id, err := st.Audit(workspace.AuditEntry{Tool: "apply_patch", Path: t.path.Rel, SHA256Before: sha256Hex(t.file.Bytes), Note: note})
+		if err != nil {
+			return fmt.Errorf("the audit log append for %s failed: %w; nothing was changed", t.path.Rel, err)
+		}
+		fr.AuditIDs = append(fr.AuditIDs, id)
+	}
+	return nil
+}
+
+func ioKind(err error) string {
+	if errors.Is(err, fs.ErrPermission) {
+		return KindPermission
+	}
+	return KindIO
+}
+
+// rollbackPatch undoes the commit phase in reverse, best effort: a file goes
+// back only if it still holds what the patch left there.
+func rollbackPatch(ctx context.Context, env *Env, undos []patchUndo) {
+	ctx = context.WithoutCancel(ctx)
+	for i := len(undos) - 1; i >= 0; i-- {
+		u := undos[i]
+		switch {
+		case u.before == nil: // created: remove it again
+			if cur, err := os.ReadFile(u.path.Abs); err == nil && bytes.Equal(cur, u.after) {
+				_ = os.Remove(u.path.Abs)
+			}
+		case u.after == nil: // removed: put the disk text back
+			if _, err := os.Lstat(u.path.Abs); errors.Is(err, fs.ErrNotExist) {
+				_ = os.MkdirAll(filepath.Dir(u.path.Abs), 0o755)
+				_ = os.WriteFile(u.path.Abs, u.before, u.mode.Perm())
+			}
+		default:
+			_ = env.WS.WriteFile(ctx, u.path, u.after, u.before, "hashls apply_patch rollback")
+		}
+		if u.after != nil && u.before != nil {
+			_ = record(env, u.path, edit.Tag(u.before), u.before)
+		}
+	}
+}
+
+// applyPatchResult renders the summary: added, then modified, then deleted
+// files, each with its ¶PATH#TAG header.
+func applyPatchResult(files []applyPatchFile) *Result {
+	var n [3]int
+	var sb strings.Builder
+	var diffs []string
+	for pass, kind := range []string{"add", "update", "delete"} {
+		for _, f := range files {
+			if f.Op != kind {
+				continue
+			}
+			n[pass]++
+			if f.Diff != "" {
+				diffs = append(diffs, f.Diff)
+			}
+			if f.Tag != "" {
+				fmt.Fprintf(&sb, "¶%s#%s\n", f.Path, f.Tag)
+			}
+			var parts []string
+			switch {
+			case kind == "add" && f.Overwrote:
+				parts = append(parts, "replaced an existing file")
+			case kind == "add":
+				parts = append(parts, "new file")
+			case kind == "delete":
+				parts = append(parts, "deleted")
+			}
+			if f.MovedFrom != "" {
+				parts = append(parts, "moved from "+f.MovedFrom)
+				if f.Overwrote {
+					parts = append(parts, "replaced the existing file")
+				}
+			}
+			if f.Unchanged {
+				parts = append(parts, "unchanged (the chunks change nothing)")
+			} else if kind != "delete" {
+				plus, minus := diffCounts(f.Diff)
+				parts = append(parts, fmt.Sprintf("+%d -%d lines", plus, minus))
+			}
+			if len(f.TrashIDs) > 0 {
+				ids := make([]string, len(f.TrashIDs))
+				for i, id := range f.TrashIDs {
+					ids[i] = fmt.Sprintf("#%d", id)
+				}
+				parts = append(parts, "old content in trash "+strings.Join(ids, ", "))
+			}
+			if f.Note != "" {
+				parts = append(parts, f.Note)
+			}
+			fmt.Fprintf(&sb, "%s %s: %s\n", map[string]string{"add": "A", "update": "M", "delete": "D"}[kind], f.Path, strings.Join(parts, "; "))
+		}
+	}
+	head := fmt.Sprintf("Success. Applied the patch: %d added, %d modified, %d deleted.\n", n[0], n[1], n[2])
+	return &Result{Text: head + strings.TrimSuffix(sb.String(), "\n"), Details: &applyPatchDetails{Files: files, Diff: strings.Join(diffs, "")}}
+}
+
+// diffCounts counts added and removed lines of a unified diff (after its
+// two header lines).
+func diffCounts(d string) (plus, minus int) {
+	lines := strings.Split(d, "\n")
+	for i, l := range lines {
+		if i < 2 || strings.HasPrefix(l, "@@") {
+			continue
+		}
+		if strings.HasPrefix(l, "+") {
+			plus++
+		} else if strings.HasPrefix(l, "-") {
+			minus++
+		}
+	}
+	return plus, minus
+}
