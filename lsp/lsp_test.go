@@ -538,4 +538,18 @@ func TestRealEditTool(t *testing.T) {
 	if got, _ := c.serverText(u); got != want+"// end\n" {
 		t.Fatalf("after the second edit: %q", got)
 	}
+	// Activity for the first edit: its path, one copy of its diff, its audit id.
+	p := c.waitNote(MethodActivity, func(p json.RawMessage) bool { return strings.Contains(string(p), "return 2") })
+	var a Activity
+	_ = json.Unmarshal(p, &a)
+	if a.Tool != "edit" || len(a.Paths) != 1 || a.Paths[0] != "a.go" || strings.Count(a.Diff, "+\treturn 2") != 1 || len(a.AuditIDs) != 1 {
+		t.Fatalf("activity = %+v", a)
+	}
+	// A failed edit still names its file (from the input's header).
+	_ = c.call("workspace/executeCommand", map[string]any{"command": "hashls.edit", "arguments": []any{map[string]any{"input": "¶a.go#0000\nreplace 99..99:\n+x\n"}}}, nil)
+	c.waitNote(MethodActivity, func(p json.RawMessage) bool {
+		var a Activity
+		_ = json.Unmarshal(p, &a)
+		return a.Outcome == "error" && len(a.Paths) == 1 && a.Paths[0] == "a.go"
+	})
 }

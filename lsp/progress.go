@@ -193,10 +193,22 @@ func decodeAny(b []byte) any {
 // arguments and details, whatever their exact shape: keys named path/paths,
 // audit_id/auditId(s), diff and warnings, at any depth.
 type collector struct {
-	paths    map[string]bool
-	audits   []int64
-	diffs    []string
-	warnings []string
+	paths     map[string]bool
+	audits    []int64
+	diffs     []string // the diffs found at the shallowest depth
+	diffDepth int
+	warnings  []string
+	depth     int
+}
+
+func (c *collector) addPath(p string) {
+	if p == "" {
+		return
+	}
+	if c.paths == nil {
+		c.paths = map[string]bool{}
+	}
+	c.paths[p] = true
 }
 
 func (c *collector) walk(key string, v any) {
@@ -208,9 +220,11 @@ func (c *collector) walk(key string, v any) {
 			keys = append(keys, kk)
 		}
 		sort.Strings(keys)
+		c.depth++
 		for _, kk := range keys {
 			c.walk(kk, x[kk])
 		}
+		c.depth--
 	case []any:
 		for _, e := range x {
 			c.walk(key, e)
@@ -218,14 +232,24 @@ func (c *collector) walk(key string, v any) {
 	case string:
 		switch k {
 		case "path", "paths", "file", "files":
-			if x != "" {
-				if c.paths == nil {
-					c.paths = map[string]bool{}
+			c.addPath(x)
+		case "input":
+			// An edit input names its files in ¶PATH#TAG headers.
+			for _, line := range strings.Split(x, "\n") {
+				if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "¶"); ok {
+					if i := strings.LastIndexByte(rest, '#'); i >= 0 {
+						rest = rest[:i]
+					}
+					c.addPath(strings.TrimSpace(rest))
 				}
-				c.paths[x] = true
 			}
 		case "diff":
-			if x != "" {
+			// A whole-result diff wins over the per-file ones it repeats.
+			switch {
+			case x == "":
+			case len(c.diffs) == 0 || c.depth < c.diffDepth:
+				c.diffs, c.diffDepth = []string{x}, c.depth
+			case c.depth == c.diffDepth:
 				c.diffs = append(c.diffs, x)
 			}
 		case "warning", "warnings":
