@@ -299,3 +299,46 @@ func TestSkeletonSummaryMatchesFull(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrentEviction mixes summaries (which keep C trees) and block ops
+// on shared contents with a tiny cache, so entries are evicted and their C
+// trees closed while other goroutines use them (run with -race).
+func TestConcurrentEviction(t *testing.T) {
+	saved := defaultCache
+	defaultCache = newTreeCache(2, 1<<20)
+	defer func() { defaultCache.purge(); defaultCache = saved }()
+	var srcs [][]byte
+	for i := 0; i < 5; i++ {
+		var b strings.Builder
+		fmt.Fprintf(&b, "package p\n// v%d\n", i)
+		for j := 0; j < 30; j++ {
+			fmt.Fprintf(&b, "\nfunc f%d() {\n\ta := %d\n\tb := a\n\t_ = b\n}\n", j, i)
+		}
+		srcs = append(srcs, []byte(b.String()))
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 100)
+	for g := 0; g < 6; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for i := 0; i < 30; i++ {
+				src := srcs[(g+i)%len(srcs)]
+				s, err := Summarize(context.Background(), "a.go", src, DefaultSummaryOptions())
+				if err != nil || !s.Parsed {
+					errs <- fmt.Errorf("summary: %v", err)
+					return
+				}
+				if a, b, ok := DefaultResolver.BlockRange("a.go", string(src), 4); !ok || a != 4 || b != 8 {
+					errs <- fmt.Errorf("block %d-%d %v", a, b, ok)
+					return
+				}
+			}
+		}(g)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
