@@ -250,3 +250,62 @@ func BenchmarkProcessInitialize(b *testing.B) {
 		b.ReportMetric(float64(rss)/1024, "idle-RSS-MB")
 	}
 }
+
+// TestBinarySoak sends 10,000 requests (documentSymbol; a didChange and a
+// hashls.read every tenth) to the built server process over its stdio and
+// logs its RSS before and after.
+func TestBinarySoak(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	root := t.TempDir()
+	lines := strings.SplitAfter(thousandLines(), "\n")
+	src := strings.Join(lines[:300], "")
+	if err := os.WriteFile(filepath.Join(root, "soak.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, _ := startProc(t, root, t.TempDir())
+	defer p.cmd.Process.Kill()
+	uri := string(pathToURI(filepath.Join(root, "soak.go")))
+	p.send(t, initializeBody(1, root))
+	p.response(t, 1)
+	p.send(t, `{"jsonrpc":"2.0","method":"initialized","params":{}}`)
+	open, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": map[string]any{
+		"textDocument": map[string]any{"uri": uri, "languageId": "go", "version": 1, "text": src}}})
+	p.send(t, string(open))
+	pid := p.cmd.Process.Pid
+	status := fmt.Sprintf("/proc/%d/status", pid)
+	sym := func(id int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"textDocument/documentSymbol","params":{"textDocument":{"uri":%q}}}`, id, uri)
+	}
+	p.send(t, sym(2))
+	p.response(t, 2)
+	rss0 := procRSSKB(status)
+	start := time.Now()
+	const n = 10000
+	version := 1
+	for i := 0; i < n; i++ {
+		id := 10 + i
+		if i%10 == 0 {
+			version++
+			ch, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "textDocument/didChange", "params": map[string]any{
+				"textDocument":   map[string]any{"uri": uri, "version": version},
+				"contentChanges": []any{map[string]any{"range": lspRange(2, 3, 2, 4), "text": string(rune('A' + i%26))}}}})
+			p.send(t, string(ch))
+			p.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"workspace/executeCommand","params":{"command":"hashls.read","arguments":[{"path":"soak.go:1-40"}]}}`, id))
+		} else {
+			p.send(t, sym(id))
+		}
+		if m := p.response(t, id); m["error"] != nil {
+			t.Fatalf("request %d: %v", i, m["error"])
+		}
+	}
+	elapsed := time.Since(start)
+	time.Sleep(100 * time.Millisecond)
+	rss1 := procRSSKB(status)
+	t.Logf("binary soak: %d requests in %v (%.0f/s); server RSS %d kB before, %d kB after", n, elapsed.Round(time.Millisecond), n/elapsed.Seconds(), rss0, rss1)
+	if rss0 > 0 && rss1 > rss0+64<<10 {
+		t.Errorf("server RSS grew by %d MB over the soak", (rss1-rss0)>>10)
+	}
+	p.stop(t, 5)
+}
