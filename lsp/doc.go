@@ -9,15 +9,46 @@
 // tool runs and a hashls/activity notification after every tool run.
 //
 // The entry point is Serve, which speaks LSP over one io.ReadWriteCloser
-// (stdio for `hashls serve`). Tool logic lives in package agent; this
-// package only translates between the wire and the tools.
+// (Stdio() for `hashls serve --stdio`). Tool logic lives in package agent;
+// this package only translates between the wire and the tools.
 //
-// Files, one per LSP area: serve.go (Serve, the handler chain, lifecycle
-// gating), stream.go (tolerant Content-Length framing), server.go
+// # Wire contract for editor plugins
+//
+// Commands (workspace/executeCommand, one JSON object argument):
+//
+//   - hashls.<tool> {the tool's arguments} → {"text", "details"}. Failures
+//     are JSON-RPC errors: code -32602 (InvalidParams) for bad arguments,
+//     -32803 (RequestFailed) otherwise, -32800 when cancelled; error.data is
+//     {"kind": <agent error kind, e.g. "stale">, "tool": <name>}.
+//   - hashls.selectBlock {"uri", "line"} → {"uri", "range", "startLine",
+//     "endLine"}: the block beginning on (or enclosing) the 1-based line.
+//   - hashls.copyBlockAnchor {"uri", "line"} → {"text": "¶PATH#TAG\nreplace
+//     block N:", "anchor", "tag", "path", "startLine", "endLine", "range"};
+//     the tag is minted by the read tool over the current buffer.
+//   - hashls.outline {"uri"} → the read tool's {"text", "details"} for the
+//     file (its structural summary).
+//
+// Code actions at the cursor: refactor.hashls.deleteBlock (a versioned
+// edit), refactor.hashls.selectBlock and refactor.hashls.copyBlockAnchor
+// (commands above), source.hashls.outline.
+//
+// Notifications from the server: hashls/activity after every tool run
+// (see Activity), $/progress (work-done progress) for tools that report
+// progress or run longer than 400ms, window/logMessage for warnings.
+//
+// Settings, from initializationOptions and workspace/didChangeConfiguration,
+// at the top level or under "hashls" (see Settings): progress, activity,
+// logLevel, applyEditTimeoutMs, stateDir (initializationOptions only).
+//
+// # Files
+//
+// One per LSP area: serve.go (Serve, the handler chain, lifecycle gating,
+// cancellation), stream.go (tolerant Content-Length framing), server.go
 // (initialize, settings, shutdown), uri.go (every URI conversion),
-// mapper.go (UTF-16 <-> byte offsets), text_sync.go (didOpen/didChange/
-// didClose), command.go (executeCommand), bufedit.go (workspace.BufferEditor
-// over workspace/applyEdit), symbols.go (documentSymbol, foldingRange,
-// selectionRange), code_action.go (block actions), progress.go (work-done
-// progress, activity, log messages).
+// mapper.go (UTF-16 <-> byte offsets, minimal edits), text_sync.go
+// (didOpen/didChange/didClose), command.go (executeCommand), bufedit.go
+// (workspace.BufferEditor over workspace/applyEdit), symbols.go
+// (documentSymbol, foldingRange, selectionRange), code_action.go (block
+// actions and their commands), progress.go (work-done progress, activity,
+// log messages).
 package lsp
