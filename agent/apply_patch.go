@@ -88,6 +88,7 @@ type patchUndo struct {
 	before, after []byte // before nil: created; after nil: removed
 	mode          fs.FileMode
 	overlay       bool
+	madeDirs      []string // directories created for the file, deepest first
 }
 
 func (applyPatchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
@@ -316,15 +317,24 @@ func writePatchFile(ctx context.Context, env *Env, t *patchTarget, content []byt
 		}
 		fr.TrashIDs = append(fr.TrashIDs, id)
 	}
+	var made []string
 	if old == nil {
+		for d := filepath.Dir(t.path.Abs); d != env.WS.Root() && d != filepath.Dir(d); d = filepath.Dir(d) {
+			if _, err := os.Lstat(d); !errors.Is(err, fs.ErrNotExist) {
+				break
+			}
+			made = append(made, d)
+		}
 		if err := os.MkdirAll(filepath.Dir(t.path.Abs), 0o755); err != nil {
-			return &Error{Kind: KindIO, Message: fmt.Sprintf("Failed to create parent directories for %s: %v", t.path.Rel, err), Err: err}
+			removeEmptyDirs(made)
+			return &Error{Kind: ioKind(err), Message: fmt.Sprintf("Failed to create parent directories for %s: %v", t.path.Rel, err), Err: err}
 		}
 	}
 	if err := env.WS.WriteFile(ctx, t.path, old, content, "hashls apply_patch"); err != nil {
+		removeEmptyDirs(made)
 		return err
 	}
-	u := patchUndo{path: t.path, before: old, after: content, mode: 0o644}
+	u := patchUndo{path: t.path, before: old, after: content, mode: 0o644, madeDirs: made}
 	if t.file != nil {
 		u.mode, u.overlay = t.file.Mode, t.file.Overlay
 	}
@@ -406,16 +416,38 @@ func ioKind(err error) string {
 	return KindIO
 }
 
+// removeEmptyDirs removes dirs (deepest first) while they are empty.
+func removeEmptyDirs(dirs []string) {
+	for _, d := range dirs {
+		if os.Remove(d) != nil {
+			return
+		}
+	}
+}
+
 // rollbackPatch undoes the commit phase in reverse, best effort: a file goes
-// back only if it still holds what the patch left there.
+// back only if it still holds what the patch left there. Each undone change
+// gets an audit row noted "apply_patch: rollback".
 func rollbackPatch(ctx context.Context, env *Env, undos []patchUndo) {
 	ctx = context.WithoutCancel(ctx)
+	st := env.WS.Store()
 	for i := len(undos) - 1; i >= 0; i-- {
 		u := undos[i]
+		if st != nil {
+			e := workspace.AuditEntry{Tool: "apply_patch", Path: u.path.Rel, Note: "apply_patch: rollback"}
+			if u.after != nil {
+				e.SHA256Before = sha256Hex(u.after)
+			}
+			if u.before != nil {
+				e.SHA256After = sha256Hex(u.before)
+			}
+			_, _ = st.Audit(e)
+		}
 		switch {
 		case u.before == nil: // created: remove it again
 			if cur, err := os.ReadFile(u.path.Abs); err == nil && bytes.Equal(cur, u.after) {
 				_ = os.Remove(u.path.Abs)
+				removeEmptyDirs(u.madeDirs)
 			}
 		case u.after == nil: // removed: put the disk text back
 			if _, err := os.Lstat(u.path.Abs); errors.Is(err, fs.ErrNotExist) {

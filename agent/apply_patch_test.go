@@ -376,25 +376,39 @@ func TestApplyPatchAllOrNothing(t *testing.T) {
 		}
 	})
 	t.Run("commit failure rolls back", func(t *testing.T) {
-		if os.Geteuid() == 0 {
-			t.Skip("root ignores directory permissions")
-		}
+		// The last move's destination lies under a regular file: every check
+		// passes, and creating its directory fails after the earlier
+		// sections were written.
 		env := setup(t)
-		writeRootFile(t, env, "ro/d.txt", "d\n")
-		ro := filepath.Join(env.WS.Root(), "ro")
-		if err := os.Chmod(ro, 0o555); err != nil {
-			t.Fatal(err)
-		}
-		defer os.Chmod(ro, 0o755)
+		writeRootFile(t, env, "blocker", "not a directory\n")
 		want := treeOf(t, env.WS.Root())
-		_, err := runTool(env, "apply_patch", map[string]any{"input": "*** Begin Patch\n*** Add File: new.txt\n+n\n*** Delete File: a.txt\n*** Update File: b.txt\n*** Move to: moved/b.txt\n@@\n-b\n+B\n*** Update File: ro/d.txt\n@@\n-d\n+D\n*** End Patch"})
+		_, err := runTool(env, "apply_patch", map[string]any{"input": "*** Begin Patch\n*** Add File: new.txt\n+n\n*** Delete File: a.txt\n*** Update File: b.txt\n*** Move to: moved/b.txt\n@@\n-b\n+B\n*** Update File: c.txt\n*** Move to: blocker/c.txt\n@@\n-c\n+C\n*** End Patch"})
 		if err == nil {
 			t.Fatal("no error")
 		}
-		if k := err.(*Error).Kind; k != KindPermission {
-			t.Errorf("kind = %s (%v)", k, err)
+		if k := err.(*Error).Kind; k != KindIO || !strings.Contains(err.Error(), "blocker/c.txt") {
+			t.Errorf("error %s %v", k, err)
 		}
 		diffTrees(t, treeOf(t, env.WS.Root()), want)
+		for _, d := range []string{"moved"} {
+			if _, err := os.Stat(filepath.Join(env.WS.Root(), d)); err == nil {
+				t.Errorf("directory %s created by the failed patch is still there", d)
+			}
+		}
+		log, _ := env.WS.Store().AuditLog(20)
+		rollbacks := 0
+		for _, e := range log {
+			if e.Note == "apply_patch: rollback" {
+				rollbacks++
+			}
+		}
+		if rollbacks != 4 { // new.txt, a.txt, moved/b.txt, b.txt
+			t.Errorf("rollback audit rows = %d, want 4: %+v", rollbacks, log)
+		}
+		// The files are usable again.
+		if _, err := runTool(env, "apply_patch", map[string]any{"input": "*** Begin Patch\n*** Update File: b.txt\n@@\n-b\n+B\n*** End Patch"}); err != nil {
+			t.Errorf("patch after rollback: %v", err)
+		}
 	})
 }
 
