@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -552,4 +554,30 @@ func TestRealEditTool(t *testing.T) {
 		_ = json.Unmarshal(p, &a)
 		return a.Outcome == "error" && len(a.Paths) == 1 && a.Paths[0] == "a.go"
 	})
+}
+
+// TestParentExit: the server ends the session when the editor process named
+// by processId is gone.
+func TestParentExit(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no signal 0")
+	}
+	old := parentPollInterval
+	parentPollInterval = 10 * time.Millisecond
+	defer func() { parentPollInterval = old }()
+	cmd := exec.Command("sleep", "0")
+	if err := cmd.Run(); err != nil {
+		t.Skip("no sleep command")
+	}
+	c := newTestClient(t, testOptions())
+	c.initialize(map[string]any{"processId": cmd.Process.Pid}) // already reaped
+	select {
+	case err := <-c.served:
+		if !errors.Is(err, ErrExitWithoutShutdown) {
+			t.Fatalf("Serve = %v", err)
+		}
+		c.served <- nil
+	case <-time.After(5 * time.Second):
+		t.Fatal("the server outlived its parent")
+	}
 }

@@ -209,6 +209,10 @@ func (s *server) Initialize(ctx context.Context, params *protocol.InitializePara
 	s.wsStarted = true
 	s.mu.Unlock()
 
+	if params.ProcessID != nil {
+		s.watchParent(int(*params.ProcessID))
+	}
+
 	// Open the workspace (and its store) off the reply path: initialize
 	// answers at once, and whatever needs the workspace waits for it.
 	go s.openWorkspace(root, stateDir, serr)
