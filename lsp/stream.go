@@ -49,6 +49,9 @@ var errBadHeader = errors.New("malformed LSP header")
 
 // Read implements jsonrpc2.Stream.
 func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
+	if cap(s.body) > 4<<20 {
+		s.body = nil // the previous message is done with; don't pin a huge buffer
+	}
 	resync := false
 	for {
 		if err := ctx.Err(); err != nil {
