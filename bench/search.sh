@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/search.sh — whole-process wall time of `hashls tool search/find`
 # against ripgrep and fd on a corpus (default: $(go env GOROOT)/src), hot
-# cache, median of $RUNS runs (hyperfine), plus a match-count check.
+# cache, median of 2*$RUNS runs in alternating blocks (hyperfine), plus a
+# match-count check.
 #
 #   bench/search.sh                 # build /tmp/hashls and run everything
 #   CORPUS=~/src/linux RUNS=20 bench/search.sh
@@ -33,14 +34,22 @@ cases=(
   "deadline (i)|deadline exceeded|true"
 )
 
-# row NAME OTHER: one summary line from $tmp/h.json (hashls first): median
-# wall time and mean CPU time (user+system, steadier on a busy machine).
-row() {
-  jq -r --arg name "$1" --arg other "$2" '
-    .results as $r
-    | ($r[0].median*1000) as $a | ($r[1].median*1000) as $b
-    | (($r[0].user+$r[0].system)*1000) as $ca | (($r[1].user+$r[1].system)*1000) as $cb
-    | "\($name | .+"              " | .[0:14]) wall: hashls \($a|floor) ms, \($other) \($b|floor) ms, ratio \(($a/$b*100|round)/100)   cpu: hashls \($ca|floor) ms, \($other) \($cb|floor) ms, ratio \(($ca/$cb*100|round)/100)"' "$tmp/h.json"
+# pair NAME OTHER CMD_HASHLS CMD_OTHER: the two commands run in alternating
+# blocks (hyperfine, 1 warmup + 2 runs each, $RUNS blocks) so that a busy
+# machine slows both alike; prints median wall time and mean CPU time
+# (user+system).
+pair() {
+  rm -f "$tmp"/p*.json
+  for ((k = 0; k < RUNS; k++)); do
+    hyperfine -N -w 1 -r 2 --export-json "$tmp/p$k.json" "$3" "$4" >/dev/null 2>&1
+  done
+  jq -rs --arg name "$1" --arg other "$2" '
+    def median: sort | if length % 2 == 1 then .[length/2|floor] else (.[length/2-1] + .[length/2]) / 2 end;
+    ([.[].results[0].times[]] | median * 1000) as $a
+    | ([.[].results[1].times[]] | median * 1000) as $b
+    | ([.[].results[0] | .user + .system] | add / length * 1000) as $ca
+    | ([.[].results[1] | .user + .system] | add / length * 1000) as $cb
+    | "\($name | .+"              " | .[0:14]) wall: hashls \($a|floor) ms, \($other) \($b|floor) ms, ratio \(($a/$b*100|round)/100)   cpu: hashls \($ca|floor) ms, \($other) \($cb|floor) ms, ratio \(($ca/$cb*100|round)/100)"' "$tmp"/p*.json
 }
 
 tmp=$(mktemp -d)
@@ -79,21 +88,15 @@ for c in "${cases[@]}"; do
   echo "[$name] hashls $ours matching lines, rg $rgtotal; $ndiff files differ, all binary: $([[ $nonbinary == 0 ]] && echo yes || echo NO)"
 
   # --- time
-  hyperfine -N -w 3 -r "$RUNS" --export-json "$tmp/h.json" \
-    "$BIN tool search '$args'" \
-    "rg ${rgflags[*]} -n -- '$pat' ." >/dev/null 2>&1
-  summary+=("$(row "$name" rg)")
+  summary+=("$(pair "$name" rg "$BIN tool search '$args'" "rg ${rgflags[*]} -n -- '$pat' .")")
 done
 
 # --- find
 ours=$("$BIN" --json tool find '{"paths":["**/*.go"]}' | jq '.details.totalMatches')
 theirs=$("$FD" -H -g '*.go' | wc -l)
 echo "[find **/*.go] hashls $ours paths, fd $theirs"
-hyperfine -N -w 3 -r "$RUNS" --export-json "$tmp/h.json" \
-  "$BIN tool find '{\"paths\":[\"**/*.go\"]}'" \
-  "$FD -H -g '*.go'" >/dev/null 2>&1
-summary+=("$(row "find **/*.go" fd)")
+summary+=("$(pair "find **/*.go" fd "$BIN tool find '{\"paths\":[\"**/*.go\"]}'" "$FD -H -g '*.go'")")
 
 echo
-echo "median wall time and mean CPU time, $RUNS runs, hot cache:"
+echo "median wall time and mean CPU time, $((2 * RUNS)) runs each in alternating blocks, hot cache:"
 printf '  %s\n' "${summary[@]}"
