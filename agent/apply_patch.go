@@ -65,6 +65,7 @@ type patchTarget struct {
 	path    workspace.Path
 	file    *workspace.File // nil when the path does not exist
 	isDir   bool
+	symlink bool // the path as written is a symbolic link (Abs is its target)
 }
 
 func (t *patchTarget) old() []byte {
@@ -113,6 +114,13 @@ func (applyPatchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*
 			return nil, &Error{Kind: KindInput, Message: fmt.Sprintf("Invalid patch: multiple operations target the same file %s ('%s' and '%s'). Use one section per file: a single '*** Update File:' can hold several @@ chunks.", p.Rel, t.spelled, spelled)}
 		}
 		t := &patchTarget{spelled: spelled, path: p}
+		lexical := spelled
+		if !filepath.IsAbs(lexical) {
+			lexical = filepath.Join(env.WS.Root(), lexical)
+		}
+		if st, err := os.Lstat(lexical); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+			t.symlink = true
+		}
 		targets[p.Abs] = t
 		order = append(order, t)
 		return t, nil
@@ -194,6 +202,9 @@ func (applyPatchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*
 			if src.file == nil {
 				return nil, &Error{Kind: KindNotFound, Message: fmt.Sprintf("Failed to delete file %s: it does not exist. Check the path (find lists files); nothing was changed.", op.Path)}
 			}
+			if src.symlink {
+				return nil, &Error{Kind: KindInput, Message: fmt.Sprintf("Failed to delete file %s: it is a symbolic link to %s. apply_patch does not delete through links; name the target path instead.", op.Path, src.path.Rel)}
+			}
 		case edit.PatchUpdate:
 			if src.isDir {
 				return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Failed to read file to update %s: it is a directory. Update File needs a file path.", op.Path)}
@@ -203,6 +214,9 @@ func (applyPatchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*
 			}
 			if workspace.IsBinary(src.file.Bytes) {
 				return nil, &Error{Kind: KindBinary, Message: fmt.Sprintf("Cannot update %s: it is a binary file. apply_patch edits text files only.", op.Path)}
+			}
+			if s.dst != nil && src.symlink {
+				return nil, &Error{Kind: KindInput, Message: fmt.Sprintf("Failed to move %s: it is a symbolic link to %s. apply_patch does not move links; update the target path instead.", op.Path, src.path.Rel)}
 			}
 			if s.dst != nil && s.dst.isDir {
 				return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Failed to move %s to %s: the destination is a directory. Give the full new file path in '*** Move to:'.", op.Path, op.MoveTo)}
@@ -258,6 +272,12 @@ func (applyPatchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*
 			if s.dst != nil {
 				fr.MovedFrom = src.path.Rel
 				base = src.file.Bytes
+				if !src.file.Overlay && (s.dst.file == nil || !s.dst.file.Overlay) {
+					// A moved file keeps its permissions (an executable stays one).
+					if err := os.Chmod(dest.path.Abs, src.file.Mode); err != nil {
+						return fail(&Error{Kind: ioKind(err), Message: fmt.Sprintf("Failed to set the permissions of %s: %v", dest.path.Rel, err), Err: err})
+					}
+				}
 				if err := removePatchFile(ctx, env, src, "apply_patch: moved to "+dest.path.Rel, &fr, &undos); err != nil {
 					return fail(err)
 				}
@@ -456,6 +476,9 @@ func rollbackPatch(ctx context.Context, env *Env, undos []patchUndo) {
 			}
 		default:
 			_ = env.WS.WriteFile(ctx, u.path, u.after, u.before, "hashls apply_patch rollback")
+			if !u.overlay {
+				_ = os.Chmod(u.path.Abs, u.mode)
+			}
 		}
 		if u.after != nil && u.before != nil {
 			_ = record(env, u.path, edit.Tag(u.before), u.before)

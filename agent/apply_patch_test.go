@@ -412,6 +412,45 @@ func TestApplyPatchAllOrNothing(t *testing.T) {
 	})
 }
 
+func TestApplyPatchSymlinksAndModes(t *testing.T) {
+	env := newTestEnv(t)
+	root := env.WS.Root()
+	writeRootFile(t, env, "target.txt", "t\n")
+	if err := os.Symlink("target.txt", filepath.Join(root, "link.txt")); err != nil {
+		t.Skip(err)
+	}
+	for _, patch := range []string{
+		"*** Begin Patch\n*** Delete File: link.txt\n*** End Patch",
+		"*** Begin Patch\n*** Update File: link.txt\n*** Move to: moved.txt\n@@\n-t\n+u\n*** End Patch",
+	} {
+		_, err := runTool(env, "apply_patch", map[string]any{"input": patch})
+		if err == nil || !strings.Contains(err.Error(), "symbolic link to target.txt") {
+			t.Errorf("%q: %v", patch, err)
+		}
+	}
+	// Updating through a link edits its target, like edit and write.
+	if _, err := runTool(env, "apply_patch", map[string]any{"input": "*** Begin Patch\n*** Update File: link.txt\n@@\n-t\n+u\n*** End Patch"}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "target.txt")); string(b) != "u\n" {
+		t.Errorf("target = %q", b)
+	}
+	if st, err := os.Lstat(filepath.Join(root, "link.txt")); err != nil || st.Mode()&fs.ModeSymlink == 0 {
+		t.Errorf("link replaced: %v", err)
+	}
+	// A moved executable stays executable.
+	writeRootFile(t, env, "run.sh", "echo a\n")
+	if err := os.Chmod(filepath.Join(root, "run.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runTool(env, "apply_patch", map[string]any{"input": "*** Begin Patch\n*** Update File: run.sh\n*** Move to: bin/run.sh\n@@\n-echo a\n+echo b\n*** End Patch"}); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(filepath.Join(root, "bin/run.sh")); err != nil || st.Mode().Perm() != 0o755 {
+		t.Errorf("moved mode: %v %v", st.Mode(), err)
+	}
+}
+
 func TestApplyPatchUnchangedAndHeredoc(t *testing.T) {
 	env := newTestEnv(t)
 	writeRootFile(t, env, "a.txt", "x\n")

@@ -344,8 +344,9 @@ type patchFileLine struct {
 
 // splitPatchLines splits b into lines; "\r\n", a lone "\r" and "\n" each end
 // a line. It also returns the first terminator seen ("\n" when none).
-func splitPatchLines(b []byte) ([]patchFileLine, string) {
-	var out []patchFileLine
+func splitPatchLines(bs []byte) ([]patchFileLine, string) {
+	b := string(bs) // one copy; lines are substrings of it
+	out := make([]patchFileLine, 0, strings.Count(b, "\n")+1)
 	pref := ""
 	start := 0
 	for i := 0; i < len(b); i++ {
@@ -361,7 +362,7 @@ func splitPatchLines(b []byte) ([]patchFileLine, string) {
 		default:
 			continue
 		}
-		out = append(out, patchFileLine{text: string(b[start:i]), term: term})
+		out = append(out, patchFileLine{text: b[start:i], term: term})
 		if pref == "" {
 			pref = term
 		}
@@ -369,7 +370,7 @@ func splitPatchLines(b []byte) ([]patchFileLine, string) {
 		start = i + 1
 	}
 	if start < len(b) {
-		out = append(out, patchFileLine{text: string(b[start:])})
+		out = append(out, patchFileLine{text: b[start:]})
 	}
 	if pref == "" {
 		pref = "\n"
@@ -426,7 +427,7 @@ func ApplyPatchChunks(path string, old []byte, chunks []PatchChunk) ([]byte, err
 	cursor := 0
 	for ci, c := range chunks {
 		for _, ctx := range c.Contexts {
-			idx, _ := seekLines(texts, []string{ctx}, cursor, false)
+			idx, _ := seekLines(texts, []string{ctx}, cursor, false, false)
 			if idx < 0 {
 				return nil, &Error{Kind: KindApply, Msg: fmt.Sprintf("Failed to find context '%s' in %s (chunk %d, patch line %d). The text after '@@ ' must be one line of the file, at or after the previous chunk; re-read the file and copy that line exactly, or use a bare '@@'.", ctx, path, ci+1, c.Line)}
 			}
@@ -438,7 +439,8 @@ func ApplyPatchChunks(path string, old []byte, chunks []PatchChunk) ([]byte, err
 			reps = append(reps, replacement{start: insertAt(len(texts), cursor, c), lines: lines})
 			continue
 		}
-		idx, alt := seekLines(texts, oldLines, cursor, c.EOF)
+		unanchored := cursor == 0 && len(c.Contexts) == 0
+		idx, alt := seekLines(texts, oldLines, cursor, c.EOF, unanchored)
 		if idx < 0 && oldLines[len(oldLines)-1] == "" {
 			// A trailing empty line often stands for the file's final line
 			// break: retry without it.
@@ -448,12 +450,12 @@ func ApplyPatchChunks(path string, old []byte, chunks []PatchChunk) ([]byte, err
 				reps = append(reps, replacement{start: insertAt(len(texts), cursor, c), lines: lines})
 				continue
 			}
-			idx, alt = seekLines(texts, oldLines, cursor, c.EOF)
+			idx, alt = seekLines(texts, oldLines, cursor, c.EOF, unanchored)
 		}
 		if idx < 0 {
 			return nil, &Error{Kind: KindApply, Msg: fmt.Sprintf("Failed to find expected lines in %s:\n%s\n%s", path, strings.Join(c.Old(), "\n"), missHint(texts, oldLines, cursor, ci, c))}
 		}
-		if alt >= 0 && cursor == 0 && len(c.Contexts) == 0 {
+		if alt >= 0 {
 			return nil, &Error{Kind: KindApply, Msg: fmt.Sprintf("Ambiguous chunk %d for %s (patch line %d): its ' ' and '-' lines match at line %d and again at line %d. Add more unchanged context lines, or an '@@ <line>' header naming a line just before the change (such as the enclosing function signature), so the match is unique.", ci+1, path, c.Line, idx+1, alt+1)}
 		}
 		reps = append(reps, replacement{start: idx, n: len(oldLines), lines: lines})
@@ -549,9 +551,10 @@ func missHint(texts, old []string, cursor, ci int, c PatchChunk) string {
 // trailing whitespace ignored; plus typographic punctuation and spaces
 // folded to ASCII). Each pass scans the whole range before the next is
 // tried. With eof the end of the file is tried first (when it is at or after
-// start). It returns the match and, for the pass that matched, a second match
-// position (-1 when the match is unique there); idx is -1 when not found.
-func seekLines(lines, pattern []string, start int, eof bool) (idx, alt int) {
+// start). idx is the first match (-1 when none); with wantAlt, alt is a
+// second match position in the pass that matched (-1 when the match is
+// unique there, and always -1 without wantAlt).
+func seekLines(lines, pattern []string, start int, eof, wantAlt bool) (idx, alt int) {
 	if len(pattern) == 0 {
 		return start, -1
 	}
@@ -559,35 +562,52 @@ func seekLines(lines, pattern []string, start int, eof bool) (idx, alt int) {
 	if last < 0 || start > last {
 		return -1, -1
 	}
-	passes := []func(string) string{
-		func(s string) string { return s },
+	passes := [...]func(string) string{
+		nil, // exact
 		func(s string) string { return strings.TrimRightFunc(s, unicode.IsSpace) },
 		strings.TrimSpace,
 		normalisePatchLine,
 	}
+	pat := make([]string, len(pattern))
 	match := func(i int, f func(string) string) bool {
-		for k, p := range pattern {
-			if f(lines[i+k]) != f(p) {
+		for k, p := range pat {
+			l := lines[i+k]
+			if f != nil {
+				l = f(l)
+			}
+			if l != p {
 				return false
 			}
 		}
 		return true
 	}
+	prep := func(f func(string) string) {
+		for k, p := range pattern {
+			if f != nil {
+				p = f(p)
+			}
+			pat[k] = p
+		}
+	}
 	if eof {
 		for _, f := range passes {
+			prep(f)
 			if match(last, f) {
 				return last, -1
 			}
 		}
 	}
 	for _, f := range passes {
+		prep(f)
 		idx, alt = -1, -1
 		for i := start; i <= last; i++ {
 			if match(i, f) {
-				if idx < 0 {
-					idx = i
-				} else {
+				if idx >= 0 {
 					alt = i
+					break
+				}
+				idx = i
+				if !wantAlt {
 					break
 				}
 			}

@@ -1,6 +1,7 @@
 package edit
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -226,11 +227,59 @@ func TestSeekLines(t *testing.T) {
 		{[]string{"a", "b", "c", "d"}, 0, false, -1, -1}, // longer than the input
 		{[]string{"foo"}, 1, false, -1, -1},
 		{[]string{"baz"}, 0, true, 2, -1},
-		{[]string{"foo"}, 0, true, 0, -1}, // eof falls back to the forward search
+		{[]string{"foo"}, 0, true, 0, -1},    // eof falls back to the forward search
+		{[]string{" baz "}, 0, false, 2, -1}, // trim pass
 	} {
-		idx, alt := seekLines(lines, tc.pattern, tc.start, tc.eof)
+		idx, alt := seekLines(lines, tc.pattern, tc.start, tc.eof, true)
 		if idx != tc.idx || alt != tc.alt {
 			t.Errorf("seekLines(%q, %d, %v) = %d, %d; want %d, %d", tc.pattern, tc.start, tc.eof, idx, alt, tc.idx, tc.alt)
+		}
+	}
+}
+
+// benchPatch builds a file of n lines and an Update with one chunk every
+// n/chunks lines (3 lines of context each side).
+func benchPatch(n, chunks int) ([]byte, string) {
+	var file, patch strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&file, "\tline %d of the file = value(%d)\r\n", i, i*7)
+	}
+	patch.WriteString("*** Begin Patch\n*** Update File: big.go\n")
+	for c := 0; c < chunks; c++ {
+		at := (c*n)/chunks + n/(2*chunks)
+		patch.WriteString("@@\n")
+		for i := at - 3; i < at; i++ {
+			fmt.Fprintf(&patch, " \tline %d of the file = value(%d)\n", i, i*7)
+		}
+		fmt.Fprintf(&patch, "-\tline %d of the file = value(%d)\n+\tchanged %d\n", at, at*7, at)
+		for i := at + 1; i <= at+3; i++ {
+			fmt.Fprintf(&patch, " \tline %d of the file = value(%d)\n", i, i*7)
+		}
+	}
+	patch.WriteString("*** End Patch\n")
+	return []byte(file.String()), patch.String()
+}
+
+func BenchmarkParsePatch(b *testing.B) {
+	_, patch := benchPatch(20000, 50)
+	b.SetBytes(int64(len(patch)))
+	for b.Loop() {
+		if _, err := ParsePatch(patch); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkApplyPatchChunks(b *testing.B) {
+	file, patch := benchPatch(20000, 50)
+	p, err := ParsePatch(patch)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(file)))
+	for b.Loop() {
+		if _, err := ApplyPatchChunks("big.go", file, p.Ops[0].Chunks); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
