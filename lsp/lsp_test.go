@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -579,5 +580,43 @@ func TestParentExit(t *testing.T) {
 		c.served <- nil
 	case <-time.After(5 * time.Second):
 		t.Fatal("the server outlived its parent")
+	}
+}
+
+// TestOutsideRoot: a document outside the workspace root gets editor
+// features but is no overlay; tools refuse its path.
+func TestOutsideRoot(t *testing.T) {
+	c := newTestClient(t, testOptions())
+	c.initialize(nil)
+	other := t.TempDir()
+	u := string(pathToURI(filepath.Join(other, "x.go")))
+	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": u, "languageId": "go", "version": 1, "text": "package x\n\nfunc X() {}\n"}})
+	var syms []map[string]any
+	if err := c.call("textDocument/documentSymbol", map[string]any{"textDocument": map[string]any{"uri": u}}, &syms); err != nil || len(syms) == 0 {
+		t.Fatalf("symbols outside the root: %v %v", syms, err)
+	}
+	if ov := c.srv.workspace().Overlays(); len(ov) != 0 {
+		t.Fatalf("overlays %v", ov)
+	}
+	err := c.call("workspace/executeCommand", map[string]any{"command": "hashls.read", "arguments": []any{map[string]any{"path": filepath.Join(other, "x.go")}}}, nil)
+	if k := errorKind(t, rpcError(t, err, jsonrpc2.Code(protocol.LSPErrorCodesRequestFailed))); k != agent.KindOutside {
+		t.Fatalf("kind %q", k)
+	}
+}
+
+// TestServeContextCancel: cancelling Serve's context ends the session.
+func TestServeContextCancel(t *testing.T) {
+	a, b := net.Pipe()
+	defer a.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	opts := testOptions()
+	opts.StateDir = t.TempDir()
+	go func() { done <- Serve(ctx, b, opts) }()
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Serve ignored the cancelled context")
 	}
 }
