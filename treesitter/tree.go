@@ -69,8 +69,9 @@ func (t *tree) lastRow(i uint32) int {
 // two goroutines at once) from the first parse until the full tree has been
 // copied out of it, so a summary followed by a block op parses once.
 type entry struct {
-	lang *Language
-	text []byte // the parsed bytes (shared with the caller; never modified)
+	lang  *Language
+	text  []byte     // the parsed bytes (owned; never modified)
+	cache *treeCache // nil for uncached entries
 
 	mu     sync.Mutex
 	ctree  *sitter.Tree
@@ -141,21 +142,31 @@ func (e *entry) get(ctx context.Context, skeleton bool) (*tree, error) {
 			return t, nil
 		}
 	}
+	t, kept, err := e.getLocked(ctx, skeleton)
+	if kept && e.cache != nil {
+		e.cache.retain(e)
+	}
+	return t, err
+}
+
+// getLocked does the work of get under e.mu; kept reports that e now holds
+// a C tree.
+func (e *entry) getLocked(ctx context.Context, skeleton bool) (*tree, bool, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if t := e.full.Load(); t != nil {
-		return t, nil
+		return t, false, nil
 	}
 	if skeleton {
 		if t := e.skel.Load(); t != nil {
-			return t, nil
+			return t, false, nil
 		}
 	}
 	st := e.ctree
 	if st == nil {
 		var err error
 		if st, err = e.parseC(ctx); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 	t, err := e.build(st, skeleton)
@@ -163,10 +174,11 @@ func (e *entry) get(ctx context.Context, skeleton bool) (*tree, error) {
 	case err != nil:
 		st.Close()
 		e.ctree = nil
-		return nil, err
+		return nil, false, err
 	case skeleton && !e.closed:
 		e.ctree = st // keep it for the full tree
 		e.skel.Store(t)
+		return t, true, nil
 	case skeleton:
 		st.Close()
 		e.skel.Store(t)
@@ -175,7 +187,7 @@ func (e *entry) get(ctx context.Context, skeleton bool) (*tree, error) {
 		e.ctree = nil
 		e.full.Store(t)
 	}
-	return t, nil
+	return t, false, nil
 }
 
 // parse returns the complete syntax tree of text, from the cache when the
@@ -215,6 +227,46 @@ type treeCache struct {
 	weight    int // total text bytes held
 	maxWeight int
 	maxTrees  int
+
+	// Entries holding a C tree, oldest first. C trees cost about 60 bytes
+	// per byte of text, so only a few are kept.
+	retained       []*entry
+	retainedWeight int
+}
+
+// Limits on retained C trees: 8 trees or 1 MB of text.
+const (
+	maxRetainedTrees  = 8
+	maxRetainedWeight = 1 << 20
+)
+
+// retain records that e keeps a C tree and closes the oldest kept trees
+// beyond the limits (their entries re-parse if they ever need a full tree).
+func (c *treeCache) retain(e *entry) {
+	c.mu.Lock()
+	kept := c.retained[:0]
+	c.retainedWeight = 0
+	for _, r := range c.retained {
+		if r != e {
+			kept = append(kept, r)
+			c.retainedWeight += len(r.text)
+		}
+	}
+	c.retained = append(kept, e)
+	c.retainedWeight += len(e.text)
+	var victims []*entry
+	for len(c.retained) > 1 && (len(c.retained) > maxRetainedTrees || c.retainedWeight > maxRetainedWeight) {
+		v := c.retained[0]
+		c.retained = c.retained[1:]
+		c.retainedWeight -= len(v.text)
+		victims = append(victims, v)
+	}
+	c.mu.Unlock()
+	for _, v := range victims {
+		v.mu.Lock()
+		v.closeTree()
+		v.mu.Unlock()
+	}
 }
 
 type cacheEntry struct {
@@ -245,7 +297,7 @@ func (c *treeCache) entry(lang *Language, text []byte) *entry {
 	}
 	// Own a copy: the caller may reuse its buffer, and a later full parse
 	// (or trimming) reads e.text again.
-	e := &entry{lang: lang, text: append([]byte(nil), text...)}
+	e := &entry{lang: lang, text: append([]byte(nil), text...), cache: c}
 	c.m[k] = c.ll.PushFront(&cacheEntry{key: k, e: e})
 	c.weight += len(text)
 	var evicted []*entry
@@ -282,6 +334,7 @@ func (c *treeCache) purge() {
 	c.ll.Init()
 	c.m = map[cacheKey]*list.Element{}
 	c.weight = 0
+	c.retained, c.retainedWeight = nil, 0
 	c.mu.Unlock()
 	for _, e := range all {
 		e.mu.Lock()
