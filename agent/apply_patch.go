@@ -521,6 +521,13 @@ func applyPatchResult(files []applyPatchFile) *Result {
 			}
 			if f.Unchanged {
 				parts = append(parts, "unchanged (the chunks change nothing)")
+			} else if kind == "add" && !f.Overwrote {
+				plus, _ := diffCounts(f.Diff)
+				if plus == 1 {
+					parts = append(parts, "1 line")
+				} else {
+					parts = append(parts, fmt.Sprintf("%d lines", plus))
+				}
 			} else if kind != "delete" {
 				plus, minus := diffCounts(f.Diff)
 				parts = append(parts, fmt.Sprintf("+%d -%d lines", plus, minus))

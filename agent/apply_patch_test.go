@@ -167,7 +167,7 @@ func TestApplyPatchResultText(t *testing.T) {
 	modTag := edit.Tag([]byte("line1\nchanged\n"))
 	for _, want := range []string{
 		"Success. Applied the patch: 1 added, 2 modified, 1 deleted.",
-		"¶nested/new.txt#" + newTag + "\nA nested/new.txt: new file; +1 -0 lines",
+		"¶nested/new.txt#" + newTag + "\nA nested/new.txt: new file; 1 line",
 		"¶modify.txt#" + modTag + "\nM modify.txt: +1 -1 lines; old content in trash #",
 		"M renamed/name.txt: moved from old/name.txt; +1 -1 lines; old content in trash #",
 		"D delete.txt: deleted; old content in trash #",

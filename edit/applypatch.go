@@ -523,15 +523,42 @@ func dropLastOld(lines []PatchLine) []PatchLine {
 	return lines
 }
 
-// missHint explains why a chunk's lines were not found.
+// missHint explains why a chunk's lines were not found: where the longest
+// run of its first lines matches and the line that differs there, else the
+// first line that is nowhere in the searched range.
 func missHint(texts, old []string, cursor, ci int, c PatchChunk) string {
 	where := fmt.Sprintf("(chunk %d, patch line %d", ci+1, c.Line)
 	if cursor > 0 {
 		where += fmt.Sprintf("; searched from file line %d, after the previous chunk or @@ header", cursor+1)
 	}
 	where += ")"
-	for _, o := range old {
-		n := normalisePatchLine(o)
+	const fix = " Every ' ' and '-' line must match consecutive lines of the file; re-read it and copy the lines exactly."
+	norm := make([]string, len(old))
+	for i, o := range old {
+		norm[i] = normalisePatchLine(o)
+	}
+	bestAt, best := -1, 0
+	budget := 4 << 20 // line comparisons: an error path must stay cheap on huge inputs
+	for i := cursor; i < len(texts) && budget > 0; i++ {
+		k := 0
+		for k < len(norm) && i+k < len(texts) && normalisePatchLine(texts[i+k]) == norm[k] {
+			k++
+		}
+		budget -= k + 1
+		if k > best {
+			bestAt, best = i, k
+		}
+	}
+	if bestAt >= 0 && best < len(old) {
+		if bestAt+best >= len(texts) {
+			return fmt.Sprintf("%s The first %d of its lines match at file line %d, but the file ends before '%s'.%s", where, best, bestAt+1, old[best], fix)
+		}
+		return fmt.Sprintf("%s The first %d of its lines match at file line %d, but then the patch has '%s' where the file has '%s' (line %d).%s", where, best, bestAt+1, old[best], texts[bestAt+best], bestAt+best+1, fix)
+	}
+	for i, n := range norm {
+		if budget -= len(texts) - cursor; budget < 0 {
+			break
+		}
 		found := false
 		for _, t := range texts[cursor:] {
 			if normalisePatchLine(t) == n {
@@ -540,10 +567,10 @@ func missHint(texts, old []string, cursor, ci int, c PatchChunk) string {
 			}
 		}
 		if !found {
-			return fmt.Sprintf("%s The line '%s' is not in the file there. Every ' ' and '-' line must match the file; re-read it and copy the lines exactly.", where, o)
+			return fmt.Sprintf("%s The line '%s' is not in the file there.%s", where, old[i], fix)
 		}
 	}
-	return where + " Each line exists, but not as one block in this order. Every ' ' and '-' line must match consecutive lines of the file; re-read it and copy the lines exactly."
+	return where + fix
 }
 
 // seekLines finds pattern in lines at or after start with four passes of

@@ -152,8 +152,9 @@ func TestApplyPatchChunksErrors(t *testing.T) {
 		name, old, body, msg string
 	}{
 		{"not found", "a\n", "@@\n-zz\n+b", "Failed to find expected lines in f:\nzz\n"},
-		{"not found names the missing line", "a\nb\n", "@@\n a\n-q\n+b", "The line 'q' is not in the file"},
-		{"lines exist but not as a block", "a\nx\nb\n", "@@\n-a\n-b\n+c", "not as one block"},
+		{"not found names the missing line", "a\nb\n", "@@\n-q\n a\n+b", "The line 'q' is not in the file"},
+		{"lines exist but not as a block", "a\nx\nb\n", "@@\n-a\n-b\n+c", "The first 1 of its lines match at file line 1, but then the patch has 'b' where the file has 'x' (line 2)."},
+		{"file ends early", "a\nb\n", "@@\n a\n b\n-c\n+d", "The first 2 of its lines match at file line 1, but the file ends before 'c'."},
 		{"chunks out of order", "a\nb\n", "@@\n-b\n+B\n@@\n-a\n+A", "Failed to find expected lines in f:\na"},
 		{"context header missing", "a\n", "@@ nope\n-a\n+b", "Failed to find context 'nope' in f"},
 		{"ambiguous", "x\nx\n", "@@\n-x\n+y", "Ambiguous chunk 1 for f"},
