@@ -342,3 +342,35 @@ func TestConcurrentEviction(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestRetainedCTreesBounded(t *testing.T) {
+	saved := defaultCache
+	defaultCache = newTreeCache(64, 4<<20)
+	defer func() { defaultCache.purge(); defaultCache = saved }()
+	var entries []*entry
+	for i := 0; i < maxRetainedTrees+4; i++ {
+		text := []byte(fmt.Sprintf("package p\n\nfunc f() {\n\t_ = %d\n}\n", i))
+		if _, err := Summarize(context.Background(), "a.go", text, DefaultSummaryOptions()); err != nil {
+			t.Fatal(err)
+		}
+		entries = append(entries, defaultCache.entry(LanguageByName("go"), text))
+	}
+	held := 0
+	for i, e := range entries {
+		e.mu.Lock()
+		if e.ctree != nil {
+			held++
+			if i < 4 {
+				t.Errorf("entry %d (oldest) still holds its C tree", i)
+			}
+		}
+		e.mu.Unlock()
+	}
+	if held != maxRetainedTrees {
+		t.Errorf("%d C trees held, want %d", held, maxRetainedTrees)
+	}
+	// An entry whose C tree was dropped re-parses for a full tree.
+	if s, e, ok := DefaultResolver.BlockRange("a.go", "package p\n\nfunc f() {\n\t_ = 0\n}\n", 3); !ok || s != 3 || e != 5 {
+		t.Fatalf("block %d-%d %v", s, e, ok)
+	}
+}
