@@ -9,8 +9,12 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/hashls/hashls/edit"
 	"github.com/hashls/hashls/treesitter"
 )
+
+// The tree-sitter resolver is the engine's block resolver.
+var _ edit.BlockResolver = (*treesitter.Resolver)(nil)
 
 // Limits of the read tool's structural summary (spec §9, "When read
 // summarises").
