@@ -146,9 +146,6 @@ func (findTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 	found := 0
 	lastProgress := time.Now()
 	onMatch := func(string) {
-		if env.Progress == nil {
-			return
-		}
 		mu.Lock()
 		defer mu.Unlock()
 		found++
@@ -184,7 +181,11 @@ func (findTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 		if timedOut {
 			continue
 		}
-		res, err := search.Find(ctx, search.FindOptions{Root: q.abs, Glob: q.glob, Hidden: hidden, Gitignore: gitignore, OnMatch: onMatch})
+		fo := search.FindOptions{Root: q.abs, Glob: q.glob, Hidden: hidden, Gitignore: gitignore}
+		if env.Progress != nil {
+			fo.OnMatch = onMatch
+		}
+		res, err := search.Find(ctx, fo)
 		if err != nil {
 			return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("find %s: %v", q.input, err), Err: err}
 		}

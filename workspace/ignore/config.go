@@ -8,15 +8,13 @@ import (
 	"strings"
 )
 
-// globalExcludesFile returns the path of the global excludes file:
-// core.excludesFile from the system, global and repository config (the last
-// one set wins), else $XDG_CONFIG_HOME/git/ignore (~/.config/git/ignore).
-func globalExcludesFile(gitDir string) string {
+// configFiles lists the git config files in increasing precedence: system
+// (unless GIT_CONFIG_NOSYSTEM; GIT_CONFIG_SYSTEM overrides the path),
+// global (GIT_CONFIG_GLOBAL, else $XDG_CONFIG_HOME/git/config and
+// ~/.gitconfig) and the repository's (gitDir/config).
+func configFiles(gitDir string) []string {
 	home := os.Getenv("HOME")
-	xdg := os.Getenv("XDG_CONFIG_HOME")
-	if xdg == "" && home != "" {
-		xdg = filepath.Join(home, ".config")
-	}
+	xdg := xdgConfigHome()
 	var files []string
 	if os.Getenv("GIT_CONFIG_NOSYSTEM") == "" {
 		if p := os.Getenv("GIT_CONFIG_SYSTEM"); p != "" {
@@ -38,22 +36,55 @@ func globalExcludesFile(gitDir string) string {
 	if gitDir != "" {
 		files = append(files, filepath.Join(gitDir, "config"))
 	}
-	value := ""
+	return files
+}
+
+func xdgConfigHome() string {
+	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
+		return x
+	}
+	if home := os.Getenv("HOME"); home != "" {
+		return filepath.Join(home, ".config")
+	}
+	return ""
+}
+
+// lastConfigValue returns the value of section.key in the last file of
+// files that sets it.
+func lastConfigValue(files []string, section, key string) (string, bool) {
+	value, found := "", false
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			continue
 		}
-		if v, ok := configValue(b, "core", "excludesfile"); ok {
-			value = v
+		if v, ok := configValue(b, section, key); ok {
+			value, found = v, true
 		}
 	}
-	if value != "" {
-		if strings.HasPrefix(value, "~/") && home != "" {
-			value = filepath.Join(home, value[2:])
-		}
-		return value
+	return value, found
+}
+
+// configBool reads a git boolean.
+func configBool(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true", "yes", "on", "1":
+		return true
 	}
+	return false
+}
+
+// globalExcludesFile returns the path of the global excludes file:
+// core.excludesFile from the config files (the last one set wins; "~/"
+// expanded), else $XDG_CONFIG_HOME/git/ignore (~/.config/git/ignore).
+func globalExcludesFile(files []string) string {
+	if v, ok := lastConfigValue(files, "core", "excludesfile"); ok && v != "" {
+		if home := os.Getenv("HOME"); strings.HasPrefix(v, "~/") && home != "" {
+			v = filepath.Join(home, v[2:])
+		}
+		return v
+	}
+	xdg := xdgConfigHome()
 	if xdg == "" {
 		return ""
 	}

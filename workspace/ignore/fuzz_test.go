@@ -18,7 +18,8 @@ func FuzzParseAndMatch(f *testing.F) {
 				t.Fatalf("non-deterministic match of %q on %q", ps[i].String(), path)
 			}
 		}
-		_ = lastMatch(ps, path, isDir)
+		_ = lastMatch(ps, path, isDir, false)
+		_ = lastMatch(ps, path, isDir, true)
 	})
 }
 

@@ -287,9 +287,9 @@ func TestMatchesGitCheckIgnore(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}
-	for _, viaConfig := range []bool{false, true} {
-		t.Run(fmt.Sprintf("excludesFileViaConfig=%v", viaConfig), func(t *testing.T) {
-			compareWithGit(t, viaConfig)
+	for _, c := range []struct{ viaConfig, icase bool }{{false, false}, {true, false}, {false, true}} {
+		t.Run(fmt.Sprintf("excludesFileViaConfig=%v,ignorecase=%v", c.viaConfig, c.icase), func(t *testing.T) {
+			compareWithGit(t, c.viaConfig, c.icase)
 		})
 	}
 }
@@ -350,7 +350,7 @@ func writeLines(t *testing.T, path string, lines []string) {
 	}
 }
 
-func compareWithGit(t *testing.T, viaConfig bool) {
+func compareWithGit(t *testing.T, viaConfig, icase bool) {
 	tmp := t.TempDir()
 	root := filepath.Join(tmp, "repo")
 	home := filepath.Join(tmp, "home")
@@ -385,6 +385,7 @@ func compareWithGit(t *testing.T, viaConfig bool) {
 		return out.Bytes()
 	}
 	git(nil, "init", "-q")
+	git(nil, "config", "core.ignorecase", fmt.Sprint(icase))
 
 	r := rand.New(rand.NewSource(7))
 	rootPats := append(append([]string{}, handPatterns...), genPatterns(r, 60)...)

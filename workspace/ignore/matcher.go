@@ -16,6 +16,7 @@ type Matcher struct {
 	gitDir  string    // "" when Top is not a repository's top level
 	exclude []Pattern // .git/info/exclude
 	global  []Pattern // core.excludesFile
+	icase   bool      // core.ignorecase
 
 	mu     sync.Mutex
 	frames map[string]*Frame // directory rel ("" for top) → frame
@@ -34,7 +35,8 @@ type Frame struct {
 // config are read. The global excludes file is read from core.excludesFile
 // (system, global and repository config; "~/" expanded) or
 // $XDG_CONFIG_HOME/git/ignore (default ~/.config/git/ignore). Unreadable
-// files are treated as empty, as git does.
+// files are treated as empty, as git does. core.ignorecase makes matching
+// ASCII case-insensitive, as in git.
 func New(top string) *Matcher {
 	m := &Matcher{top: top, frames: map[string]*Frame{}}
 	m.gitDir = gitDirOf(top)
@@ -52,7 +54,11 @@ func New(top string) *Matcher {
 			m.exclude = ParseFile(b, "", p)
 		}
 	}
-	if p := globalExcludesFile(m.gitDir); p != "" {
+	files := configFiles(m.gitDir)
+	if v, ok := lastConfigValue(files, "core", "ignorecase"); ok {
+		m.icase = configBool(v)
+	}
+	if p := globalExcludesFile(files); p != "" {
 		if b, err := os.ReadFile(p); err == nil {
 			m.global = ParseFile(b, "", p)
 		}
@@ -182,15 +188,15 @@ func (f *Frame) Child(rel string) *Frame {
 func (f *Frame) Match(path string, isDir bool) *Pattern {
 	for fr := f; fr != nil; fr = fr.parent {
 		if len(fr.patterns) > 0 {
-			if p := lastMatch(fr.patterns, path, isDir); p != nil {
+			if p := lastMatch(fr.patterns, path, isDir, f.m.icase); p != nil {
 				return p
 			}
 		}
 	}
-	if p := lastMatch(f.m.exclude, path, isDir); p != nil {
+	if p := lastMatch(f.m.exclude, path, isDir, f.m.icase); p != nil {
 		return p
 	}
-	return lastMatch(f.m.global, path, isDir)
+	return lastMatch(f.m.global, path, isDir, f.m.icase)
 }
 
 // Ignored reports whether path (a direct child of f's directory) is ignored

@@ -153,20 +153,41 @@ func ParseFile(data []byte, base, source string) []Pattern {
 	return out
 }
 
+// foldEq compares a and b, ASCII case-insensitively when icase (git's
+// fspathncmp under core.ignorecase).
+func foldEq(a, b string, icase bool) bool {
+	if !icase {
+		return a == b
+	}
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		if toLower(a[i]) != toLower(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
 // matchBasename is git's match_basename.
-func (p *Pattern) matchBasename(basename string) bool {
+func (p *Pattern) matchBasename(basename string, icase bool) bool {
 	pat := p.pattern
 	if p.nowild == len(pat) {
-		return pat == basename
+		return foldEq(pat, basename, icase)
 	}
 	if p.flags&flagEndsWith != 0 {
-		return len(pat)-1 <= len(basename) && basename[len(basename)-(len(pat)-1):] == pat[1:]
+		return len(pat)-1 <= len(basename) && foldEq(basename[len(basename)-(len(pat)-1):], pat[1:], icase)
 	}
-	return Wildmatch(pat, basename, 0)
+	flags := 0
+	if icase {
+		flags = CaseFold
+	}
+	return Wildmatch(pat, basename, flags)
 }
 
 // matchPathname is git's match_pathname; path is relative to the root.
-func (p *Pattern) matchPathname(path string) bool {
+func (p *Pattern) matchPathname(path string, icase bool) bool {
 	pat := p.pattern
 	prefix := p.nowild
 	if strings.HasPrefix(pat, "/") {
@@ -178,7 +199,7 @@ func (p *Pattern) matchPathname(path string) bool {
 	if baselen > 0 {
 		baselen-- // without the trailing slash
 	}
-	if len(path) < baselen+1 || (baselen > 0 && path[baselen] != '/') || path[:baselen] != base[:baselen] {
+	if len(path) < baselen+1 || (baselen > 0 && path[baselen] != '/') || !foldEq(path[:baselen], base[:baselen], icase) {
 		return false
 	}
 	name := path
@@ -186,7 +207,7 @@ func (p *Pattern) matchPathname(path string) bool {
 		name = path[baselen+1:]
 	}
 	if prefix > 0 {
-		if prefix > len(name) || name[:prefix] != pat[:prefix] {
+		if prefix > len(name) || !foldEq(name[:prefix], pat[:prefix], icase) {
 			return false
 		}
 		pat = pat[prefix:]
@@ -195,13 +216,23 @@ func (p *Pattern) matchPathname(path string) bool {
 			return true
 		}
 	}
-	return Wildmatch(pat, name, Pathname)
+	flags := Pathname
+	if icase {
+		flags |= CaseFold
+	}
+	return Wildmatch(pat, name, flags)
 }
 
 // Match reports whether the pattern matches path (relative to the root,
 // slash-separated, no trailing slash) whose last element is a directory when
-// isDir. The negation flag is not applied.
-func (p *Pattern) Match(path string, isDir bool) bool {
+// isDir. The negation flag is not applied. Matching is case-sensitive (see
+// MatchFold).
+func (p *Pattern) Match(path string, isDir bool) bool { return p.match(path, isDir, false) }
+
+// MatchFold is Match with core.ignorecase semantics (ASCII case folding).
+func (p *Pattern) MatchFold(path string, isDir bool) bool { return p.match(path, isDir, true) }
+
+func (p *Pattern) match(path string, isDir, icase bool) bool {
 	if p.flags&flagMustBeDir != 0 && !isDir {
 		return false
 	}
@@ -210,15 +241,15 @@ func (p *Pattern) Match(path string, isDir bool) bool {
 		if i := strings.LastIndexByte(path, '/'); i >= 0 {
 			basename = path[i+1:]
 		}
-		return p.matchBasename(basename)
+		return p.matchBasename(basename, icase)
 	}
-	return p.matchPathname(path)
+	return p.matchPathname(path, icase)
 }
 
 // lastMatch returns the last pattern in ps matching path, or nil.
-func lastMatch(ps []Pattern, path string, isDir bool) *Pattern {
+func lastMatch(ps []Pattern, path string, isDir, icase bool) *Pattern {
 	for i := len(ps) - 1; i >= 0; i-- {
-		if ps[i].Match(path, isDir) {
+		if ps[i].match(path, isDir, icase) {
 			return &ps[i]
 		}
 	}
