@@ -1,0 +1,94 @@
+package lsp
+
+import (
+	"context"
+	"testing"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"go.lsp.dev/protocol"
+)
+
+// refPosition is an independent offset -> LSP position conversion (line
+// breaks "\r\n", "\r", "\n"; UTF-16 columns) for valid, rune-aligned offsets.
+func refPosition(text string, off int) protocol.Position {
+	line, col := 0, 0
+	for i := 0; i < off; {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		switch {
+		case r == '\r' && i+1 < len(text) && text[i+1] == '\n':
+			if i+1 == off {
+				return protocol.Position{Line: uint32(line), Character: uint32(col)}
+			}
+			line, col = line+1, 0
+			i += 2
+			continue
+		case r == '\r' || r == '\n':
+			line, col = line+1, 0
+		default:
+			col += len(utf16.Encode([]rune{r}))
+		}
+		i += size
+	}
+	return protocol.Position{Line: uint32(line), Character: uint32(col)}
+}
+
+// alignRune moves off back to a rune start and out of a "\r\n" pair.
+func alignRune(text string, off int) int {
+	if off > len(text) {
+		off = len(text)
+	}
+	for off > 0 && off < len(text) && (!utf8.RuneStart(text[off]) || text[off-1] == '\r' && text[off] == '\n') {
+		off--
+	}
+	return off
+}
+
+// FuzzIncrementalSync applies random edits, expressed as LSP ranges by an
+// independent converter, through DidChange and checks the server's copy
+// against the same edits applied by offset.
+func FuzzIncrementalSync(f *testing.F) {
+	f.Add("package a\r\n// 😀 é\rx\n", uint16(3), uint16(9), "Z\r\n", uint16(0), uint16(0), "top")
+	f.Add("", uint16(0), uint16(0), "x", uint16(1), uint16(1), "😀")
+	f.Fuzz(func(t *testing.T, text string, a1, b1 uint16, ins1 string, a2, b2 uint16, ins2 string) {
+		if !utf8.ValidString(text) || !utf8.ValidString(ins1) || !utf8.ValidString(ins2) {
+			return
+		}
+		s := newServer(Options{Logf: func(string, ...any) {}})
+		ctx := context.Background()
+		u := protocolURI("untitled:fuzz")
+		_ = s.DidOpen(ctx, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: u, LanguageID: "go", Version: 1, Text: text}})
+		want := text
+		version := int32(1)
+		for _, e := range []struct {
+			a, b uint16
+			ins  string
+		}{{a1, b1, ins1}, {a2, b2, ins2}} {
+			if len(want) == 0 {
+				e.a, e.b = 0, 0
+			}
+			start := alignRune(want, int(e.a)%(len(want)+1))
+			end := alignRune(want, int(e.b)%(len(want)+1))
+			if end < start {
+				start, end = end, start
+			}
+			rng := protocol.Range{Start: refPosition(want, start), End: refPosition(want, end)}
+			want = want[:start] + e.ins + want[end:]
+			version++
+			err := s.DidChange(ctx, &protocol.DidChangeTextDocumentParams{
+				TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: version},
+				ContentChanges: []protocol.TextDocumentContentChangeEvent{&protocol.TextDocumentContentChangePartial{Range: rng, Text: e.ins}},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		sn, err := s.snapshotOf(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(sn.text) != want {
+			t.Fatalf("server %q, want %q", sn.text, want)
+		}
+	})
+}
