@@ -9,7 +9,6 @@ import (
 	"math"
 	"os"
 	"path"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -155,13 +154,9 @@ func (findTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 		}
 	}
 
-	type item struct {
-		rel   string
-		isDir bool
-		mtime time.Time
-	}
-	var items []item
+	var items []search.Found // Rel is root-relative here
 	seen := map[string]bool{}
+	merge := len(queries) > 1
 	timedOut := false
 	var scopes []string
 	for _, q := range queries {
@@ -173,7 +168,7 @@ func (findTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 				if st, err := os.Stat(q.abs); err == nil {
 					mt = st.ModTime()
 				}
-				items = append(items, item{rel: q.base, mtime: mt})
+				items = append(items, search.Found{Rel: q.base, ModTime: mt})
 			}
 			continue
 		}
@@ -195,21 +190,24 @@ func (findTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 			}
 			timedOut = true
 		}
+		if !merge && q.base == "." {
+			items = res.Paths // already newest first, paths already root-relative
+			continue
+		}
 		for _, f := range res.Paths {
-			rel := joinRel(q.base, f.Rel)
-			if seen[rel] {
-				continue
+			f.Rel = joinRel(q.base, f.Rel)
+			if merge {
+				if seen[f.Rel] {
+					continue
+				}
+				seen[f.Rel] = true
 			}
-			seen[rel] = true
-			items = append(items, item{rel: rel, isDir: f.IsDir, mtime: f.ModTime})
+			items = append(items, f)
 		}
 	}
-	sort.SliceStable(items, func(i, j int) bool {
-		if !items[i].mtime.Equal(items[j].mtime) {
-			return items[i].mtime.After(items[j].mtime)
-		}
-		return items[i].rel < items[j].rel
-	})
+	if merge {
+		search.SortNewestFirst(items)
+	}
 
 	d := &findDetails{ScopePath: strings.Join(scopes, ", "), TotalMatches: len(items), MissingPaths: missing, TimedOut: timedOut, Files: []string{}}
 	if len(items) > limit {
@@ -242,14 +240,14 @@ func (findTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 	var order []string
 	groups := map[string][]string{}
 	for _, it := range items {
-		shown := it.rel
-		if it.isDir {
+		shown := it.Rel
+		if it.IsDir {
 			shown += "/"
 		}
 		d.Files = append(d.Files, shown)
-		dir, name := path.Split(it.rel)
+		dir, name := path.Split(it.Rel)
 		dir = strings.TrimSuffix(dir, "/")
-		if it.isDir {
+		if it.IsDir {
 			name += "/"
 		}
 		if _, ok := groups[dir]; !ok {

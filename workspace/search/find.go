@@ -3,7 +3,8 @@ package search
 import (
 	"context"
 	"runtime"
-	"sort"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -31,6 +32,17 @@ type Found struct {
 type FindResult struct {
 	Paths    []Found // newest first, then by path
 	TimedOut bool    // ctx ended: Paths are what was found so far
+}
+
+// SortNewestFirst orders paths by modification time, newest first, then
+// by path.
+func SortNewestFirst(paths []Found) {
+	slices.SortFunc(paths, func(a, b Found) int {
+		if c := b.ModTime.Compare(a.ModTime); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Rel, b.Rel)
+	})
 }
 
 // Find walks opts.Root in parallel and returns every file, directory and
@@ -69,13 +81,7 @@ func Find(ctx context.Context, opts FindOptions) (*FindResult, error) {
 	for _, p := range per {
 		res.Paths = append(res.Paths, p...)
 	}
-	sort.Slice(res.Paths, func(i, j int) bool {
-		a, b := res.Paths[i], res.Paths[j]
-		if !a.ModTime.Equal(b.ModTime) {
-			return a.ModTime.After(b.ModTime)
-		}
-		return a.Rel < b.Rel
-	})
+	SortNewestFirst(res.Paths)
 	if err != nil && ctx.Err() != nil {
 		res.TimedOut = true
 		return res, nil
