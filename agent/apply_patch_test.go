@@ -2,14 +2,17 @@ package agent
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/hashls/hashls/edit"
+	"github.com/hashls/hashls/workspace"
 )
 
 // applyPatchCase is one line of testdata/conformance/apply_patch/cases.jsonl
@@ -449,6 +452,54 @@ func TestApplyPatchSymlinksAndModes(t *testing.T) {
 	if st, err := os.Stat(filepath.Join(root, "bin/run.sh")); err != nil || st.Mode().Perm() != 0o755 {
 		t.Errorf("moved mode: %v %v", st.Mode(), err)
 	}
+}
+
+// recordingEditor is a BufferEditor that records edits and applies them to
+// the overlay, as an editor's didChange would.
+type recordingEditor struct {
+	ws interface {
+		SetOverlay(workspace.Path, []byte, int32)
+	}
+	edits []string
+}
+
+func (r *recordingEditor) ApplyEdit(_ context.Context, p workspace.Path, version int32, old, new []byte, label string) error {
+	r.edits = append(r.edits, p.Rel+": "+string(new))
+	r.ws.SetOverlay(p, new, version+1)
+	return nil
+}
+
+// TestApplyPatchOverlays: a file open in the editor is patched from its
+// buffer text through the editor; deleting it removes the disk file and
+// says the buffer is still open.
+func TestApplyPatchOverlays(t *testing.T) {
+	env := newTestEnv(t)
+	writeRootFile(t, env, "open.txt", "disk\n")
+	writeRootFile(t, env, "gone.txt", "disk gone\n")
+	ed := &recordingEditor{ws: env.WS}
+	env.WS.SetBufferEditor(ed)
+	for rel, text := range map[string]string{"open.txt": "buffer\n", "gone.txt": "buffer gone\n"} {
+		p, err := env.WS.Resolve(rel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		env.WS.SetOverlay(p, []byte(text), 1)
+	}
+	// The gate checks the buffer text (what read reports).
+	res, err := runTool(env, "apply_patch", map[string]any{
+		"input":                "*** Begin Patch\n*** Update File: open.txt\n@@\n-buffer\n+patched\n*** Delete File: gone.txt\n*** End Patch",
+		"expectedSha256ByPath": map[string]string{"open.txt": sha256Hex([]byte("buffer\n"))},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ed.edits) != 1 || ed.edits[0] != "open.txt: patched\n" {
+		t.Errorf("editor edits = %q", ed.edits)
+	}
+	if !regexp.MustCompile(`\nD gone.txt: deleted; old content in trash #\d+, #\d+; gone.txt is open in the editor`).MatchString(res.Text) {
+		t.Errorf("text:\n%s", res.Text)
+	}
+	diffTrees(t, treeOf(t, env.WS.Root()), map[string]string{"open.txt": "disk\n"})
 }
 
 func TestApplyPatchUnchangedAndHeredoc(t *testing.T) {
