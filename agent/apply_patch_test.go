@@ -310,8 +310,12 @@ func TestApplyPatchSHA256Gate(t *testing.T) {
 	if _, err := runTool(env, "apply_patch", map[string]any{"input": add, "expectedSha256ByPath": map[string]string{"dup.txt": ""}}); err == nil || err.(*Error).Kind != KindStale {
 		t.Fatalf("sentinel over an existing file: %v", err)
 	}
-	if _, err := runTool(env, "apply_patch", map[string]any{"input": add, "expectedSha256ByPath": map[string]string{"dup.txt": sha256Hex([]byte("old\n"))}}); err != nil {
+	res, err := runTool(env, "apply_patch", map[string]any{"input": add, "expectedSha256ByPath": map[string]string{"dup.txt": sha256Hex([]byte("old\n"))}})
+	if err != nil {
 		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`\nA dup.txt: replaced an existing file; \+1 -1 lines; old content in trash #\d+`).MatchString(res.Text) {
+		t.Errorf("text:\n%s", res.Text)
 	}
 	diffTrees(t, treeOf(t, env.WS.Root()), map[string]string{"dup.txt": "new\n"})
 }
