@@ -6,7 +6,11 @@
 // The entry points are SplitInput, which turns an edit input into sections,
 // and ApplySection, which applies one section to a file's live bytes (ApplyAll
 // applies several all-or-nothing). Tag computes the 4-hex content tag shown in
-// ¶PATH#TAG headers.
+// ¶PATH#TAG headers; UnifiedDiff diffs two whole versions.
+//
+// The package also holds the Codex apply_patch format, as plain values:
+// ParsePatch turns a patch into file operations, ApplyPatchChunks applies an
+// update's chunks to a file's bytes, AddFileContent builds an added file.
 //
 // Behaviour follows the reference engine (hashline 15.11.1) as measured in
 // hashline-behaviour.md, with hashls's deliberate differences:
