@@ -196,6 +196,13 @@ func (searchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resu
 		}
 	}
 	d.FileCount = len(d.Files)
+	if single && len(ranges) > 0 {
+		// Pass 1 counted the whole file; the selector narrows it.
+		d.TotalMatches, d.TotalFiles = d.MatchCount, d.FileCount
+		for _, n := range d.FileMatches {
+			d.TotalMatches = n
+		}
+	}
 
 	// Notes after the results.
 	if d.PerFileLimitReached {

@@ -110,7 +110,7 @@ func TestSearchPagingAndCaps(t *testing.T) {
 	}
 	// A line range restricts a single file.
 	res = mustRunTool(t, env, "search", map[string]any{"pattern": "hit", "paths": "hot.txt:10-12"})
-	if d := res.Details.(*searchDetails); d.MatchCount != 3 || !strings.Contains(res.Text, "*10:hit\n*11:hit\n*12:hit\n") {
+	if d := res.Details.(*searchDetails); d.MatchCount != 3 || d.TotalMatches != 3 || !strings.Contains(res.Text, "*10:hit\n*11:hit\n*12:hit\n") {
 		t.Fatalf("range: %+v\n%s", d, res.Text)
 	}
 	// Past the last page.
