@@ -89,6 +89,14 @@ func (e *entry) closeTree() {
 }
 
 // parseC parses e.text with a pooled parser. Call with e.mu held.
+//
+// The binding's ParseCtx sets the parser's cancellation flag from a
+// goroutine when its context is done, and nothing clears that flag: a parser
+// whose context was cancelled, even just after a successful parse, fails
+// every later parse ("operation limit was hit"). So ParseCtx gets a context
+// that only parseUncancelled's own watcher can cancel, and a parser whose
+// context may have been cancelled, or that failed, never goes back to the
+// pool.
 func (e *entry) parseC(ctx context.Context) (*sitter.Tree, error) {
 	lang := e.lang
 	lang.init()
@@ -99,22 +107,55 @@ func (e *entry) parseC(ctx context.Context) (*sitter.Tree, error) {
 		p = sitter.NewParser()
 		p.SetLanguage(lang.lang)
 	}
-	st, err := p.ParseCtx(ctx, nil, e.text)
-	if err != nil || st == nil {
-		// A cancelled parser would resume the old parse next time.
-		p.Reset()
-	}
-	select {
-	case lang.parsers <- p:
-	default: // pool full: the finalizer frees it
-	}
-	if err != nil || st == nil {
-		if err == nil {
-			err = errors.New("tree-sitter returned no tree")
+	st, cancelled, err := parseWatched(ctx, p, e.text)
+	if cancelled || err != nil || st == nil {
+		p.Close()
+	} else {
+		select {
+		case lang.parsers <- p:
+		default:
+			p.Close() // pool full
 		}
+	}
+	if err == nil && st == nil {
+		err = errors.New("tree-sitter returned no tree")
+	}
+	if err != nil {
 		return nil, fmt.Errorf("treesitter: parsing %s failed (retry, or read the file plainly): %w", lang.Name, err)
 	}
 	return st, nil
+}
+
+// parseWatched runs p.ParseCtx under a private context that is cancelled
+// only while the parse runs and only if ctx is done; cancelled reports
+// whether that happened (the parser's flag may then be set).
+func parseWatched(ctx context.Context, p *sitter.Parser, text []byte) (st *sitter.Tree, cancelled bool, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, true, err
+	}
+	if ctx.Done() == nil {
+		st, err = p.ParseCtx(context.Background(), nil, text)
+		return st, false, err
+	}
+	pctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	fired := make(chan bool, 1)
+	go func() {
+		select {
+		case <-ctx.Done():
+			stop()
+			fired <- true
+		case <-done:
+			fired <- false
+		}
+	}()
+	st, err = p.ParseCtx(pctx, nil, text)
+	close(done)
+	// Unless the watcher fired, pctx is never cancelled now, so the
+	// binding's goroutine cannot set the flag any more. pctx's parent is
+	// Background: leaving it uncancelled holds no resources.
+	cancelled = <-fired
+	return st, cancelled, err
 }
 
 func (e *entry) build(st *sitter.Tree, prune bool) (*tree, error) {
