@@ -211,6 +211,16 @@ local function main()
   check(reg:match('^¶main%.go#%x%x%x%x\nreplace block 9:\n?$'), 'register a = %q', reg)
   log('anchor ok:', (reg:gsub('\n', ' | ')))
 
+  -- A synchronous edit from Lua with that anchor (block replace): the
+  -- server's workspace/applyEdit is served while request_sync waits.
+  local res, eerr = hashls.edit(reg:gsub('\n?$', '\n') .. '+func main() {\n+\thello()\n+\thello()\n+}\n')
+  check(res, 'edit with the anchor: %s', vim.inspect(eerr))
+  local edited2 = edited:gsub('\thello%(%)\n}\n$', '\thello()\n\thello()\n}\n')
+  check(edited2 ~= edited, 'test bug: pattern did not match')
+  check(buf_text(buf) == edited2, 'after the block edit:\n%s', buf_text(buf))
+  check(read_file(file) == edited, 'block edit reached the disk before :write')
+  log('block edit via anchor ok')
+
   -- :HashlsOutline and :HashlsSearch fill scratch buffers.
   vim.api.nvim_set_current_win(src_win)
   vim.cmd('HashlsOutline')
@@ -224,7 +234,23 @@ local function main()
     local sb = vim.fn.bufnr('hashls://search')
     return sb ~= -1 and buf_text(sb):find('hello, nvim', 1, true) ~= nil
   end)
-  log('outline + search ok')
+  -- :HashlsRead on a range, and :Hashls TOOL {json} for any tool.
+  vim.api.nvim_set_current_win(src_win)
+  hashls.last.read = nil
+  vim.cmd('2,3HashlsRead')
+  wait('the range read', 5000, function()
+    return hashls.last.read ~= nil
+  end)
+  -- (the read tool adds a few lines of context around a range)
+  check(hashls.last.read.text:find('\n3:import "fmt"', 1, true) and not hashls.last.read.text:find('\n10:', 1, true),
+    'range read: %s', hashls.last.read.text)
+  vim.api.nvim_set_current_win(src_win)
+  vim.cmd([[Hashls find {"paths": "*.go"}]])
+  wait('the find buffer', 5000, function()
+    local fb = vim.fn.bufnr('hashls://find')
+    return fb ~= -1 and buf_text(fb):find('main.go', 1, true) ~= nil
+  end)
+  log('outline + search + range read + find ok')
 
   -- Delete block through the real vim.lsp.buf.code_action() path, with
   -- vim.ui.select stubbed to pick the delete action.
@@ -248,7 +274,7 @@ local function main()
     return not buf_text(buf):find('func hello', 1, true)
   end)
   vim.ui.select = orig_select
-  local want_after = edited:gsub('func hello%(%) {\n\tfmt.Println%("hello, nvim"%)\n}\n', '')
+  local want_after = edited2:gsub('func hello%(%) {\n\tfmt.Println%("hello, nvim"%)\n}\n', '')
   check(buf_text(buf) == want_after, 'after delete block:\n%s', buf_text(buf))
   check(vim.tbl_contains(offered, 'Delete block (lines 5–7)'), 'offered actions: %s', vim.inspect(offered))
   log('code action delete block ok; offered:', table.concat(offered, '; '))
@@ -256,7 +282,8 @@ local function main()
   -- The panel received the activity entries and shows the selected diff.
   local tools = {}
   for _, e in ipairs(hashls.activity) do
-    tools[e.tool .. ':' .. e.outcome] = e
+    local k = e.tool .. ':' .. e.outcome
+    tools[k] = tools[k] or e
   end
   check(tools['read:ok'] and tools['edit:ok'] and tools['edit:error'] and tools['search:ok'],
     'activity entries: %s', vim.inspect(vim.tbl_keys(tools)))

@@ -15,7 +15,20 @@
 local M = {}
 
 local api = vim.api
-local uv = vim.loop
+local uv = vim.uv or vim.loop
+
+-- Client methods: called with ':' since 0.11 (the '.' form is deprecated
+-- there), with '.' before.
+local colon = vim.fn.has('nvim-0.11') == 1
+local function call(c, method, ...)
+  if colon then
+    return c[method](c, ...)
+  end
+  return c[method](...)
+end
+
+-- Tools whose success may have changed files on disk.
+local mutating = { edit = true, write = true, apply_patch = true }
 
 M.config = {
   cmd = { 'hashls', 'serve', '--stdio' },
@@ -116,7 +129,14 @@ local function record(params)
   while #M.activity > M.config.max_activity do
     table.remove(M.activity, 1)
   end
-  vim.schedule(M.panel_render)
+  vim.schedule(function()
+    M.panel_render()
+    if e.outcome == 'ok' and mutating[e.tool] then
+      -- Reload unmodified buffers of files the tool wrote on disk (open
+      -- buffers were edited in place through workspace/applyEdit).
+      pcall(vim.cmd, 'silent! checktime')
+    end
+  end)
 end
 
 local handlers = {
@@ -200,13 +220,25 @@ function M.client(bufnr)
   if not c.initialized then
     -- Requests before the initialize reply would break the protocol.
     vim.wait(M.config.timeout_ms, function()
-      return c.initialized or c.is_stopped()
+      return c.initialized or call(c, 'is_stopped')
     end, 5)
     if not c.initialized then
       return nil, nil, 'hashls did not finish initializing (see :LspInfo and the LSP log)'
     end
   end
   return c, c.config.root_dir
+end
+
+-- commands lists the commands a running hashls client advertises.
+function M.commands()
+  for _, id in pairs(clients) do
+    local c = vim.lsp.get_client_by_id(id)
+    local p = c and c.server_capabilities and c.server_capabilities.executeCommandProvider
+    if type(p) == 'table' and type(p.commands) == 'table' then
+      return p.commands
+    end
+  end
+  return {}
 end
 
 local function remember(result)
@@ -244,7 +276,7 @@ function M.exec(command, arg, on_done, bufnr)
   local params = { command = command, arguments = { arg } }
   local name = command:gsub('^hashls%.', '')
   if on_done then
-    c.request('workspace/executeCommand', params, function(err, result)
+    call(c, 'request', 'workspace/executeCommand', params, function(err, result)
       if not err then
         M.last[name] = result
         remember(result)
@@ -255,7 +287,7 @@ function M.exec(command, arg, on_done, bufnr)
   end
   -- No bufnr: the client flushes pending didChange of every buffer first
   -- (a tool may read any open file).
-  local resp, rerr = c.request_sync('workspace/executeCommand', params, M.config.timeout_ms)
+  local resp, rerr = call(c, 'request_sync', 'workspace/executeCommand', params, M.config.timeout_ms)
   if not resp then
     return nil, rerr or 'no answer from hashls'
   end
@@ -332,12 +364,17 @@ function M.search(pattern, paths, on_done)
   return M.exec('hashls.search', { pattern = pattern, paths = paths or '.' }, on_done)
 end
 
+-- header_for is the ¶PATH#TAG header for a buffer: the tag is minted over
+-- the buffer's current text (a one-line read), so edits written against
+-- what the editor shows apply; the last remembered tag is the fallback.
 local function header_for(bufnr)
   local p = cur_rel(bufnr)
   if not p then
     return '¶PATH#TAG'
   end
-  return '¶' .. p .. '#' .. (M.tags[p] or 'TAG')
+  local res = M.exec('hashls.read', { path = p .. ':1' }, nil, bufnr)
+  local tag = res and type(res.details) == 'table' and res.details.tag
+  return '¶' .. p .. '#' .. (tag or M.tags[p] or 'TAG')
 end
 
 -- open_edit_buffer opens the scratch buffer whose text :HashlsEdit (or :w in
@@ -493,14 +530,34 @@ function M.selected_entry()
   return M.activity[#M.activity]
 end
 
+local ns = api.nvim_create_namespace('hashls_panel')
+
 function M.panel_render()
   local buf = panel.buf
   if not (buf and api.nvim_buf_is_valid(buf)) then
     return
   end
+  local lines = M.panel_lines()
   api.nvim_buf_set_option(buf, 'modifiable', true)
-  api.nvim_buf_set_lines(buf, 0, -1, false, M.panel_lines())
+  api.nvim_buf_set_lines(buf, 0, -1, false, lines)
   api.nvim_buf_set_option(buf, 'modifiable', false)
+  api.nvim_buf_clear_namespace(buf, ns, 0, -1)
+  api.nvim_buf_add_highlight(buf, ns, 'Title', 0, 0, -1)
+  for i, e in ipairs(M.activity) do
+    if e.outcome ~= 'ok' then
+      api.nvim_buf_add_highlight(buf, ns, 'ErrorMsg', i, 0, -1)
+    end
+  end
+  for i = #M.activity + 2, #lines do
+    local c = lines[i]:sub(1, 1)
+    local group = (c == '+' and 'DiffAdd') or (c == '-' and 'DiffDelete') or (c == '@' and 'DiffChange') or nil
+    if i == #M.activity + 2 then
+      group = 'Title'
+    end
+    if group then
+      api.nvim_buf_add_highlight(buf, ns, group, i - 1, 0, -1)
+    end
+  end
 end
 
 -- panel_select selects the entry on panel line lnum (1-based).
@@ -562,8 +619,40 @@ end
 local function user_commands()
   local cmd = api.nvim_create_user_command
   cmd('HashlsRead', function(o)
-    M.read(o.args, show_result('read'))
-  end, { nargs = '?', complete = 'file', desc = 'hashls: read a file (default: this one) as ¶PATH#TAG + N:TEXT' })
+    local path = o.args
+    if path == '' and o.range > 0 then
+      local p = cur_rel(0)
+      path = p and (p .. ':' .. o.line1 .. '-' .. o.line2) or ''
+    end
+    M.read(path, show_result('read'))
+  end, {
+    nargs = '?',
+    range = true,
+    complete = 'file',
+    desc = 'hashls: read a file (default: this one, or the range) as ¶PATH#TAG + N:TEXT',
+  })
+  cmd('Hashls', function(o)
+    local tool, json = o.args:match('^%s*(%S+)%s*(.*)$')
+    local ok, arg = pcall(vim.json.decode, json ~= '' and json or '{}')
+    if not ok or type(arg) ~= 'table' then
+      notify('usage: :Hashls TOOL {json arguments}', vim.log.levels.ERROR)
+      return
+    end
+    if vim.tbl_isempty(arg) then
+      arg = vim.empty_dict()
+    end
+    tool = tool:gsub('^hashls%.', '')
+    M.exec('hashls.' .. tool, arg, show_result(tool))
+  end, { nargs = '+', complete = function(lead)
+    local out = {}
+    for _, name in ipairs(M.commands()) do
+      name = name:gsub('^hashls%.', '')
+      if name:sub(1, #lead) == lead then
+        table.insert(out, name)
+      end
+    end
+    return out
+  end, desc = 'hashls: run any tool: :Hashls TOOL {json}' })
   cmd('HashlsEdit', function(o)
     if o.args ~= '' then
       -- One-line form: "\n" separates lines.
@@ -640,7 +729,7 @@ function M.stop()
   for root, id in pairs(clients) do
     local c = vim.lsp.get_client_by_id(id)
     if c then
-      c.stop()
+      call(c, 'stop')
     end
     clients[root] = nil
   end
