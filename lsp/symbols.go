@@ -71,7 +71,7 @@ var symbolKinds = map[string]protocol.SymbolKind{
 	"object": protocol.SymbolKindObject, "array": protocol.SymbolKindArray,
 	"enummember": protocol.SymbolKindEnumMember, "enum_member": protocol.SymbolKindEnumMember,
 	"struct": protocol.SymbolKindStruct, "event": protocol.SymbolKindEvent,
-	"operator": protocol.SymbolKindOperator, "type": protocol.SymbolKindTypeParameter,
+	"operator": protocol.SymbolKindOperator, "type": protocol.SymbolKindClass, // a named type (alias or definition), as gopls shows them
 	"typeparameter": protocol.SymbolKindTypeParameter, "type_parameter": protocol.SymbolKindTypeParameter,
 	"trait": protocol.SymbolKindInterface, "impl": protocol.SymbolKindClass,
 	"heading": protocol.SymbolKindString, "section": protocol.SymbolKindString,
