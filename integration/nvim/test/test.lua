@@ -279,6 +279,28 @@ local function main()
   check(vim.tbl_contains(offered, 'Delete block (lines 5–7)'), 'offered actions: %s', vim.inspect(offered))
   log('code action delete block ok; offered:', table.concat(offered, '; '))
 
+  -- Picking "Select block" from code_action() runs the plugin's client-side
+  -- hashls.selectBlock command: `func main` (now lines 6-9) gets selected.
+  vim.api.nvim_win_set_cursor(src_win, { 6, 0 })
+  vim.ui.select = function(items, _, on_choice)
+    for _, it in ipairs(items) do
+      local action = it[2] or it.action or it
+      if action.title and action.title:match('^Select block') then
+        return on_choice(it)
+      end
+    end
+    on_choice(nil)
+  end
+  vim.lsp.buf.code_action()
+  wait('the select-block code action', 5000, function()
+    return vim.api.nvim_get_mode().mode == 'V'
+  end)
+  vim.ui.select = orig_select
+  a, b = vim.fn.line('v'), vim.fn.line('.')
+  check(math.min(a, b) == 6 and math.max(a, b) == 9, 'code action selected lines %d-%d, want 6-9', a, b)
+  vim.cmd('normal! \27')
+  log('code action select block ok')
+
   -- The panel received the activity entries and shows the selected diff.
   local tools = {}
   for _, e in ipairs(hashls.activity) do
