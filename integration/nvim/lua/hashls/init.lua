@@ -74,7 +74,8 @@ local function root_for(bufnr)
     r = r(bufnr)
   end
   if type(r) == 'string' and r ~= '' then
-    return realpath(vim.fn.fnamemodify(r, ':p'):gsub('/$', ''))
+    local dir = vim.fn.fnamemodify(r, ':p'):gsub('(.)/$', '%1')
+    return realpath(dir)
   end
   local name = api.nvim_buf_get_name(bufnr or 0)
   local dir = name ~= '' and vim.fn.fnamemodify(name, ':p:h') or vim.fn.getcwd()
@@ -112,18 +113,30 @@ local function record(params)
   if type(params) ~= 'table' then
     return
   end
+  local function str(v)
+    return type(v) == 'string' and v or nil
+  end
+  local function list(v)
+    local out = {}
+    for _, x in ipairs(type(v) == 'table' and v or {}) do
+      if type(x) == 'string' or type(x) == 'number' then
+        table.insert(out, x)
+      end
+    end
+    return out
+  end
   seq = seq + 1
   local e = {
     seq = seq,
     time = os.date('%H:%M:%S'),
-    tool = params.tool or '?',
-    paths = type(params.paths) == 'table' and params.paths or {},
-    outcome = params.outcome or '?',
-    errorKind = params.errorKind,
-    message = params.message,
-    auditIds = type(params.auditIds) == 'table' and params.auditIds or {},
-    diff = params.diff or '',
-    durationMs = params.durationMs,
+    tool = str(params.tool) or '?',
+    paths = list(params.paths),
+    outcome = str(params.outcome) or '?',
+    errorKind = str(params.errorKind),
+    message = str(params.message),
+    auditIds = list(params.auditIds),
+    diff = str(params.diff) or '',
+    durationMs = type(params.durationMs) == 'number' and params.durationMs or nil,
   }
   table.insert(M.activity, e)
   while #M.activity > M.config.max_activity do
@@ -498,8 +511,9 @@ local function entry_line(e)
   if e.errorKind then
     outcome = outcome .. '(' .. e.errorKind .. ')'
   end
-  return string.format('%s %-11s %-10s %s%s', e.time, e.tool, outcome, table.concat(e.paths, ','),
-    #audits > 0 and ('  audit ' .. table.concat(audits, ',')) or '')
+  return string.format('%s %-11s %-10s %s%s%s', e.time, e.tool, outcome, table.concat(e.paths, ','),
+    #audits > 0 and ('  audit ' .. table.concat(audits, ',')) or '',
+    e.durationMs and string.format('  %.0fms', e.durationMs) or '')
 end
 
 -- panel_lines renders the panel: one line per activity entry (newest last),
