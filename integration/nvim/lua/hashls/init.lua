@@ -67,6 +67,14 @@ local function realpath(p)
   return uv.fs_realpath(p) or p
 end
 
+local function buf_path(bufnr)
+  local name = api.nvim_buf_get_name(bufnr)
+  if name == '' or name:match('^%a[%w+.-]*://') then
+    return nil
+  end
+  return vim.fn.fnamemodify(name, ':p')
+end
+
 -- root_for finds the workspace root for a buffer.
 local function root_for(bufnr)
   local r = M.config.root_dir
@@ -77,8 +85,8 @@ local function root_for(bufnr)
     local dir = vim.fn.fnamemodify(r, ':p'):gsub('(.)/$', '%1')
     return realpath(dir)
   end
-  local name = api.nvim_buf_get_name(bufnr or 0)
-  local dir = name ~= '' and vim.fn.fnamemodify(name, ':p:h') or vim.fn.getcwd()
+  local file = buf_path(bufnr or 0)
+  local dir = file and vim.fn.fnamemodify(file, ':h') or vim.fn.getcwd()
   for _, marker in ipairs({ '.git', 'go.mod' }) do
     local found = vim.fn.finddir(marker, dir .. ';')
     if found == '' then
@@ -89,14 +97,6 @@ local function root_for(bufnr)
     end
   end
   return realpath(vim.fn.getcwd())
-end
-
-local function buf_path(bufnr)
-  local name = api.nvim_buf_get_name(bufnr)
-  if name == '' or name:match('^%a[%w+.-]*://') then
-    return nil
-  end
-  return vim.fn.fnamemodify(name, ':p')
 end
 
 -- rel returns path relative to root (paths outside it stay absolute).
@@ -188,6 +188,15 @@ end
 -- buffer to it. It returns the client id, or nil and an error.
 function M.start(bufnr)
   bufnr = (bufnr == nil or bufnr == 0) and api.nvim_get_current_buf() or bufnr
+  local file = buf_path(bufnr)
+  if not file then
+    -- Scratch buffers (hashls://edit, the panel, ...) use a running client.
+    for _, id in pairs(clients) do
+      if vim.lsp.get_client_by_id(id) then
+        return id
+      end
+    end
+  end
   local root = root_for(bufnr)
   if not is_dir(root) then
     return nil, 'root ' .. tostring(root) .. ' is not a directory'
@@ -198,21 +207,19 @@ function M.start(bufnr)
   end
   if not id then
     local cfg = client_config(root)
-    if vim.lsp.start and buf_path(bufnr) then
-      -- 0.8+: starts (or reuses) the client and attaches the buffer.
-      id = vim.lsp.start(cfg, { bufnr = bufnr })
-      if id then
-        clients[root] = id
-        return id
-      end
+    if vim.lsp.start and (file or not vim.lsp.start_client) then
+      -- 0.8+: starts (or reuses) the client and attaches a file buffer
+      -- (attach=false is understood from 0.11, when start_client is gone).
+      id = vim.lsp.start(cfg, { bufnr = bufnr, attach = file ~= nil })
+    else
+      id = vim.lsp.start_client(cfg)
     end
-    id = vim.lsp.start_client(cfg)
     if not id then
       return nil, 'could not start ' .. table.concat(M.config.cmd, ' ')
     end
     clients[root] = id
   end
-  if buf_path(bufnr) and not vim.lsp.buf_is_attached(bufnr, id) then
+  if file and not vim.lsp.buf_is_attached(bufnr, id) then
     vim.lsp.buf_attach_client(bufnr, id)
   end
   return id
