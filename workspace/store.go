@@ -537,13 +537,15 @@ func (s *Store) Trash(key string, content []byte, reason string) (int64, error) 
 // holds more than MaxTrashBytes.
 func pruneTrash(tx *sql.Tx, keep int64) error {
 	var total int64
-	if err := tx.QueryRow(`SELECT COALESCE(SUM(size), 0) FROM trash`).Scan(&total); err != nil {
+	// length(content) is read from the record header; size sits after the
+	// blob, so reading it would walk every blob's overflow pages.
+	if err := tx.QueryRow(`SELECT COALESCE(SUM(length(content)), 0) FROM trash`).Scan(&total); err != nil {
 		return err
 	}
 	if total <= MaxTrashBytes {
 		return nil
 	}
-	rows, err := tx.Query(`SELECT id, size FROM trash WHERE id != ? ORDER BY id`, keep)
+	rows, err := tx.Query(`SELECT id, length(content) FROM trash WHERE id != ? ORDER BY id`, keep)
 	if err != nil {
 		return err
 	}
