@@ -205,9 +205,16 @@ func rollback(ctx context.Context, env *Env, written []*pendingEdit) {
 type storeSnapshots struct{ st *workspace.Store }
 
 func (s storeSnapshots) Lookup(key, tag string) (edit.Snapshot, bool, error) {
-	snap, ok, err := s.st.Lookup(key, tag)
+	snap, ok, err := s.st.LookupMeta(key, tag)
 	if err != nil || !ok {
 		return edit.Snapshot{}, ok, err
 	}
-	return edit.Snapshot{Tag: snap.Tag, SHA256: snap.SHA256, Content: snap.Content, Head: snap.Head}, true, nil
+	es := edit.Snapshot{Tag: snap.Tag, SHA256: snap.SHA256, Head: snap.Head}
+	if snap.Kept {
+		es.Load = func() ([]byte, error) {
+			c, _, err := s.st.SnapshotContent(snap.ID)
+			return c, err
+		}
+	}
+	return es, true, nil
 }

@@ -19,7 +19,11 @@ type Snapshot struct {
 	// Content is the exact recorded bytes, or nil when the store did not keep
 	// them (very large files): the tag is still checked, recovery is impossible.
 	Content []byte
-	Head    bool // the newest version recorded for the path
+	// Load, when Content is nil, fetches the content on demand (stores that
+	// avoid reading large blobs just to check a tag). It returns nil when the
+	// content is not kept.
+	Load func() ([]byte, error)
+	Head bool // the newest version recorded for the path
 }
 
 // Snapshots is what the engine needs from a snapshot store.

@@ -232,6 +232,13 @@ func ApplySection(sec Section, f File, opts Options) (*Result, error) {
 		return finish(path, f.Bytes, live, liveTag, a, w, nil), nil
 	}
 	anchors := hunkAnchors(parsed.Hunks)
+	if found && snap.Content == nil && snap.Load != nil {
+		// A load failure only means recovery is impossible: the mismatch
+		// error below still tells the caller what to do.
+		if c, lerr := snap.Load(); lerr == nil {
+			snap.Content = c
+		}
+	}
 	if found && snap.Content != nil {
 		snapDoc := newDoc(snap.Content)
 		plain, _, perr := resolveBlocks(snapDoc, parsed.Hunks, path, opts.Resolver)

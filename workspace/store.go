@@ -268,12 +268,14 @@ func (s *Store) Close() error {
 
 // Snapshot is one recorded version of a file.
 type Snapshot struct {
+	ID      int64  // row id; SnapshotContent loads the content by it
 	Key     string // canonical path key (absolute, symlinks resolved)
 	Tag     string
 	SHA256  [32]byte
-	Content []byte // nil when not kept (over MaxContentBytes, or dropped by retention)
+	Content []byte // nil when not kept (over MaxContentBytes, or dropped by retention), or not loaded (LookupMeta)
+	Kept    bool   // the store holds the content
 	Size    int64
-	Time    time.Time
+	Time    time.Time // zero from LookupMeta
 	Head    bool
 }
 
@@ -394,36 +396,79 @@ func (s *Store) write(f func(tx *sql.Tx) error) error {
 // Lookup returns the newest snapshot of key with tag. Head reports whether it
 // is also the newest snapshot of key.
 func (s *Store) Lookup(key, tag string) (Snapshot, bool, error) {
+	snap, ok, err := s.LookupMeta(key, tag)
+	if err != nil || !ok {
+		return snap, ok, err
+	}
+	var t int64
+	if err := s.r.QueryRow(`SELECT time FROM snapshots WHERE id = ?`, snap.ID).Scan(&t); err != nil {
+		return Snapshot{}, false, storeErr(s.path, err)
+	}
+	snap.Time = time.Unix(0, t)
+	if snap.Kept {
+		c, kept, err := s.SnapshotContent(snap.ID)
+		if err != nil {
+			return Snapshot{}, false, err
+		}
+		snap.Content, snap.Kept = c, kept
+	}
+	return snap, true, nil
+}
+
+// LookupMeta is Lookup without the content and the time: it reads only the
+// record header of the content column (never the blob itself), so checking
+// a tag against its sha256 stays cheap for large files. SnapshotContent loads
+// the content when recovery needs it.
+func (s *Store) LookupMeta(key, tag string) (Snapshot, bool, error) {
 	if err := s.check(); err != nil {
 		return Snapshot{}, false, err
 	}
 	var (
-		sha     []byte
-		content []byte
-		isNull  bool
-		size    int64
-		t       int64
-		head    bool
+		id     int64
+		sha    []byte
+		isNull bool
+		size   int64
+		head   bool
 	)
-	err := s.r.QueryRow(`SELECT sha256, content, content IS NULL, size, time,
+	// Columns after the content blob (size, time) would make SQLite walk
+	// the blob's overflow pages; length(content) comes from the header.
+	err := s.r.QueryRow(`SELECT id, sha256, content IS NULL,
+			CASE WHEN content IS NULL THEN size ELSE length(content) END,
 			id = (SELECT max(id) FROM snapshots WHERE key = ?1)
 		FROM snapshots WHERE key = ?1 AND tag = ?2 ORDER BY id DESC LIMIT 1`, key, tag).
-		Scan(&sha, &content, &isNull, &size, &t, &head)
+		Scan(&id, &sha, &isNull, &size, &head)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Snapshot{}, false, nil
 	}
 	if err != nil {
 		return Snapshot{}, false, storeErr(s.path, err)
 	}
-	snap := Snapshot{Key: key, Tag: tag, Size: size, Time: time.Unix(0, t), Head: head}
+	snap := Snapshot{ID: id, Key: key, Tag: tag, Size: size, Kept: !isNull, Head: head}
 	copy(snap.SHA256[:], sha)
-	if !isNull {
-		snap.Content = content
-		if snap.Content == nil {
-			snap.Content = []byte{}
-		}
-	}
 	return snap, true, nil
+}
+
+// SnapshotContent returns the content of the snapshot with row id; kept is
+// false when the store no longer holds it (or the row is gone).
+func (s *Store) SnapshotContent(id int64) (content []byte, kept bool, err error) {
+	if err := s.check(); err != nil {
+		return nil, false, err
+	}
+	var isNull bool
+	err = s.r.QueryRow(`SELECT content, content IS NULL FROM snapshots WHERE id = ?`, id).Scan(&content, &isNull)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, storeErr(s.path, err)
+	}
+	if isNull {
+		return nil, false, nil
+	}
+	if content == nil {
+		content = []byte{}
+	}
+	return content, true, nil
 }
 
 // Head returns the newest snapshot of key.

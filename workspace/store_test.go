@@ -366,3 +366,44 @@ func TestTrashRetention(t *testing.T) {
 		t.Fatalf("trash = %+v", list)
 	}
 }
+
+func TestLookupMetaAndSnapshotContent(t *testing.T) {
+	s, err := OpenStore(t.TempDir(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	content := bytes.Repeat([]byte("some text\n"), 10000)
+	if err := s.Record("/k", "AAAA", content); err != nil {
+		t.Fatal(err)
+	}
+	m, ok, err := s.LookupMeta("/k", "AAAA")
+	if err != nil || !ok {
+		t.Fatalf("LookupMeta: %v %v", ok, err)
+	}
+	if m.Content != nil || !m.Kept || m.Size != int64(len(content)) || !m.Head || m.SHA256 != sha256.Sum256(content) {
+		t.Fatalf("LookupMeta = %+v", m)
+	}
+	c, kept, err := s.SnapshotContent(m.ID)
+	if err != nil || !kept || !bytes.Equal(c, content) {
+		t.Fatalf("SnapshotContent: kept %v err %v len %d", kept, err, len(c))
+	}
+	full, ok, err := s.Lookup("/k", "AAAA")
+	if err != nil || !ok || !bytes.Equal(full.Content, content) || full.Time.IsZero() || full.ID != m.ID {
+		t.Fatalf("Lookup = %+v %v %v", full.ID, ok, err)
+	}
+	// Content over the limit: the tag and sha are kept, the content is not.
+	old := MaxContentBytes
+	MaxContentBytes = 10
+	defer func() { MaxContentBytes = old }()
+	if err := s.Record("/big", "BBBB", content); err != nil {
+		t.Fatal(err)
+	}
+	m, ok, err = s.LookupMeta("/big", "BBBB")
+	if err != nil || !ok || m.Kept || m.Size != int64(len(content)) {
+		t.Fatalf("LookupMeta(big) = %+v %v %v", m, ok, err)
+	}
+	if c, kept, err := s.SnapshotContent(m.ID); err != nil || kept || c != nil {
+		t.Fatalf("SnapshotContent(big) = %d %v %v", len(c), kept, err)
+	}
+}
