@@ -3,6 +3,8 @@ package treesitter
 import (
 	"bytes"
 	"context"
+
+	sitter "github.com/smacker/go-tree-sitter"
 )
 
 // pointLess reports (r1,c1) < (r2,c2).
@@ -77,15 +79,93 @@ func blockRange(ctx context.Context, path string, text []byte, line int) (int, i
 	if col < 0 || l[col] == '\r' && col == len(l)-1 {
 		return 0, 0, false
 	}
-	t, err := parse(ctx, lang, text)
+	row := uint32(line - 1)
+	e := defaultCache.entry(lang, text)
+	if e.full.Load() == nil && !lang.trim {
+		// Cold: resolve on the C tree instead of copying every node out of
+		// it, so a block op costs about one parse.
+		s, l, ok, err := e.blockC(ctx, row, uint32(col))
+		if err == nil {
+			return s, l, ok
+		}
+	}
+	t, err := e.get(ctx, false)
 	if err != nil {
 		return 0, 0, false
 	}
-	i, ok := t.blockAt(uint32(line-1), uint32(col))
+	i, ok := t.blockAt(row, uint32(col))
 	if !ok {
 		return 0, 0, false
 	}
 	return int(t.nodes[i].StartRow) + 1, t.lastRow(i) + 1, true
+}
+
+// blockC resolves the block at (row, col) on the entry's C tree, parsing it
+// if the entry holds none, and keeps the tree for later block ops and for
+// building the full tree. Languages whose nodes need trimming (lang.trim)
+// must use the flattened tree instead.
+func (e *entry) blockC(ctx context.Context, row, col uint32) (start, last int, ok bool, err error) {
+	kept := false
+	defer func() {
+		if kept && e.cache != nil {
+			e.cache.retain(e)
+		}
+	}()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if t := e.full.Load(); t != nil {
+		i, ok := t.blockAt(row, col)
+		if !ok {
+			return 0, 0, false, nil
+		}
+		return int(t.nodes[i].StartRow) + 1, t.lastRow(i) + 1, true, nil
+	}
+	st := e.ctree
+	if st == nil {
+		if st, err = e.parseC(ctx); err != nil {
+			return 0, 0, false, err
+		}
+		if e.closed {
+			defer st.Close()
+		} else {
+			e.ctree, kept = st, true
+		}
+	}
+	start, last, ok = blockAtC(e.lang, st, row, col)
+	return start, last, ok, nil
+}
+
+// blockAtC is (*tree).blockAt over a C tree: the same rules, asked of
+// tree-sitter directly. It returns the 1-based span.
+func blockAtC(lang *Language, st *sitter.Tree, row, col uint32) (start, last int, ok bool) {
+	root := st.RootNode()
+	if root == nil {
+		return 0, 0, false
+	}
+	p := sitter.Point{Row: row, Column: col}
+	n := root.NamedDescendantForPointRange(p, p)
+	if n == nil || n.Equal(root) || n.StartPoint().Row != row {
+		return 0, 0, false
+	}
+	for {
+		par := n.Parent()
+		if par == nil || par.Equal(root) || par.StartPoint().Row != row || lang.is(uint16(par.Symbol()), classContainer) {
+			break
+		}
+		n = par
+	}
+	if n.HasError() || n.Type() == "ERROR" {
+		return 0, 0, false
+	}
+	if par := n.Parent(); lang.is(uint16(n.Symbol()), classCloser) && par != nil && par.StartPoint().Row < row {
+		return 0, 0, false
+	}
+	s, e := n.StartPoint(), n.EndPoint()
+	end := e.Row
+	if e.Column == 0 && e.Row > s.Row {
+		end--
+	}
+	return int(s.Row) + 1, int(end) + 1, true
 }
 
 // blockAt returns the node of the block beginning at (row, col).

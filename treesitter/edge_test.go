@@ -1,6 +1,7 @@
 package treesitter
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
 )
 
 func TestBlockRangeEdges(t *testing.T) {
@@ -243,8 +246,9 @@ func TestCacheBounded(t *testing.T) {
 	}
 }
 
-// TestSummaryThenBlockParsesOnce: a summary keeps the C tree, the block op
-// that follows copies the full tree out of it and closes it.
+// TestSummaryThenBlockParsesOnce: a summary keeps the C tree, and the block
+// op that follows resolves on that same C tree (no second parse, no full
+// copy); a cold block op keeps its C tree for the next one.
 func TestSummaryThenBlockParsesOnce(t *testing.T) {
 	text := []byte("package p\n\nfunc a() {\n\tx := 1\n\t_ = x\n\t_ = x\n}\n// unique 7d1f\n")
 	lang := LanguageByName("go")
@@ -253,18 +257,88 @@ func TestSummaryThenBlockParsesOnce(t *testing.T) {
 	}
 	e := defaultCache.entry(lang, text)
 	e.mu.Lock()
-	kept := e.ctree != nil
+	before := e.ctree
 	e.mu.Unlock()
-	if !kept || e.skel.Load() == nil || !e.skel.Load().pruned {
+	if before == nil || e.skel.Load() == nil || !e.skel.Load().pruned {
 		t.Fatal("summary did not keep the C tree and a pruned skeleton")
 	}
 	if s, end, ok := DefaultResolver.BlockRange("a.go", string(text), 3); !ok || s != 3 || end != 7 {
 		t.Fatalf("block %d-%d %v", s, end, ok)
 	}
 	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.ctree != nil || e.full.Load() == nil {
-		t.Fatal("full tree not built from the kept C tree")
+	after := e.ctree
+	e.mu.Unlock()
+	if after != before || e.full.Load() != nil {
+		t.Fatal("the block op did not reuse the summary's C tree")
+	}
+
+	cold := []byte("package q\n\nfunc b() {\n}\n// unique 91ac\n")
+	if s, end, ok := DefaultResolver.BlockRange("b.go", string(cold), 3); !ok || s != 3 || end != 4 {
+		t.Fatalf("cold block %d-%d %v", s, end, ok)
+	}
+	ce := defaultCache.entry(lang, cold)
+	ce.mu.Lock()
+	keptCold := ce.ctree != nil
+	ce.mu.Unlock()
+	if !keptCold || ce.full.Load() != nil {
+		t.Fatal("a cold block op should resolve on the C tree and keep it")
+	}
+}
+
+// TestBlockCMatchesFlattened: resolving on the C tree gives exactly what the
+// flattened tree gives, for every line of every sample.
+func TestBlockCMatchesFlattened(t *testing.T) {
+	ar, err := txtar.ParseFile("testdata/langs.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type sample struct {
+		name string
+		text []byte
+	}
+	var samples []sample
+	for _, f := range ar.Files {
+		samples = append(samples, sample{f.Name, f.Data})
+	}
+	for _, c := range loadJSONL[struct {
+		Name, Path, File string
+	}](t, "../testdata/conformance/hashline/cases.jsonl") {
+		samples = append(samples, sample{c.Path, []byte(c.File)})
+	}
+	checked := 0
+	for _, smp := range samples {
+		lang := LanguageFor(smp.name)
+		if lang == nil || lang.trim {
+			continue
+		}
+		full, err := parseFresh(context.Background(), lang, smp.text)
+		if err != nil {
+			continue
+		}
+		e := &entry{lang: lang, text: smp.text, closed: true}
+		st, err := e.parseC(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, l := range bytes.Split(smp.text, []byte("\n")) {
+			col := firstContentColumn(l)
+			if col < 0 {
+				continue
+			}
+			ws, we, wok := 0, 0, false
+			if n, ok := full.blockAt(uint32(i), uint32(col)); ok {
+				ws, we, wok = int(full.nodes[n].StartRow)+1, full.lastRow(n)+1, true
+			}
+			gs, ge, gok := blockAtC(lang, st, uint32(i), uint32(col))
+			if gs != ws || ge != we || gok != wok {
+				t.Errorf("%s line %d: C tree %d-%d %v, flattened %d-%d %v", smp.name, i+1, gs, ge, gok, ws, we, wok)
+			}
+			checked++
+		}
+		st.Close()
+	}
+	if checked < 500 {
+		t.Fatalf("only %d lines checked", checked)
 	}
 }
 
