@@ -103,16 +103,7 @@ func BenchmarkBlockRange(b *testing.B) {
 	for _, l := range benchLangs {
 		path, text := genSource(l, 10000)
 		s := string(text)
-		// A method header near the middle of the file.
-		line := 5000
-		for {
-			ln, _ := lineAt(text, line)
-			t := strings.TrimSpace(string(ln))
-			if strings.HasPrefix(t, "func ") || strings.HasPrefix(t, "def render") || strings.HasPrefix(t, "async load") {
-				break
-			}
-			line++
-		}
+		line := benchBlockLine(text)
 		b.Run(l+"/cold", func(b *testing.B) {
 			for b.Loop() {
 				defaultCache.purge()
@@ -187,5 +178,55 @@ func BenchmarkSummaryColdVsParse(b *testing.B) {
 			b.ReportMetric(float64(raw.Milliseconds())/float64(b.N), "parse-ms")
 			b.ReportMetric(float64(len(text))/1e6/raw.Seconds()*float64(b.N), "parse-MB/s")
 		})
+	}
+}
+
+// BenchmarkBlockColdVsParse interleaves a raw parse (tree closed) with a
+// cold block op (cache purged first, which closes the previous op's tree)
+// and reports their ratio, so machine load hits both alike.
+func BenchmarkBlockColdVsParse(b *testing.B) {
+	for _, l := range benchLangs {
+		path, text := genSource(l, 10000)
+		lang := LanguageFor(path)
+		lang.init()
+		s := string(text)
+		line := benchBlockLine(text)
+		b.Run(l, func(b *testing.B) {
+			p := sitter.NewParser()
+			p.SetLanguage(lang.lang)
+			var raw, blk time.Duration
+			for b.Loop() {
+				t0 := time.Now()
+				t, err := p.ParseCtx(context.Background(), nil, text)
+				if err != nil {
+					b.Fatal(err)
+				}
+				t.Close()
+				t1 := time.Now()
+				defaultCache.purge()
+				if _, _, ok := DefaultResolver.BlockRange(path, s, line); !ok {
+					b.Fatal("no block")
+				}
+				raw += t1.Sub(t0)
+				blk += time.Since(t1)
+			}
+			b.ReportMetric(float64(blk)/float64(raw), "block/parse")
+			b.ReportMetric(float64(raw.Milliseconds())/float64(b.N), "parse-ms")
+		})
+	}
+}
+
+// benchBlockLine returns the line of a method header near the middle of a
+// generated file.
+func benchBlockLine(text []byte) int {
+	for line := 5000; ; line++ {
+		ln, ok := lineAt(text, line)
+		if !ok {
+			return 5000
+		}
+		t := strings.TrimSpace(string(ln))
+		if strings.HasPrefix(t, "func ") || strings.HasPrefix(t, "def render") || strings.HasPrefix(t, "async load") {
+			return line
+		}
 	}
 }
