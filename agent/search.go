@@ -171,11 +171,12 @@ func (searchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resu
 	var sb strings.Builder
 	budget := searchInternalCap
 	var notes []string
+	var recs []workspace.Recording // snapshots of the shown files, recorded in one transaction
 	for _, h := range page {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		fr, err := renderSearchFile(env, m, h, perFile, min(perFile, budget), ranges)
+		fr, err := renderSearchFile(env, m, h, perFile, min(perFile, budget), ranges, &recs)
 		if err != nil {
 			notes = append(notes, fmt.Sprintf("Skipped %s: %v", h.rel, err))
 			continue
@@ -193,6 +194,11 @@ func (searchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resu
 		}
 		if fr.linesTruncated {
 			d.LinesTruncated = true
+		}
+	}
+	if st := env.WS.Store(); st != nil {
+		if err := st.RecordAll(recs); err != nil {
+			return nil, err
 		}
 	}
 	d.FileCount = len(d.Files)
@@ -657,11 +663,12 @@ type renderedFile struct {
 	linesTruncated bool
 }
 
-// renderSearchFile renders one file's section: the ¶PATH#TAG header (after
-// recording a snapshot) and its match and context rows. Content comes from
+// renderSearchFile renders one file's section: the ¶PATH#TAG header (its
+// snapshot is appended to recs, for the caller to record) and its match and
+// context rows. Content comes from
 // the workspace (an open editor buffer wins over the disk); files over
 // 64 MiB are streamed instead, without context and without a snapshot.
-func renderSearchFile(env *Env, m *search.Matcher, h searchHit, perFile, budget int, ranges []workspace.LineRange) (*renderedFile, error) {
+func renderSearchFile(env *Env, m *search.Matcher, h searchHit, perFile, budget int, ranges []workspace.LineRange, recs *[]workspace.Recording) (*renderedFile, error) {
 	p := workspace.Path{Abs: h.abs, Rel: h.rel}
 	content := h.content
 	if content == nil {
@@ -715,9 +722,7 @@ func renderSearchFile(env *Env, m *search.Matcher, h searchHit, perFile, budget 
 		sb.WriteString("¶" + h.rel + "\n")
 	} else {
 		tag := edit.Tag(content)
-		if err := record(env, p, tag, content); err != nil {
-			return nil, err
-		}
+		*recs = append(*recs, workspace.Recording{Key: p.Abs, Tag: tag, Content: content})
 		sb.WriteString("¶" + h.rel + "#" + tag + "\n")
 	}
 	last := 0 // last line number written

@@ -285,61 +285,86 @@ type Snapshot struct {
 // MaxVersions snapshots are kept per key, and the oldest kept content is
 // dropped when the total exceeds MaxTotalContentBytes.
 func (s *Store) Record(key, tag string, content []byte) error {
+	return s.RecordAll([]Recording{{Key: key, Tag: tag, Content: content}})
+}
+
+// Recording is one snapshot to record (see Record).
+type Recording struct {
+	Key, Tag string
+	Content  []byte
+}
+
+// RecordAll records several snapshots in one transaction, as Record does
+// each: a search that shows twenty files pays for one commit, not twenty.
+func (s *Store) RecordAll(recs []Recording) error {
 	if err := s.check(); err != nil {
 		return err
 	}
-	sum := sha256.Sum256(content)
+	if len(recs) == 0 {
+		return nil
+	}
 	now := time.Now().UnixNano()
 	err := s.write(func(tx *sql.Tx) error {
-		var (
-			headID  int64
-			headSHA []byte
-			headTag string
-		)
-		err := tx.QueryRow(`SELECT id, sha256, tag FROM snapshots WHERE key = ? ORDER BY id DESC LIMIT 1`, key).Scan(&headID, &headSHA, &headTag)
-		switch {
-		case err == nil && headTag == tag && bytes.Equal(headSHA, sum[:]):
-			_, err = tx.Exec(`UPDATE snapshots SET time = ? WHERE id = ?`, now, headID)
-			return err
-		case err != nil && !errors.Is(err, sql.ErrNoRows):
-			return err
-		}
-		var kept any // NULL
-		var keptBytes int64
-		if len(content) <= MaxContentBytes {
-			kept = content
-			if content == nil {
-				kept = []byte{}
+		for _, r := range recs {
+			if err := s.recordTx(tx, r.Key, r.Tag, r.Content, now); err != nil {
+				return err
 			}
-			keptBytes = int64(len(content))
-		}
-		if _, err := tx.Exec(`INSERT INTO snapshots(key, tag, sha256, content, size, time) VALUES (?, ?, ?, ?, ?, ?)`,
-			key, tag, sum[:], kept, len(content), now); err != nil {
-			return err
-		}
-		delta := keptBytes
-		// Per-key retention.
-		var freed int64
-		if err := tx.QueryRow(`SELECT coalesce(sum(length(content)), 0) FROM snapshots WHERE key = ? AND id IN
-			(SELECT id FROM snapshots WHERE key = ? ORDER BY id DESC LIMIT -1 OFFSET ?)`, key, key, MaxVersions).Scan(&freed); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(`DELETE FROM snapshots WHERE key = ? AND id IN
-			(SELECT id FROM snapshots WHERE key = ? ORDER BY id DESC LIMIT -1 OFFSET ?)`, key, key, MaxVersions); err != nil {
-			return err
-		}
-		delta -= freed
-		var total int64
-		if err := tx.QueryRow(`UPDATE meta SET value = max(0, value + ?) WHERE name = 'content_bytes' RETURNING value`, delta).Scan(&total); err != nil {
-			return err
-		}
-		if total > MaxTotalContentBytes {
-			return s.dropOldContent(tx, total)
 		}
 		return nil
 	})
 	if err != nil {
 		return storeErr(s.path, err)
+	}
+	return nil
+}
+
+// recordTx records one snapshot inside a write transaction.
+func (s *Store) recordTx(tx *sql.Tx, key, tag string, content []byte, now int64) error {
+	sum := sha256.Sum256(content)
+	var (
+		headID  int64
+		headSHA []byte
+		headTag string
+	)
+	err := tx.QueryRow(`SELECT id, sha256, tag FROM snapshots WHERE key = ? ORDER BY id DESC LIMIT 1`, key).Scan(&headID, &headSHA, &headTag)
+	switch {
+	case err == nil && headTag == tag && bytes.Equal(headSHA, sum[:]):
+		_, err = tx.Exec(`UPDATE snapshots SET time = ? WHERE id = ?`, now, headID)
+		return err
+	case err != nil && !errors.Is(err, sql.ErrNoRows):
+		return err
+	}
+	var kept any // NULL
+	var keptBytes int64
+	if len(content) <= MaxContentBytes {
+		kept = content
+		if content == nil {
+			kept = []byte{}
+		}
+		keptBytes = int64(len(content))
+	}
+	if _, err := tx.Exec(`INSERT INTO snapshots(key, tag, sha256, content, size, time) VALUES (?, ?, ?, ?, ?, ?)`,
+		key, tag, sum[:], kept, len(content), now); err != nil {
+		return err
+	}
+	delta := keptBytes
+	// Per-key retention.
+	var freed int64
+	if err := tx.QueryRow(`SELECT coalesce(sum(length(content)), 0) FROM snapshots WHERE key = ? AND id IN
+		(SELECT id FROM snapshots WHERE key = ? ORDER BY id DESC LIMIT -1 OFFSET ?)`, key, key, MaxVersions).Scan(&freed); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(`DELETE FROM snapshots WHERE key = ? AND id IN
+		(SELECT id FROM snapshots WHERE key = ? ORDER BY id DESC LIMIT -1 OFFSET ?)`, key, key, MaxVersions); err != nil {
+		return err
+	}
+	delta -= freed
+	var total int64
+	if err := tx.QueryRow(`UPDATE meta SET value = max(0, value + ?) WHERE name = 'content_bytes' RETURNING value`, delta).Scan(&total); err != nil {
+		return err
+	}
+	if total > MaxTotalContentBytes {
+		return s.dropOldContent(tx, total)
 	}
 	return nil
 }
