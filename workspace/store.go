@@ -39,7 +39,7 @@ var (
 var busyTimeoutMS = 10000
 
 // schemaVersion is the store's PRAGMA user_version.
-const schemaVersion = 1
+const schemaVersion = 2
 
 // schemaV1 creates the version 1 schema.
 const schemaV1 = `
@@ -82,6 +82,16 @@ CREATE TABLE IF NOT EXISTS meta(
 	value INTEGER NOT NULL
 );
 INSERT OR IGNORE INTO meta(name, value) VALUES ('content_bytes', 0);
+`
+
+// schemaV2 lets the trash point at a snapshot that holds the same content
+// instead of copying it (an edit trashes exactly the content its read
+// recorded). A pinned snapshot is never dropped by retention while a trash
+// entry points at it.
+const schemaV2 = `
+ALTER TABLE trash ADD COLUMN snapshot_id INTEGER;
+CREATE INDEX IF NOT EXISTS trash_snapshot ON trash(snapshot_id);
+CREATE TABLE IF NOT EXISTS pins(snapshot_id INTEGER PRIMARY KEY);
 `
 
 // Store is the persistent record: snapshots, audit log and trash. It is one
@@ -230,6 +240,12 @@ func (s *Store) migrate() error {
 		if _, err := tx.Exec(schemaV1); err != nil {
 			return storeErr(s.path, err)
 		}
+		v = 1
+	}
+	if v == 1 {
+		if _, err := tx.Exec(schemaV2); err != nil {
+			return storeErr(s.path, err)
+		}
 	}
 	if _, err := tx.Exec("PRAGMA user_version = " + strconv.Itoa(schemaVersion)); err != nil {
 		return storeErr(s.path, err)
@@ -350,12 +366,13 @@ func (s *Store) recordTx(tx *sql.Tx, key, tag string, content []byte, now int64)
 	delta := keptBytes
 	// Per-key retention.
 	var freed int64
-	if err := tx.QueryRow(`SELECT coalesce(sum(length(content)), 0) FROM snapshots WHERE key = ? AND id IN
-		(SELECT id FROM snapshots WHERE key = ? ORDER BY id DESC LIMIT -1 OFFSET ?)`, key, key, MaxVersions).Scan(&freed); err != nil {
+	// (Snapshots the trash points at are kept.)
+	const old = `SELECT id FROM snapshots WHERE key = ?1 AND id NOT IN (SELECT snapshot_id FROM pins)
+		ORDER BY id DESC LIMIT -1 OFFSET ?2`
+	if err := tx.QueryRow(`SELECT coalesce(sum(length(content)), 0) FROM snapshots WHERE id IN (`+old+`)`, key, MaxVersions).Scan(&freed); err != nil {
 		return err
 	}
-	if _, err := tx.Exec(`DELETE FROM snapshots WHERE key = ? AND id IN
-		(SELECT id FROM snapshots WHERE key = ? ORDER BY id DESC LIMIT -1 OFFSET ?)`, key, key, MaxVersions); err != nil {
+	if _, err := tx.Exec(`DELETE FROM snapshots WHERE id IN (`+old+`)`, key, MaxVersions); err != nil {
 		return err
 	}
 	delta -= freed
@@ -374,7 +391,8 @@ func (s *Store) recordTx(tx *sql.Tx, key, tag string, content []byte, now int64)
 func (s *Store) dropOldContent(tx *sql.Tx, total int64) error {
 	var dropped int64
 	for total-dropped > MaxTotalContentBytes {
-		rows, err := tx.Query(`SELECT id, length(content) FROM snapshots WHERE content IS NOT NULL ORDER BY id LIMIT 64`)
+		rows, err := tx.Query(`SELECT id, length(content) FROM snapshots WHERE content IS NOT NULL
+			AND id NOT IN (SELECT snapshot_id FROM pins) ORDER BY id LIMIT 64`)
 		if err != nil {
 			return err
 		}
@@ -587,9 +605,30 @@ func (s *Store) Trash(key string, content []byte, reason string) (int64, error) 
 	}
 	var id int64
 	err := s.write(func(tx *sql.Tx) error {
-		res, err := tx.Exec(`INSERT INTO trash(key, content, size, reason, time) VALUES (?, ?, ?, ?, ?)`,
-			key, content, len(content), reason, time.Now().UnixNano())
-		if err != nil {
+		// The content is usually a recorded snapshot (the edit's read):
+		// point at it and pin it instead of storing a second copy.
+		sum := sha256.Sum256(content)
+		var snapID int64
+		err := tx.QueryRow(`SELECT id FROM snapshots WHERE key = ? AND sha256 = ? AND content IS NOT NULL
+			ORDER BY id DESC LIMIT 1`, key, sum[:]).Scan(&snapID)
+		var res sql.Result
+		switch {
+		case err == nil:
+			if _, err := tx.Exec(`INSERT OR IGNORE INTO pins(snapshot_id) VALUES (?)`, snapID); err != nil {
+				return err
+			}
+			res, err = tx.Exec(`INSERT INTO trash(key, content, size, reason, time, snapshot_id) VALUES (?, x'', ?, ?, ?, ?)`,
+				key, len(content), reason, time.Now().UnixNano(), snapID)
+			if err != nil {
+				return err
+			}
+		case errors.Is(err, sql.ErrNoRows):
+			res, err = tx.Exec(`INSERT INTO trash(key, content, size, reason, time) VALUES (?, ?, ?, ?, ?)`,
+				key, content, len(content), reason, time.Now().UnixNano())
+			if err != nil {
+				return err
+			}
+		default:
 			return err
 		}
 		if id, err = res.LastInsertId(); err != nil {
@@ -604,34 +643,46 @@ func (s *Store) Trash(key string, content []byte, reason string) (int64, error) 
 }
 
 // pruneTrash drops the oldest trash entries, except keep, while the trash
-// holds more than MaxTrashBytes.
+// holds more than MaxTrashBytes: its own blobs plus the snapshots it pins.
 func pruneTrash(tx *sql.Tx, keep int64) error {
-	var total int64
-	// length(content) is read from the record header; size sits after the
-	// blob, so reading it would walk every blob's overflow pages.
-	if err := tx.QueryRow(`SELECT COALESCE(SUM(length(content)), 0) FROM trash`).Scan(&total); err != nil {
+	// length(content) is read from the record header; columns after a blob
+	// would make SQLite walk the blob's overflow pages.
+	total := func() (int64, error) {
+		var n int64
+		err := tx.QueryRow(`SELECT (SELECT coalesce(sum(length(content)), 0) FROM trash) +
+			(SELECT coalesce(sum(length(s.content)), 0) FROM pins p JOIN snapshots s ON s.id = p.snapshot_id)`).Scan(&n)
+		return n, err
+	}
+	t, err := total()
+	if err != nil || t <= MaxTrashBytes {
 		return err
 	}
-	if total <= MaxTrashBytes {
-		return nil
-	}
-	rows, err := tx.Query(`SELECT id, length(content) FROM trash WHERE id != ? ORDER BY id`, keep)
+	rows, err := tx.Query(`SELECT id FROM trash WHERE id != ? ORDER BY id LIMIT 256`, keep)
 	if err != nil {
 		return err
 	}
-	var drop []int64
-	for rows.Next() && total > MaxTrashBytes {
-		var id, size int64
-		if err := rows.Scan(&id, &size); err != nil {
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
 			rows.Close()
 			return err
 		}
-		drop = append(drop, id)
-		total -= size
+		ids = append(ids, id)
 	}
 	rows.Close()
-	for _, id := range drop {
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, id := range ids {
 		if _, err := tx.Exec(`DELETE FROM trash WHERE id = ?`, id); err != nil {
+			return err
+		}
+		// Unpin snapshots no trash entry points at any more.
+		if _, err := tx.Exec(`DELETE FROM pins WHERE NOT EXISTS (SELECT 1 FROM trash WHERE trash.snapshot_id = pins.snapshot_id)`); err != nil {
+			return err
+		}
+		if t, err = total(); err != nil || t <= MaxTrashBytes {
 			return err
 		}
 	}
@@ -686,8 +737,14 @@ func (s *Store) TrashGet(id int64) (TrashEntry, []byte, error) {
 	var e TrashEntry
 	var t int64
 	var content []byte
-	err := s.r.QueryRow(`SELECT id, key, size, reason, time, content FROM trash WHERE id = ?`, id).
-		Scan(&e.ID, &e.Key, &e.Size, &e.Reason, &t, &content)
+	var snapID sql.NullInt64
+	err := s.r.QueryRow(`SELECT t.id, t.key, t.size, t.reason, t.time,
+			CASE WHEN t.snapshot_id IS NULL THEN t.content ELSE s.content END, t.snapshot_id
+		FROM trash t LEFT JOIN snapshots s ON s.id = t.snapshot_id WHERE t.id = ?`, id).
+		Scan(&e.ID, &e.Key, &e.Size, &e.Reason, &t, &content, &snapID)
+	if err == nil && snapID.Valid && content == nil && e.Size > 0 {
+		err = fmt.Errorf("trash entry %d points at snapshot %d, whose content is gone (a broken store invariant)", id, snapID.Int64)
+	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return TrashEntry{}, nil, &Error{Kind: KindNotFound, Msg: fmt.Sprintf("trash entry %d not found; list the trash to see the available ids", id)}
 	}

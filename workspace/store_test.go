@@ -3,6 +3,7 @@ package workspace
 import (
 	"bytes"
 	"crypto/sha256"
+	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -405,5 +406,91 @@ func TestLookupMetaAndSnapshotContent(t *testing.T) {
 	}
 	if c, kept, err := s.SnapshotContent(m.ID); err != nil || kept || c != nil {
 		t.Fatalf("SnapshotContent(big) = %d %v %v", len(c), kept, err)
+	}
+}
+
+// TestTrashPointsAtSnapshots: trashing content the store already holds as a
+// snapshot stores no second copy; the snapshot is pinned (kept by
+// retention) until the trash entry goes.
+func TestTrashPointsAtSnapshots(t *testing.T) {
+	s, err := OpenStore(t.TempDir(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	v0 := bytes.Repeat([]byte("version zero\n"), 1000)
+	if err := s.Record("/k", "AAAA", v0); err != nil {
+		t.Fatal(err)
+	}
+	id, err := s.Trash("/k", v0, "edit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stored int64
+	if err := s.r.QueryRow(`SELECT length(content) FROM trash WHERE id = ?`, id).Scan(&stored); err != nil || stored != 0 {
+		t.Fatalf("trash stored %d bytes (err %v), want a reference", stored, err)
+	}
+	// Many newer versions: per-key retention must keep the pinned one.
+	for i := 0; i < MaxVersions+3; i++ {
+		if err := s.Record("/k", "BBBB", []byte(fmt.Sprintf("version %d\n", i+1))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e, content, err := s.TrashGet(id)
+	if err != nil || !bytes.Equal(content, v0) || e.Size != int64(len(v0)) {
+		t.Fatalf("TrashGet after retention: %d bytes, %+v, %v", len(content), e, err)
+	}
+	// Content not held by any snapshot is stored in the trash itself.
+	id2, err := s.Trash("/k", []byte("never recorded\n"), "write")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, c, err := s.TrashGet(id2); err != nil || string(c) != "never recorded\n" {
+		t.Fatalf("TrashGet(own copy) = %q, %v", c, err)
+	}
+	// The trash budget counts pinned content; dropping the entry unpins.
+	old := MaxTrashBytes
+	MaxTrashBytes = 100
+	defer func() { MaxTrashBytes = old }()
+	if _, err := s.Trash("/other", []byte("x"), "edit"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.TrashGet(id); !IsKind(err, KindNotFound) {
+		t.Fatalf("oldest entry survived the budget: %v", err)
+	}
+	var pins int
+	if err := s.r.QueryRow(`SELECT count(*) FROM pins`).Scan(&pins); err != nil || pins != 0 {
+		t.Fatalf("pins left: %d, %v", pins, err)
+	}
+}
+
+// TestStoreMigratesV1: a version 1 store (trash without references) opens,
+// migrates, and keeps its rows.
+func TestStoreMigratesV1(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "v1.db")
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(schemaV1 + `PRAGMA user_version = 1;
+		INSERT INTO trash(key, content, size, reason, time) VALUES ('/k', x'6f6c640a', 4, 'edit', 1);`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	s, err := openStoreFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, c, err := s.TrashGet(1); err != nil || string(c) != "old\n" {
+		t.Fatalf("v1 trash row after migration: %q, %v", c, err)
+	}
+	var v int
+	if err := s.w.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil || v != schemaVersion {
+		t.Fatalf("user_version = %d, %v", v, err)
+	}
+	if _, err := s.Trash("/k", []byte("new\n"), "edit"); err != nil {
+		t.Fatal(err)
 	}
 }
