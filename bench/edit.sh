@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Whole-process wall time of `hashls tool edit` applying a 50-hunk edit to a
 # 10,000-line file (goal: <= 10 ms), next to `hashls tool read` and `version`.
-# Usage: bench/edit.sh [runs]   (needs python3; uses hyperfine when present)
+# Usage: bench/edit.sh [runs]   (needs python3; uses hyperfine when present,
+# apt-get install hyperfine)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-30}
@@ -24,9 +25,20 @@ ops = [f"replace {i*200+1}..{i*200+1}:\n+changed {i}" for i in range(50)]
 print(json.dumps({"input": f"¶big.txt#{tag}\n" + "\n".join(ops)}))
 PY
 cp big.txt "$work/big.orig"
-# Each run restores the file so every edit applies against the read tag.
+if command -v hyperfine >/dev/null; then
+  # -N: no shell in between; --prepare restores the file so every edit
+  # applies against the tag that read minted.
+  hyperfine -N --warmup 3 --runs "$runs" --prepare "cp $work/big.orig big.txt" \
+    -n version -n "read (20 lines)" -n "edit (50 hunks)" \
+    "$work/hashls version" \
+    "$work/hashls tool read '{\"path\":\"big.txt:1-20\"}'" \
+    "$work/hashls tool edit '$(cat "$work/edit.json")'" 2>&1 |
+    grep -E "Benchmark|Time|Range"
+  exit 0
+fi
+# Without hyperfine: wall time around each run (includes fork/exec of date).
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-time_ms() { # command... -> wall ms
+time_ms() { # command... -> wall microseconds
   local s e; s=$(date +%s%N); "$@" >/dev/null; e=$(date +%s%N); echo $(( (e - s) / 1000 ))
 }
 for name in version read edit; do
