@@ -158,22 +158,9 @@ func tagSum(text []byte) uint32 {
 	n := len(text)
 	start := 0 // first byte not yet fed
 	i := 0     // start of the current line
-	nextCR := bytes.IndexByte(text, '\r')
+	br := newBreakFinder(text)
 	for i < n {
-		if nextCR >= 0 && nextCR < i {
-			if k := bytes.IndexByte(text[i:], '\r'); k >= 0 {
-				nextCR = i + k
-			} else {
-				nextCR = -1
-			}
-		}
-		j := bytes.IndexByte(text[i:], '\n')
-		if j >= 0 {
-			j += i
-		}
-		if nextCR >= 0 && (j < 0 || nextCR < j) {
-			j = nextCR
-		}
+		j := br.next(i)
 		if j < 0 {
 			break
 		}

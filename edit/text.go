@@ -44,24 +44,11 @@ func newDoc(raw []byte) *doc {
 	b := d.b
 	// Rough capacity guess keeps large files from re-growing many times.
 	d.starts = make([]int, 1, len(b)/32+2)
-	nextCR := bytes.IndexByte(b, '\r')
+	br := newBreakFinder(b)
 	first := true
 	i := 0
 	for i < len(b) {
-		if nextCR >= 0 && nextCR < i {
-			if k := bytes.IndexByte(b[i:], '\r'); k >= 0 {
-				nextCR = i + k
-			} else {
-				nextCR = -1
-			}
-		}
-		j := bytes.IndexByte(b[i:], '\n')
-		if j >= 0 {
-			j += i
-		}
-		if nextCR >= 0 && (j < 0 || nextCR < j) {
-			j = nextCR
-		}
+		j := br.next(i)
 		if j < 0 {
 			break
 		}
@@ -185,4 +172,35 @@ func sameLF(a, b *doc) bool {
 		}
 	}
 	return true
+}
+
+// breakFinder finds line breaks ("\n" or "\r") left to right. It remembers
+// the next "\r", so a file with no (or few) carriage returns is scanned with
+// one IndexByte per line.
+type breakFinder struct {
+	b      []byte
+	nextCR int // index of the next '\r' at or after the last query, or -1
+}
+
+func newBreakFinder(b []byte) breakFinder {
+	return breakFinder{b: b, nextCR: bytes.IndexByte(b, '\r')}
+}
+
+// next returns the index of the first '\n' or '\r' at or after i, or -1.
+func (f *breakFinder) next(i int) int {
+	if f.nextCR >= 0 && f.nextCR < i {
+		if k := bytes.IndexByte(f.b[i:], '\r'); k >= 0 {
+			f.nextCR = i + k
+		} else {
+			f.nextCR = -1
+		}
+	}
+	j := bytes.IndexByte(f.b[i:], '\n')
+	if j >= 0 {
+		j += i
+	}
+	if f.nextCR >= 0 && (j < 0 || f.nextCR < j) {
+		j = f.nextCR
+	}
+	return j
 }
