@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"io/fs"
@@ -40,23 +39,7 @@ type applyPatchExpect struct {
 }
 
 func loadApplyPatchCases(t testing.TB) []applyPatchCase {
-	f, err := os.Open("../testdata/conformance/apply_patch/cases.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var cases []applyPatchCase
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
-		var c applyPatchCase
-		dec := json.NewDecoder(strings.NewReader(sc.Text()))
-		if err := dec.Decode(&c); err != nil {
-			t.Fatalf("bad case line: %v", err)
-		}
-		cases = append(cases, c)
-	}
-	return cases
+	return loadJSONL[applyPatchCase](t, "../testdata/conformance/apply_patch/cases.jsonl")
 }
 
 // treeOf returns every regular file under root as rel → content.

@@ -42,22 +42,31 @@ type hashlineCase struct {
 }
 
 func loadHashlineCases(t testing.TB) []hashlineCase {
-	f, err := os.Open("../testdata/conformance/hashline/cases.jsonl")
+	return loadJSONL[hashlineCase](t, "../testdata/conformance/hashline/cases.jsonl")
+}
+
+// loadJSONL reads one JSON object per line of path.
+func loadJSONL[T any](t testing.TB, path string) []T {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var cases []hashlineCase
+	var out []T
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	for sc.Scan() {
-		var c hashlineCase
-		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
-			t.Fatalf("bad case line: %v", err)
+		var v T
+		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+			t.Fatalf("%s: bad line: %v", path, err)
 		}
-		cases = append(cases, c)
+		out = append(out, v)
 	}
-	return cases
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // newTestEnv opens a workspace on a fresh root with its own store.
