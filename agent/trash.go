@@ -1,0 +1,260 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/hashls/hashls/edit"
+	"github.com/hashls/hashls/workspace"
+)
+
+// The trash and the audit log as tools: what the mutating tools keep is only
+// worth keeping if a caller can list it and get it back.
+
+const (
+	listDefault = 20
+	listMax     = 200
+)
+
+type trashTool struct{}
+type restoreTool struct{}
+type auditTool struct{}
+
+func init() {
+	register(trashTool{})
+	register(restoreTool{})
+	register(auditTool{})
+}
+
+func (trashTool) Name() string { return "trash" }
+func (trashTool) Description() string {
+	return "List the content that edit, write and apply_patch replaced or deleted (newest first); restore brings an entry back"
+}
+func (trashTool) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"Only entries for this file"},"limit":{"type":"number","description":"How many entries, 1..200 (default 20)"}},"additionalProperties":false}`)
+}
+
+func (restoreTool) Name() string { return "restore" }
+func (restoreTool) Description() string {
+	return "Restore a trash entry to its file (or to another path); the content it replaces goes to the trash first"
+}
+func (restoreTool) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"id":{"type":"number","description":"The trash entry id (from the trash tool or an edit's details)"},"path":{"type":"string","description":"Restore to this path instead of the entry's own"}},"required":["id"],"additionalProperties":false}`)
+}
+
+func (auditTool) Name() string { return "audit" }
+func (auditTool) Description() string {
+	return "List the audit log: one row per change a tool made (tool, path, sha256 before and after), newest first"
+}
+func (auditTool) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"limit":{"type":"number","description":"How many rows, 1..200 (default 20)"}},"additionalProperties":false}`)
+}
+
+// storeOf returns the workspace store or the error a tool reports without one.
+func storeOf(env *Env, tool string) (*workspace.Store, error) {
+	if st := env.WS.Store(); st != nil {
+		return st, nil
+	}
+	return nil, &Error{Kind: KindStore, Message: tool + ": no state store is open, so there is no trash or audit log"}
+}
+
+// listLimit validates an optional limit argument.
+func listLimit(tool string, limit *float64) (int, error) {
+	if limit == nil {
+		return listDefault, nil
+	}
+	if *limit != float64(int(*limit)) || *limit < 1 || *limit > listMax {
+		return 0, &Error{Kind: KindUsage, Message: fmt.Sprintf("%s: limit must be a whole number from 1 to %d", tool, listMax)}
+	}
+	return int(*limit), nil
+}
+
+// displayKey shows a store key (an absolute path) relative to the root.
+func displayKey(env *Env, key string) string {
+	if rel, err := filepath.Rel(env.WS.Root(), key); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return key
+}
+
+type trashItem struct {
+	ID     int64     `json:"id"`
+	Path   string    `json:"path"`
+	Size   int64     `json:"size"`
+	Reason string    `json:"reason"`
+	Time   time.Time `json:"time"`
+}
+
+func (trashTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
+	var a struct {
+		Path  string   `json:"path"`
+		Limit *float64 `json:"limit"`
+	}
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return nil, &Error{Kind: KindUsage, Message: "trash: " + err.Error()}
+	}
+	limit, err := listLimit("trash", a.Limit)
+	if err != nil {
+		return nil, err
+	}
+	st, err := storeOf(env, "trash")
+	if err != nil {
+		return nil, err
+	}
+	key := ""
+	if a.Path != "" {
+		p, err := env.WS.Resolve(a.Path)
+		if err != nil {
+			return nil, err
+		}
+		key = p.Abs
+	}
+	ents, err := st.TrashList(key, limit)
+	if err != nil {
+		return nil, err
+	}
+	items := make([]trashItem, 0, len(ents))
+	var sb strings.Builder
+	if len(ents) == 0 {
+		sb.WriteString("The trash is empty.\n")
+	}
+	for _, e := range ents {
+		it := trashItem{ID: e.ID, Path: displayKey(env, e.Key), Size: e.Size, Reason: e.Reason, Time: e.Time}
+		items = append(items, it)
+		fmt.Fprintf(&sb, "#%d  %s  %s  %s  %s\n", it.ID, it.Path, humanSize(it.Size), it.Reason, it.Time.Format(time.DateTime))
+	}
+	if len(ents) > 0 {
+		sb.WriteString("\nRestore one with the restore tool: {\"id\": N}.\n")
+	}
+	return &Result{Text: sb.String(), Details: map[string]any{"entries": items}}, nil
+}
+
+func (restoreTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
+	var a struct {
+		ID   float64 `json:"id"`
+		Path string  `json:"path"`
+	}
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return nil, &Error{Kind: KindUsage, Message: "restore: " + err.Error()}
+	}
+	if a.ID != float64(int64(a.ID)) || a.ID < 1 {
+		return nil, &Error{Kind: KindUsage, Message: "restore: id must be a trash entry id (a whole number); list them with the trash tool"}
+	}
+	st, err := storeOf(env, "restore")
+	if err != nil {
+		return nil, err
+	}
+	ent, content, err := st.TrashGet(int64(a.ID))
+	if err != nil {
+		return nil, err
+	}
+	target := a.Path
+	if target == "" {
+		target = displayKey(env, ent.Key)
+	}
+	p, err := env.WS.Resolve(target)
+	if err != nil {
+		return nil, err
+	}
+	unlock, err := env.WS.Lock(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	var old []byte
+	var replacedID int64
+	switch f, err := env.WS.ReadFile(p); {
+	case err == nil:
+		old = f.Bytes
+		if replacedID, err = st.Trash(p.Abs, old, "restore"); err != nil {
+			return nil, err
+		}
+	case workspace.IsKind(err, workspace.KindNotFound):
+		if err := os.MkdirAll(filepath.Dir(p.Abs), 0o755); err != nil {
+			return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot create the directory for %s: %v", p.Rel, err), Err: err}
+		}
+	default:
+		return nil, err
+	}
+	if err := env.WS.WriteFile(ctx, p, old, content, "hashls restore"); err != nil {
+		return nil, err
+	}
+	tag := edit.Tag(content)
+	if err := record(env, p, tag, content); err != nil {
+		return nil, fmt.Errorf("%s was restored, but recording its snapshot failed: %w; re-read it before editing", p.Rel, err)
+	}
+	e := workspace.AuditEntry{Tool: "restore", Path: p.Rel, SHA256After: sha256Hex(content), Note: fmt.Sprintf("from trash #%d", ent.ID)}
+	if old != nil {
+		e.SHA256Before = sha256Hex(old)
+	}
+	auditID, err := st.Audit(e)
+	if err != nil {
+		return nil, fmt.Errorf("%s was restored, but the audit log append failed: %w", p.Rel, err)
+	}
+	text := fmt.Sprintf("¶%s#%s\nRestored %d bytes from trash #%d to %s", p.Rel, tag, len(content), ent.ID, p.Rel)
+	if replacedID != 0 {
+		text += fmt.Sprintf(" (its previous content is trash #%d)", replacedID)
+	}
+	d := map[string]any{"path": p.Rel, "tag": tag, "trashId": ent.ID, "auditId": auditID}
+	if replacedID != 0 {
+		d["replacedTrashId"] = replacedID
+		d["diff"] = edit.UnifiedDiff(p.Rel, old, content)
+	}
+	return &Result{Text: text, Details: d}, nil
+}
+
+type auditItem struct {
+	ID           int64     `json:"id"`
+	Tool         string    `json:"tool"`
+	Path         string    `json:"path"`
+	SHA256Before string    `json:"sha256Before,omitempty"`
+	SHA256After  string    `json:"sha256After,omitempty"`
+	Time         time.Time `json:"time"`
+	Note         string    `json:"note,omitempty"`
+}
+
+func (auditTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
+	var a struct {
+		Limit *float64 `json:"limit"`
+	}
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return nil, &Error{Kind: KindUsage, Message: "audit: " + err.Error()}
+	}
+	limit, err := listLimit("audit", a.Limit)
+	if err != nil {
+		return nil, err
+	}
+	st, err := storeOf(env, "audit")
+	if err != nil {
+		return nil, err
+	}
+	rows, err := st.AuditLog(limit)
+	if err != nil {
+		return nil, err
+	}
+	short := func(s string) string {
+		if s == "" {
+			return "(none)"
+		}
+		return s[:min(12, len(s))]
+	}
+	items := make([]auditItem, 0, len(rows))
+	var sb strings.Builder
+	if len(rows) == 0 {
+		sb.WriteString("The audit log is empty.\n")
+	}
+	for _, r := range rows {
+		items = append(items, auditItem(r))
+		fmt.Fprintf(&sb, "#%d  %s  %-11s %s  %s → %s", r.ID, r.Time.Format(time.DateTime), r.Tool, r.Path, short(r.SHA256Before), short(r.SHA256After))
+		if r.Note != "" {
+			fmt.Fprintf(&sb, "  (%s)", r.Note)
+		}
+		sb.WriteByte('\n')
+	}
+	return &Result{Text: sb.String(), Details: map[string]any{"entries": items}}, nil
+}
