@@ -24,12 +24,13 @@ func (writeTool) Description() string {
 	return "Create or overwrite a file with the given content; the old content goes to the trash and the result carries a fresh ¶PATH#TAG"
 }
 func (writeTool) Schema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"File path inside the root; missing parent directories are created"},"content":{"type":"string","description":"The complete new content of the file"}},"required":["path","content"],"additionalProperties":false}`)
+	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"File path inside the root; missing parent directories are created"},"content":{"type":"string","description":"The complete new content of the file"},"expectedSha256":{"type":"string","description":"Optional stale-file gate: the sha256 (hex) of the file as you read it (read's details.sha256); \"\" means the file must not exist yet"}},"required":["path","content"],"additionalProperties":false}`)
 }
 
 type writeArgs struct {
-	Path    string `json:"path"`
-	Content string `json:"content"`
+	Path           string  `json:"path"`
+	Content        string  `json:"content"`
+	ExpectedSha256 *string `json:"expectedSha256"`
 }
 
 type writeDetails struct {
@@ -111,6 +112,16 @@ func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resul
 		}
 	default:
 		return nil, err
+	}
+	if want := a.ExpectedSha256; want != nil {
+		switch {
+		case *want == "" && old != nil:
+			return nil, &Error{Kind: KindStale, Message: fmt.Sprintf("%s already exists, but expectedSha256 \"\" says it must not. Re-read the file to obtain the current sha256 and re-apply your edit.", p.Rel)}
+		case *want != "" && old == nil:
+			return nil, &Error{Kind: KindStale, Message: fmt.Sprintf("%s does not exist any more, but expectedSha256 names a version of it. Re-read the file to obtain the current sha256 and re-apply your edit.", p.Rel)}
+		case *want != "" && !strings.EqualFold(*want, sha256Hex(old)):
+			return nil, &Error{Kind: KindStale, Message: fmt.Sprintf("%s changed since it was read (its sha256 is %s, not %s). Re-read the file to obtain the current sha256 and re-apply your edit.", p.Rel, sha256Hex(old), *want)}
+		}
 	}
 	newBytes := []byte(content)
 	st := env.WS.Store()
