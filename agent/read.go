@@ -73,6 +73,11 @@ func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 	if strings.TrimSpace(a.Path) == "" {
 		return nil, &Error{Kind: KindUsage, Message: "read: path is empty; pass a file path such as src/main.go or src/main.go:10-20"}
 	}
+	// Archive members (a.zip:dir/file) and SQLite targets (db.sqlite:table)
+	// have their own colon syntax: they are tried first.
+	if res, ok, err := readTarget(ctx, env, a.Path); ok || err != nil {
+		return res, err
+	}
 	pathStr, sel, err := workspace.SplitSelector(a.Path)
 	if err != nil {
 		return nil, &Error{Kind: KindUsage, Message: err.Error()}

@@ -85,6 +85,9 @@ func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resul
 	if strings.TrimSpace(a.Path) == "" {
 		return nil, &Error{Kind: KindUsage, Message: "write: path is empty; pass the file to create or overwrite"}
 	}
+	if res, ok, err := writeTarget(ctx, env, a.Path, a.Content, a.ExpectedSha256); ok || err != nil {
+		return res, err
+	}
 	p, err := env.WS.Resolve(a.Path)
 	if err != nil {
 		return nil, err
