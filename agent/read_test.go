@@ -195,3 +195,28 @@ func TestSplitDisplayLines(t *testing.T) {
 		}
 	}
 }
+
+// TestLineNumbersAgree: read, search and edit number the lines of a file
+// with lone CR breaks the same way.
+func TestLineNumbersAgree(t *testing.T) {
+	env := newTestEnv(t)
+	content := "alpha\rbeta\rgamma\r\ndelta\n"
+	writeRootFile(t, env, "mac.txt", content)
+	res, err := runTool(env, "read", map[string]string{"path": "mac.txt"})
+	if err != nil || !strings.Contains(res.Text, "\n3:gamma\n") {
+		t.Fatalf("read: %v\n%v", err, res)
+	}
+	res, err = runTool(env, "search", map[string]any{"pattern": "gamma", "paths": "mac.txt"})
+	if err != nil || !strings.Contains(res.Text, "*3:gamma\n") || strings.Contains(res.Text, "\r") {
+		t.Fatalf("search: %v\n%q", err, res)
+	}
+	hdr, _, _ := strings.Cut(res.Text, "\n")
+	if _, err := runTool(env, "edit", map[string]string{"input": hdr + "\nreplace 3..3:\n+GAMMA"}); err != nil {
+		t.Fatal(err)
+	}
+	// Lone CRs are line breaks rewritten in the file's first style (the
+	// corpus case crlf-lone-cr-normalized); the edit hit line 3.
+	if got, _ := os.ReadFile(filepath.Join(env.WS.Root(), "mac.txt")); string(got) != "alpha\r\nbeta\r\nGAMMA\r\ndelta\n" {
+		t.Fatalf("edit by the search's number: %q", got)
+	}
+}

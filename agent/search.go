@@ -684,6 +684,11 @@ func renderSearchFile(env *Env, m *search.Matcher, h searchHit, perFile, budget 
 	if bytes.IndexByte(content, 0) >= 0 {
 		return &renderedFile{}, nil
 	}
+	// Rows are matched and numbered on a view where a lone "\r" (an old
+	// Mac line break) is "\n", so N is the line number read and edit use;
+	// the tag is still minted over the real content.
+	raw := content
+	content = loneCRToLF(content)
 	inRanges := func(n int) bool {
 		if len(ranges) == 0 {
 			return true
@@ -721,8 +726,8 @@ func renderSearchFile(env *Env, m *search.Matcher, h searchHit, perFile, budget 
 		// An archive member cannot be edited: no tag, no snapshot.
 		sb.WriteString("¶" + h.rel + "\n")
 	} else {
-		tag := edit.Tag(content)
-		*recs = append(*recs, workspace.Recording{Key: p.Abs, Tag: tag, Content: content})
+		tag := edit.Tag(raw)
+		*recs = append(*recs, workspace.Recording{Key: p.Abs, Tag: tag, Content: raw})
 		sb.WriteString("¶" + h.rel + "#" + tag + "\n")
 	}
 	last := 0 // last line number written
@@ -779,6 +784,29 @@ func renderSearchFile(env *Env, m *search.Matcher, h searchHit, perFile, budget 
 	}
 	rf.text = sb.String()
 	return rf, nil
+}
+
+// loneCRToLF returns b with every "\r" not followed by "\n" replaced by
+// "\n" (same length, so offsets hold), or b itself when it has none.
+func loneCRToLF(b []byte) []byte {
+	i := bytes.IndexByte(b, '\r')
+	for i >= 0 && i+1 < len(b) && b[i+1] == '\n' {
+		j := bytes.IndexByte(b[i+1:], '\r')
+		if j < 0 {
+			return b
+		}
+		i += 1 + j
+	}
+	if i < 0 {
+		return b
+	}
+	out := append([]byte(nil), b...)
+	for ; i < len(out); i++ {
+		if out[i] == '\r' && (i+1 == len(out) || out[i+1] != '\n') {
+			out[i] = '\n'
+		}
+	}
+	return out
 }
 
 // renderStreamed renders a huge file's matching lines without loading it.
