@@ -13,7 +13,9 @@ import (
 // the block resolver must decline get a plain read, and a block op on them
 // fails with the exact resolver error (spec §7, §9).
 func TestEdgeFilesReadPlainAndBlockErrors(t *testing.T) {
-	goFunc := func(i int) string { return fmt.Sprintf("func f%d() {\n\tx := %d\n\t_ = x\n\t_ = x\n\t_ = x\n}\n\n", i, i) }
+	goFunc := func(i int) string {
+		return fmt.Sprintf("func f%d() {\n\tx := %d\n\t_ = x\n\t_ = x\n\t_ = x\n}\n\n", i, i)
+	}
 	var big20k, big2MiB strings.Builder
 	big20k.WriteString("package p\n\n")
 	for big20k.Len() == 0 || strings.Count(big20k.String(), "\n") < 20001 {

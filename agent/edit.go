@@ -149,18 +149,8 @@ func (editTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 			return nil, err
 		}
 		written = append(written, pe)
-		if err := record(env, pe.path, pe.res.NewTag, pe.res.New); err != nil {
-			return nil, fmt.Errorf("%s was written, but recording its new snapshot failed: %w; re-read it before the next edit", pe.path.Rel, err)
-		}
-		if st != nil {
-			before, after := sha256.Sum256(pe.res.Old), sha256.Sum256(pe.res.New)
-			id, err := st.Audit(workspace.AuditEntry{Tool: "edit", Path: pe.path.Rel,
-				SHA256Before: hex.EncodeToString(before[:]), SHA256After: hex.EncodeToString(after[:])})
-			if err != nil {
-				return nil, fmt.Errorf("%s was written, but the audit log append failed: %w", pe.path.Rel, err)
-			}
-			fr.AuditID = id
-			_ = st.ResetNoop(pe.path.Abs)
+		if fr.AuditID, err = commitChange(env, "edit", pe.path, pe.res.Old, pe.res.New, pe.res.NewTag, ""); err != nil {
+			return nil, err
 		}
 		details.PerFileResults = append(details.PerFileResults, fr)
 	}

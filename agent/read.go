@@ -135,6 +135,26 @@ func record(env *Env, p workspace.Path, tag string, content []byte) error {
 	return nil
 }
 
+// commitChange records what a tool just wrote to p: the new snapshot, an
+// audit row (tool, sha256 before and after; old nil = created) and the end
+// of p's no-op streak, in one store transaction. It returns the audit id (0
+// without a store). The file is already written, so a failure says so.
+func commitChange(env *Env, tool string, p workspace.Path, old, new []byte, tag, note string) (int64, error) {
+	st := env.WS.Store()
+	if st == nil {
+		return 0, nil
+	}
+	e := workspace.AuditEntry{Tool: tool, Path: p.Rel, SHA256After: sha256Hex(new), Note: note}
+	if old != nil {
+		e.SHA256Before = sha256Hex(old)
+	}
+	id, err := st.CommitChange(workspace.Recording{Key: p.Abs, Tag: tag, Content: new}, e)
+	if err != nil {
+		return 0, fmt.Errorf("%s was written, but recording its snapshot and audit row failed: %w; re-read it before the next edit", p.Rel, err)
+	}
+	return id, nil
+}
+
 // splitDisplayLines splits content into lines as read shows them, matching
 // the edit engine's line numbering: BOM dropped; "\r\n", "\n" and a lone
 // "\r" each end a line; the empty line after a final break (the engine's

@@ -185,16 +185,9 @@ func (restoreTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Res
 		return nil, err
 	}
 	tag := edit.Tag(content)
-	if err := record(env, p, tag, content); err != nil {
-		return nil, fmt.Errorf("%s was restored, but recording its snapshot failed: %w; re-read it before editing", p.Rel, err)
-	}
-	e := workspace.AuditEntry{Tool: "restore", Path: p.Rel, SHA256After: sha256Hex(content), Note: fmt.Sprintf("from trash #%d", ent.ID)}
-	if old != nil {
-		e.SHA256Before = sha256Hex(old)
-	}
-	auditID, err := st.Audit(e)
+	auditID, err := commitChange(env, "restore", p, old, content, tag, fmt.Sprintf("from trash #%d", ent.ID))
 	if err != nil {
-		return nil, fmt.Errorf("%s was restored, but the audit log append failed: %w", p.Rel, err)
+		return nil, err
 	}
 	text := fmt.Sprintf("¶%s#%s\nRestored %d bytes from trash #%d to %s", p.Rel, tag, len(content), ent.ID, p.Rel)
 	if replacedID != 0 {

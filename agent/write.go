@@ -137,17 +137,8 @@ func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resul
 		return nil, err
 	}
 	d.Tag = edit.Tag(newBytes)
-	if err := record(env, p, d.Tag, newBytes); err != nil {
-		return nil, fmt.Errorf("%s was written, but recording its snapshot failed: %w; re-read it before editing", p.Rel, err)
-	}
-	if st != nil {
-		e := workspace.AuditEntry{Tool: "write", Path: p.Rel, SHA256After: sha256Hex(newBytes)}
-		if old != nil {
-			e.SHA256Before = sha256Hex(old)
-		}
-		if d.AuditID, err = st.Audit(e); err != nil {
-			return nil, fmt.Errorf("%s was written, but the audit log append failed: %w", p.Rel, err)
-		}
+	if d.AuditID, err = commitChange(env, "write", p, old, newBytes, d.Tag, ""); err != nil {
+		return nil, err
 	}
 	if old != nil {
 		d.Diff = edit.UnifiedDiff(p.Rel, old, newBytes)

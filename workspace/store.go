@@ -546,18 +546,48 @@ func (s *Store) Audit(e AuditEntry) (int64, error) {
 	if err := s.check(); err != nil {
 		return 0, err
 	}
+	var id int64
+	err := s.write(func(tx *sql.Tx) (err error) {
+		id, err = auditTx(tx, e)
+		return err
+	})
+	if err != nil {
+		return 0, storeErr(s.path, err)
+	}
+	return id, nil
+}
+
+// auditTx appends an audit row inside a write transaction.
+func auditTx(tx *sql.Tx, e AuditEntry) (int64, error) {
 	t := e.Time
 	if t.IsZero() {
 		t = time.Now()
 	}
+	res, err := tx.Exec(`INSERT INTO audit(tool, path, sha_before, sha_after, time, note) VALUES (?, ?, ?, ?, ?, ?)`,
+		e.Tool, e.Path, e.SHA256Before, e.SHA256After, t.UnixNano(), e.Note)
+	if err != nil {
+		return 0, err
+	}
+	return res.LastInsertId()
+}
+
+// CommitChange records what a tool just wrote in one transaction: the new
+// snapshot (see Record), the audit row, and the end of the file's no-op
+// streak. It returns the audit row's id.
+func (s *Store) CommitChange(rec Recording, e AuditEntry) (int64, error) {
+	if err := s.check(); err != nil {
+		return 0, err
+	}
 	var id int64
 	err := s.write(func(tx *sql.Tx) error {
-		res, err := tx.Exec(`INSERT INTO audit(tool, path, sha_before, sha_after, time, note) VALUES (?, ?, ?, ?, ?, ?)`,
-			e.Tool, e.Path, e.SHA256Before, e.SHA256After, t.UnixNano(), e.Note)
-		if err != nil {
+		if err := s.recordTx(tx, rec.Key, rec.Tag, rec.Content, time.Now().UnixNano()); err != nil {
 			return err
 		}
-		id, err = res.LastInsertId()
+		var err error
+		if id, err = auditTx(tx, e); err != nil {
+			return err
+		}
+		_, err = tx.Exec(`DELETE FROM noop WHERE key = ?`, rec.Key)
 		return err
 	})
 	if err != nil {
