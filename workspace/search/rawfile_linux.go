@@ -1,0 +1,66 @@
+//go:build linux
+
+package search
+
+import (
+	"io"
+	"syscall"
+	"unsafe"
+)
+
+// atFDCWD is AT_FDCWD (-100): openat relative to the working directory.
+const atFDCWD = ^uintptr(99)
+
+// rawFile reads a file through bare syscalls: os.Open also registers the
+// descriptor with the runtime poller (fcntl, epoll_ctl), which doubles the
+// syscalls of a search over many small files. They are raw syscalls (no
+// entersyscall/exitsyscall): opening and reading a regular file does not
+// block for long, and without them the runtime's monitor keeps handing the
+// worker's P to other threads and spinning (measured: 15,000 nanosleeps and
+// 1,700 futex calls for one search of the Go tree).
+type rawFile struct{ fd int }
+
+func openRaw(path string) (*rawFile, error) {
+	for {
+		p, err := syscall.BytePtrFromString(path)
+		if err != nil {
+			return nil, err
+		}
+		fd, _, errno := syscall.RawSyscall6(syscall.SYS_OPENAT, atFDCWD, uintptr(unsafe.Pointer(p)),
+			uintptr(syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOCTTY|syscall.O_NONBLOCK), 0, 0, 0)
+		if errno == syscall.EINTR {
+			continue
+		}
+		if errno != 0 {
+			return nil, errno
+		}
+		return &rawFile{fd: int(fd)}, nil
+	}
+}
+
+func (f *rawFile) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	for {
+		r, _, errno := syscall.RawSyscall(syscall.SYS_READ, uintptr(f.fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+		n := int(r)
+		if errno == syscall.EINTR {
+			continue
+		}
+		if errno != 0 {
+			return 0, errno
+		}
+		if n == 0 {
+			return 0, io.EOF
+		}
+		return n, nil
+	}
+}
+
+func (f *rawFile) Close() error {
+	if _, _, errno := syscall.RawSyscall(syscall.SYS_CLOSE, uintptr(f.fd), 0, 0); errno != 0 {
+		return errno
+	}
+	return nil
+}
