@@ -1,0 +1,592 @@
+// The extension's logic without the vscode API: the agent panel's model
+// (hashls/activity entries), the texts it shows, and the executeCommand
+// middleware that turns server command results into editor actions through
+// a small Host interface. extension.ts implements Host with vscode; the
+// tests implement it with plain objects and drive this file against fakes
+// and against the real server.
+
+/** An LSP position (0-based line, UTF-16 character). */
+export interface LspPosition {
+  line: number;
+  character: number;
+}
+
+/** An LSP range. */
+export interface LspRange {
+  start: LspPosition;
+  end: LspPosition;
+}
+
+// ---------------------------------------------------------------------------
+// Agent panel model
+
+/** One hashls/activity notification, normalized. */
+export interface ActivityEntry {
+  seq: number;
+  /** Local wall-clock time it arrived, HH:MM:SS. */
+  time: string;
+  tool: string;
+  paths: string[];
+  /** "ok" or "error" (anything else the server sends is kept as is). */
+  outcome: string;
+  errorKind?: string;
+  message?: string;
+  auditIds: number[];
+  diff: string;
+  durationMs?: number;
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}
+
+function pad2(n: number): string {
+  return n < 10 ? '0' + n : String(n);
+}
+
+/** clock formats a date as local HH:MM:SS. */
+export function clock(d: Date): string {
+  return `${pad2(d.getHours())}:${pad2(d.getMinutes())}:${pad2(d.getSeconds())}`;
+}
+
+/**
+ * normalizeActivity turns hashls/activity params (untrusted JSON) into an
+ * entry; it returns undefined for anything that is not an object.
+ */
+export function normalizeActivity(params: unknown, seq: number, now: Date): ActivityEntry | undefined {
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) {
+    return undefined;
+  }
+  const p = params as Record<string, unknown>;
+  const paths = Array.isArray(p.paths) ? p.paths.filter((x): x is string => typeof x === 'string') : [];
+  const auditIds = Array.isArray(p.auditIds)
+    ? p.auditIds.filter((x): x is number => typeof x === 'number' && Number.isFinite(x))
+    : [];
+  const d = p.durationMs;
+  return {
+    seq,
+    time: clock(now),
+    tool: str(p.tool) ?? '?',
+    paths,
+    outcome: str(p.outcome) ?? '?',
+    errorKind: str(p.errorKind),
+    message: str(p.message),
+    auditIds,
+    diff: typeof p.diff === 'string' ? p.diff : '',
+    durationMs: typeof d === 'number' && Number.isFinite(d) && d >= 0 ? d : undefined,
+  };
+}
+
+/** ActivityLog keeps the newest entries first, at most max of them. */
+export class ActivityLog {
+  private list: ActivityEntry[] = [];
+  private seq = 0;
+  private listeners = new Set<() => void>();
+
+  constructor(private max = 200) {}
+
+  /** entries, newest first. */
+  get entries(): readonly ActivityEntry[] {
+    return this.list;
+  }
+
+  /** add records one notification; it returns the entry (undefined when params are not an object). */
+  add(params: unknown, now: Date = new Date()): ActivityEntry | undefined {
+    const e = normalizeActivity(params, this.seq + 1, now);
+    if (!e) {
+      return undefined;
+    }
+    this.seq = e.seq;
+    this.list.unshift(e);
+    this.trim();
+    this.changed();
+    return e;
+  }
+
+  get(seq: number): ActivityEntry | undefined {
+    return this.list.find((e) => e.seq === seq);
+  }
+
+  clear(): void {
+    this.list = [];
+    this.changed();
+  }
+
+  setMax(max: number): void {
+    this.max = Number.isFinite(max) && max >= 1 ? Math.floor(max) : 200;
+    if (this.trim()) {
+      this.changed();
+    }
+  }
+
+  /** onChange calls listener after every change; the result unsubscribes. */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private trim(): boolean {
+    if (this.list.length <= this.max) {
+      return false;
+    }
+    this.list.length = this.max;
+    return true;
+  }
+
+  private changed(): void {
+    for (const l of [...this.listeners]) {
+      try {
+        l();
+      } catch {
+        // a broken listener must not stop the others
+      }
+    }
+  }
+}
+
+/** formatDuration shows milliseconds compactly: 0.4 ms, 12 ms, 1.3 s. */
+export function formatDuration(ms: number | undefined): string {
+  if (ms === undefined) {
+    return '';
+  }
+  if (ms < 1) {
+    return `${ms.toFixed(1)} ms`;
+  }
+  if (ms < 1000) {
+    return `${Math.round(ms)} ms`;
+  }
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** outcomeText is "ok", "error" or "error (stale)". */
+export function outcomeText(e: ActivityEntry): string {
+  return e.errorKind ? `${e.outcome} (${e.errorKind})` : e.outcome;
+}
+
+/** activityLabel is the panel row's main text: "12:03:04  edit  ok". */
+export function activityLabel(e: ActivityEntry): string {
+  return `${e.time}  ${e.tool}  ${outcomeText(e)}`;
+}
+
+/** activityDescription is the row's secondary text: paths, audit ids, duration. */
+export function activityDescription(e: ActivityEntry): string {
+  const parts: string[] = [];
+  if (e.paths.length > 0) {
+    parts.push(e.paths.length > 3 ? `${e.paths.slice(0, 3).join(', ')} +${e.paths.length - 3}` : e.paths.join(', '));
+  }
+  if (e.auditIds.length > 0) {
+    parts.push('audit ' + e.auditIds.map((id) => '#' + id).join(' '));
+  }
+  if (e.durationMs !== undefined) {
+    parts.push(formatDuration(e.durationMs));
+  }
+  return parts.join(' · ');
+}
+
+/** activityTooltip is every field of an entry, one per line. */
+export function activityTooltip(e: ActivityEntry): string {
+  const lines = [`${e.tool} — ${outcomeText(e)} at ${e.time}`];
+  if (e.durationMs !== undefined) {
+    lines.push(`duration: ${formatDuration(e.durationMs)}`);
+  }
+  if (e.paths.length > 0) {
+    lines.push(`paths: ${e.paths.join(', ')}`);
+  }
+  if (e.auditIds.length > 0) {
+    lines.push(`audit ids: ${e.auditIds.join(', ')}`);
+  }
+  if (e.message) {
+    lines.push(`message: ${e.message}`);
+  }
+  lines.push(e.diff ? 'select to open the diff' : 'select to open the details');
+  return lines.join('\n');
+}
+
+/**
+ * activityDocument is the text of the virtual document an entry opens: the
+ * diff when the tool changed something, else a diff-comment summary.
+ */
+export function activityDocument(e: ActivityEntry): string {
+  if (e.diff) {
+    return e.diff.endsWith('\n') ? e.diff : e.diff + '\n';
+  }
+  const lines = [`# hashls ${e.tool}: ${outcomeText(e)} at ${e.time}`];
+  if (e.paths.length > 0) {
+    lines.push(`# paths: ${e.paths.join(', ')}`);
+  }
+  if (e.auditIds.length > 0) {
+    lines.push(`# audit ids: ${e.auditIds.join(', ')}`);
+  }
+  if (e.message) {
+    for (const l of e.message.split('\n')) {
+      lines.push('# ' + l);
+    }
+  }
+  lines.push('# (no diff)');
+  return lines.join('\n') + '\n';
+}
+
+/** activityPath is the virtual document path of an entry's diff (ends in .diff: language diff). */
+export function activityPath(e: ActivityEntry): string {
+  return `/activity/${e.seq}/${safeName(`${e.tool}-${e.seq}`)}.diff`;
+}
+
+/** safeName makes a label usable as one URI path segment. */
+export function safeName(label: string): string {
+  const s = label.replace(/[\\/]/g, '∕').replace(/[\u0000-\u001f?#%]/g, '_').trim();
+  return (s === '' ? 'result' : s).slice(0, 120);
+}
+
+// ---------------------------------------------------------------------------
+// Virtual documents (the hashls: scheme)
+
+/** DocStore holds the text of hashls: virtual documents by path. */
+export class DocStore {
+  private docs = new Map<string, string>();
+  private seq = 0;
+  private max: number;
+
+  constructor(max = 100) {
+    this.max = max;
+  }
+
+  /** put stores a result under /<kind>/<n>/<label> and returns that path. */
+  put(kind: string, label: string, text: string): string {
+    this.seq++;
+    const path = `/${safeName(kind)}/${this.seq}/${safeName(label)}`;
+    this.set(path, text);
+    return path;
+  }
+
+  set(path: string, text: string): void {
+    this.docs.delete(path);
+    this.docs.set(path, text);
+    while (this.docs.size > this.max) {
+      const oldest = this.docs.keys().next().value as string;
+      this.docs.delete(oldest);
+    }
+  }
+
+  get(path: string): string | undefined {
+    return this.docs.get(path);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Results and errors
+
+/** errorText is a server error as one line: its message plus [kind]. */
+export function errorText(err: unknown): string {
+  if (err instanceof Error || (typeof err === 'object' && err !== null)) {
+    const e = err as { message?: unknown; data?: unknown };
+    const msg = typeof e.message === 'string' && e.message !== '' ? e.message : String(err);
+    const data = e.data as { kind?: unknown } | undefined;
+    const kind = data && typeof data === 'object' && typeof data.kind === 'string' ? data.kind : undefined;
+    return kind ? `${msg} [${kind}]` : msg;
+  }
+  return String(err);
+}
+
+/** resultText is the text of a {text, details} result (JSON for anything else). */
+export function resultText(res: unknown): string {
+  if (typeof res === 'object' && res !== null && typeof (res as { text?: unknown }).text === 'string') {
+    return (res as { text: string }).text;
+  }
+  if (res === undefined || res === null) {
+    return '';
+  }
+  return JSON.stringify(res, null, 2);
+}
+
+function isPos(p: unknown): p is LspPosition {
+  const q = p as LspPosition;
+  return typeof q === 'object' && q !== null && Number.isInteger(q.line) && Number.isInteger(q.character) && q.line >= 0 && q.character >= 0;
+}
+
+function isRange(r: unknown): r is LspRange {
+  const q = r as LspRange;
+  return typeof q === 'object' && q !== null && isPos(q.start) && isPos(q.end);
+}
+
+/** SelectResult is hashls.selectBlock's result. */
+export interface SelectResult {
+  uri: string;
+  range: LspRange;
+  startLine: number;
+  endLine: number;
+}
+
+/** parseSelectResult checks a hashls.selectBlock result; it throws on a malformed one. */
+export function parseSelectResult(res: unknown, fallbackUri: string): SelectResult {
+  const r = res as Partial<SelectResult> | null;
+  if (typeof r !== 'object' || r === null || !isRange(r.range)) {
+    throw new Error(`hashls.selectBlock returned no range: ${JSON.stringify(res)}`);
+  }
+  return {
+    uri: typeof r.uri === 'string' && r.uri !== '' ? r.uri : fallbackUri,
+    range: r.range,
+    startLine: Number.isInteger(r.startLine) ? (r.startLine as number) : r.range.start.line + 1,
+    endLine: Number.isInteger(r.endLine) ? (r.endLine as number) : r.range.end.line + 1,
+  };
+}
+
+/** AnchorResult is hashls.copyBlockAnchor's result. */
+export interface AnchorResult {
+  text: string;
+  anchor: string;
+  tag: string;
+  path: string;
+  startLine: number;
+  endLine: number;
+  range?: LspRange;
+}
+
+/** parseAnchorResult checks a hashls.copyBlockAnchor result; it throws on a malformed one. */
+export function parseAnchorResult(res: unknown): AnchorResult {
+  const r = res as Partial<AnchorResult> | null;
+  if (typeof r !== 'object' || r === null || typeof r.text !== 'string' || r.text === '') {
+    throw new Error(`hashls.copyBlockAnchor returned no anchor text: ${JSON.stringify(res)}`);
+  }
+  const firstLine = r.text.split('\n')[0];
+  return {
+    text: r.text,
+    anchor: typeof r.anchor === 'string' ? r.anchor : firstLine,
+    tag: typeof r.tag === 'string' ? r.tag : (/#([0-9A-F]{4})/.exec(firstLine)?.[1] ?? ''),
+    path: typeof r.path === 'string' ? r.path : firstLine.replace(/^¶/, '').replace(/#.*$/, ''),
+    startLine: Number.isInteger(r.startLine) ? (r.startLine as number) : 0,
+    endLine: Number.isInteger(r.endLine) ? (r.endLine as number) : 0,
+    range: isRange(r.range) ? r.range : undefined,
+  };
+}
+
+/** tagOf is the tag in a read result (details.tag, else the first ¶PATH#TAG). */
+export function tagOf(res: unknown): string | undefined {
+  const d = (res as { details?: { tag?: unknown } } | null)?.details;
+  if (d && typeof d.tag === 'string' && d.tag !== '') {
+    return d.tag;
+  }
+  const m = /¶[^\n#]+#([0-9A-Fa-f]{4})/.exec(resultText(res));
+  return m ? m[1] : undefined;
+}
+
+/** firstLine is the first line of a text. */
+export function firstLine(text: string): string {
+  const i = text.indexOf('\n');
+  return i < 0 ? text : text.slice(0, i);
+}
+
+// ---------------------------------------------------------------------------
+// Commands: the executeCommand middleware
+
+/** EditorState is what the commands need to know about the active editor. */
+export interface EditorState {
+  /** The document URI as the language client sends it. */
+  uri: string;
+  /** Path relative to the workspace root (undefined: not a file in it). */
+  relPath?: string;
+  /** 1-based line of the cursor. */
+  line: number;
+  /** 1-based first and last line of a non-empty selection. */
+  selection?: { start: number; end: number };
+}
+
+export interface PromptOptions {
+  title: string;
+  prompt: string;
+  value?: string;
+  placeHolder?: string;
+}
+
+/** Host is the editor side the commands act on. */
+export interface Host {
+  activeEditor(): EditorState | undefined;
+  prompt(o: PromptOptions): Promise<string | undefined>;
+  /** showResult opens text in a read-only hashls: document. */
+  showResult(kind: string, label: string, text: string): Promise<void>;
+  /** selectRange selects range in the document uri (opening it if needed). */
+  selectRange(uri: string, range: LspRange): Promise<void>;
+  writeClipboard(text: string): Promise<void>;
+  info(msg: string): void;
+  error(msg: string): void;
+  /** editDocumentText is the text of the active hashline edit document, if that is the active editor. */
+  editDocumentText(): string | undefined;
+  openEditDocument(text: string): Promise<void>;
+  closeEditDocument(): Promise<void>;
+}
+
+/** Next sends workspace/executeCommand to the server. */
+export type Next = (command: string, args: unknown[]) => Promise<unknown> | unknown;
+
+/** The commands with palette entries; invoked without arguments they prompt. */
+export const PALETTE_COMMANDS = [
+  'hashls.read',
+  'hashls.edit',
+  'hashls.search',
+  'hashls.find',
+  'hashls.selectBlock',
+  'hashls.copyBlockAnchor',
+  'hashls.outline',
+] as const;
+
+/**
+ * createCommandHandler returns the executeCommand middleware. Server
+ * commands run with arguments (from code actions or other extensions) pass
+ * through and return the server's result, except the editor commands
+ * selectBlock, copyBlockAnchor and outline, whose results are always used
+ * (select, copy, show) because VS Code drops command results. Palette
+ * invocations (no arguments) prompt for input and show the result.
+ */
+export function createCommandHandler(host: Host): (command: string, args: unknown[], next: Next) => Promise<unknown> {
+  const blockArg = (args: unknown[]): { uri: string; line: number } | undefined => {
+    const a = args[0] as { uri?: unknown; line?: unknown } | undefined;
+    if (a && typeof a.uri === 'string' && typeof a.line === 'number') {
+      return { uri: a.uri, line: a.line };
+    }
+    const ed = host.activeEditor();
+    return ed ? { uri: ed.uri, line: ed.line } : undefined;
+  };
+
+  // ui runs an editor-facing command: failures are shown, not thrown
+  // (VS Code would only say "command failed").
+  const ui = async (name: string, f: () => Promise<unknown>): Promise<unknown> => {
+    try {
+      return await f();
+    } catch (err) {
+      host.error(`hashls ${name}: ${errorText(err)}`);
+      return undefined;
+    }
+  };
+
+  const needEditor = (what: string): EditorState => {
+    const ed = host.activeEditor();
+    if (!ed) {
+      throw new Error(`${what} needs an open file editor`);
+    }
+    return ed;
+  };
+
+  return async (command, args, next) => {
+    args = Array.isArray(args) ? args : [];
+    const interactive = args.length === 0;
+    switch (command) {
+      case 'hashls.selectBlock':
+        return ui('select block', async () => {
+          const a = blockArg(args);
+          if (!a) {
+            throw new Error('select block needs an open file editor');
+          }
+          const res = parseSelectResult(await next(command, [a]), a.uri);
+          await host.selectRange(res.uri, res.range);
+          return res;
+        });
+      case 'hashls.copyBlockAnchor':
+        return ui('copy block anchor', async () => {
+          const a = blockArg(args);
+          if (!a) {
+            throw new Error('copy block anchor needs an open file editor');
+          }
+          const res = parseAnchorResult(await next(command, [a]));
+          await host.writeClipboard(res.text);
+          host.info(`hashls: copied ${res.anchor}` + (res.startLine ? ` (block ${res.startLine}–${res.endLine})` : ''));
+          return res;
+        });
+      case 'hashls.outline':
+        return ui('outline', async () => {
+          let a = args[0] as { uri?: unknown } | undefined;
+          let label = 'outline';
+          if (!a || typeof a.uri !== 'string') {
+            const ed = needEditor('outline');
+            a = { uri: ed.uri };
+            label = ed.relPath ?? label;
+          } else {
+            label = decodeURIComponent(String(a.uri).replace(/^.*\//, '')) || label;
+          }
+          const res = await next(command, [a]);
+          await host.showResult('outline', label, resultText(res));
+          return res;
+        });
+    }
+    if (!interactive) {
+      return next(command, args);
+    }
+    switch (command) {
+      case 'hashls.read':
+        return ui('read', async () => {
+          const ed = host.activeEditor();
+          let value = ed?.relPath ?? '';
+          if (value && ed?.selection) {
+            value += `:${ed.selection.start}-${ed.selection.end}`;
+          }
+          const path = await host.prompt({
+            title: 'hashls: read',
+            prompt: 'Path inside the workspace, optionally with a selector (:N, :A-B, :A+C, :raw)',
+            value,
+            placeHolder: 'src/main.go:10-40',
+          });
+          if (!path) {
+            return undefined;
+          }
+          const res = await next(command, [{ path }]);
+          await host.showResult('read', path, resultText(res));
+          return res;
+        });
+      case 'hashls.search':
+        return ui('search', async () => {
+          const pattern = await host.prompt({
+            title: 'hashls: search',
+            prompt: 'Regex (Go RE2) to search the workspace for',
+            placeHolder: 'func \\w+\\(',
+          });
+          if (!pattern) {
+            return undefined;
+          }
+          const res = await next(command, [{ pattern, paths: '.' }]);
+          await host.showResult('search', pattern, resultText(res));
+          return res;
+        });
+      case 'hashls.find':
+        return ui('find', async () => {
+          const glob = await host.prompt({
+            title: 'hashls: find',
+            prompt: 'Glob, file or directory (*.go searches recursively)',
+            placeHolder: '*.go',
+          });
+          if (!glob) {
+            return undefined;
+          }
+          const res = await next(command, [{ paths: glob }]);
+          await host.showResult('find', glob, resultText(res));
+          return res;
+        });
+      case 'hashls.edit':
+        return ui('edit', async () => {
+          const text = host.editDocumentText();
+          if (text !== undefined) {
+            // Submit the edit document.
+            const input = text.endsWith('\n') ? text : text + '\n';
+            const res = await next(command, [{ input }]);
+            await host.closeEditDocument();
+            host.info('hashls: ' + firstLine(resultText(res) || 'edited'));
+            return res;
+          }
+          // Open an edit document whose header's tag is minted over the
+          // active buffer's current text (a one-line read).
+          const ed = host.activeEditor();
+          let header = '¶PATH#TAG';
+          if (ed?.relPath) {
+            let tag = 'TAG';
+            try {
+              tag = tagOf(await next('hashls.read', [{ path: ed.relPath + ':1' }])) ?? tag;
+            } catch (err) {
+              host.error(`hashls read ${ed.relPath}: ${errorText(err)}`);
+            }
+            header = `¶${ed.relPath}#${tag}`;
+          }
+          await host.openEditDocument(header + '\n');
+          host.info('hashls: write ops (replace N..M: / +text), then run "Hashls: Edit" again to apply');
+          return undefined;
+        });
+    }
+    return next(command, args);
+  };
+}

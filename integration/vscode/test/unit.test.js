@@ -1,0 +1,302 @@
+// Unit tests of the compiled extension (out/): the pure logic in core.js and
+// activate() in extension.js against the fake vscode module. No editor, no
+// server: `npm run build && node --test test/unit.test.js`.
+'use strict';
+const { test } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const fake = require('./fake-vscode');
+
+fake.install();
+const core = require('../out/core.js');
+const ext = require('../out/extension.js');
+const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8'));
+
+const at = new Date(2026, 10, 21, 9, 5, 7);
+
+test('activity: normalize, newest first, max, bad params ignored', () => {
+  const log = new core.ActivityLog(2);
+  let changes = 0;
+  log.onChange(() => changes++);
+  assert.equal(log.add(null, at), undefined);
+  assert.equal(log.add('edit', at), undefined);
+  assert.equal(log.add([1], at), undefined);
+  const a = log.add({ tool: 'read', paths: ['a.go', 3], outcome: 'ok', durationMs: 0.25 }, at);
+  assert.deepEqual(a, {
+    seq: 1, time: '09:05:07', tool: 'read', paths: ['a.go'], outcome: 'ok', errorKind: undefined,
+    message: undefined, auditIds: [], diff: '', durationMs: 0.25,
+  });
+  log.add({ tool: 'edit', paths: ['a.go'], outcome: 'error', errorKind: 'stale', message: 'a.go changed: read it again', durationMs: 3 }, at);
+  log.add({ tool: 'edit', paths: ['a.go', 'b.go'], outcome: 'ok', auditIds: [7, 'x', 8], diff: '--- a/a.go\n+++ b/a.go\n', durationMs: 1500 }, at);
+  assert.deepEqual(log.entries.map((e) => e.seq), [3, 2], 'newest first, at most max');
+  assert.equal(changes, 3);
+  assert.deepEqual(log.get(3).auditIds, [7, 8]);
+  assert.equal(log.get(1), undefined);
+  log.setMax(1);
+  assert.deepEqual(log.entries.map((e) => e.seq), [3]);
+  log.clear();
+  assert.equal(log.entries.length, 0);
+  assert.equal(log.add({ tool: 'x' }, at).seq, 4, 'sequence numbers keep growing after clear');
+  assert.equal(log.add({}, at).tool, '?');
+});
+
+test('activity: panel texts and the diff document', () => {
+  const log = new core.ActivityLog();
+  const ok = log.add({ tool: 'edit', paths: ['a.go'], outcome: 'ok', auditIds: [12], diff: '--- a/a.go\n+++ b/a.go\n@@ -1 +1 @@\n-x\n+y', durationMs: 12.4 }, at);
+  const bad = log.add({ tool: 'edit', paths: ['a.go'], outcome: 'error', errorKind: 'stale', message: 'stale tag\nread again', durationMs: 0.42 }, at);
+  assert.equal(core.activityLabel(ok), '09:05:07  edit  ok');
+  assert.equal(core.activityLabel(bad), '09:05:07  edit  error (stale)');
+  assert.equal(core.activityDescription(ok), 'a.go · audit #12 · 12 ms');
+  assert.equal(core.activityDescription(bad), 'a.go · 0.4 ms');
+  assert.equal(core.activityDescription(log.add({ tool: 'find', paths: ['a', 'b', 'c', 'd', 'e'] }, at)), 'a, b, c +2');
+  assert.match(core.activityTooltip(bad), /message: stale tag/);
+  assert.equal(core.activityDocument(ok), '--- a/a.go\n+++ b/a.go\n@@ -1 +1 @@\n-x\n+y\n');
+  assert.equal(core.activityDocument(bad), '# hashls edit: error (stale) at 09:05:07\n# paths: a.go\n# stale tag\n# read again\n# (no diff)\n');
+  assert.equal(core.activityPath(ok), '/activity/1/edit-1.diff');
+  assert.equal(core.formatDuration(1500), '1.5 s');
+  assert.equal(core.formatDuration(undefined), '');
+});
+
+test('results: errors, select and anchor results, tags', () => {
+  assert.equal(core.errorText({ message: 'tag ABCD is stale', data: { kind: 'stale', tool: 'edit' } }), 'tag ABCD is stale [stale]');
+  assert.equal(core.errorText(new Error('boom')), 'boom');
+  assert.equal(core.errorText('plain'), 'plain');
+  const range = { start: { line: 4, character: 0 }, end: { line: 6, character: 1 } };
+  assert.deepEqual(core.parseSelectResult({ uri: 'file:///a.go', range, startLine: 5, endLine: 7 }, 'file:///x'), { uri: 'file:///a.go', range, startLine: 5, endLine: 7 });
+  assert.equal(core.parseSelectResult({ range }, 'file:///x').uri, 'file:///x');
+  assert.throws(() => core.parseSelectResult(null, 'u'), /no range/);
+  assert.throws(() => core.parseSelectResult({ range: { start: { line: -1, character: 0 }, end: { line: 0, character: 0 } } }, 'u'), /no range/);
+  const an = core.parseAnchorResult({ text: '¶a.go#1A2B\nreplace block 5:' });
+  assert.deepEqual([an.anchor, an.tag, an.path], ['¶a.go#1A2B', '1A2B', 'a.go']);
+  assert.throws(() => core.parseAnchorResult({ text: '' }), /no anchor/);
+  assert.equal(core.tagOf({ text: '¶a.go#FFFF\n1:x', details: { tag: '0A0B' } }), '0A0B');
+  assert.equal(core.tagOf({ text: '¶a.go#C0DE\n1:x' }), 'C0DE');
+  assert.equal(core.tagOf({}), undefined);
+  const store = new core.DocStore(2);
+  const p1 = store.put('read', 'src/a.go:1-3', 'one');
+  assert.equal(p1, '/read/1/src∕a.go:1-3');
+  store.put('read', 'b', 'two');
+  store.put('read', 'c', 'three');
+  assert.equal(store.get(p1), undefined, 'oldest dropped');
+});
+
+// fakeHost records what the command handler does to the editor.
+function fakeHost(editor, inputs = []) {
+  const h = {
+    log: [],
+    editText: undefined,
+    activeEditor: () => editor,
+    prompt: async (o) => {
+      h.log.push(['prompt', o.value ?? '']);
+      return inputs.shift();
+    },
+    showResult: async (kind, label, text) => h.log.push(['show', kind, label, text]),
+    selectRange: async (uri, range) => h.log.push(['select', uri, range]),
+    writeClipboard: async (t) => h.log.push(['clipboard', t]),
+    info: (m) => h.log.push(['info', m]),
+    error: (m) => h.log.push(['error', m]),
+    editDocumentText: () => h.editText,
+    openEditDocument: async (t) => {
+      h.editText = t;
+      h.log.push(['openEdit', t]);
+    },
+    closeEditDocument: async () => {
+      h.editText = undefined;
+      h.log.push(['closeEdit']);
+    },
+  };
+  return h;
+}
+
+function fakeNext(answers) {
+  const sent = [];
+  const next = async (cmd, args) => {
+    sent.push([cmd, args]);
+    const a = answers[cmd];
+    if (a instanceof Error) throw a;
+    return typeof a === 'function' ? a(args[0]) : a;
+  };
+  return { sent, next };
+}
+
+const editor = { uri: 'file:///ws/a.go', relPath: 'a.go', line: 5 };
+const range = { start: { line: 4, character: 0 }, end: { line: 6, character: 1 } };
+
+test('commands: select block and copy anchor use the server results', async () => {
+  const host = fakeHost(editor);
+  const h = core.createCommandHandler(host);
+  const { sent, next } = fakeNext({
+    'hashls.selectBlock': { uri: 'file:///ws/a.go', range, startLine: 5, endLine: 7 },
+    'hashls.copyBlockAnchor': { text: '¶a.go#1A2B\nreplace block 5:', anchor: '¶a.go#1A2B', tag: '1A2B', path: 'a.go', startLine: 5, endLine: 7, range },
+  });
+  // From the palette: the block at the cursor of the active editor.
+  const sel = await h('hashls.selectBlock', [], next);
+  assert.equal(sel.startLine, 5);
+  assert.deepEqual(sent[0], ['hashls.selectBlock', [{ uri: 'file:///ws/a.go', line: 5 }]]);
+  assert.deepEqual(host.log[0], ['select', 'file:///ws/a.go', range]);
+  // From a code action: its argument.
+  await h('hashls.copyBlockAnchor', [{ uri: 'file:///ws/b.go', line: 9 }], next);
+  assert.deepEqual(sent[1], ['hashls.copyBlockAnchor', [{ uri: 'file:///ws/b.go', line: 9 }]]);
+  assert.deepEqual(host.log[1], ['clipboard', '¶a.go#1A2B\nreplace block 5:']);
+  assert.deepEqual(host.log[2], ['info', 'hashls: copied ¶a.go#1A2B (block 5–7)']);
+});
+
+test('commands: failures are shown, malformed results too; no editor is an error', async () => {
+  const host = fakeHost(undefined);
+  const h = core.createCommandHandler(host);
+  const err = Object.assign(new Error('no block begins on line 3'), { code: -32803, data: { kind: 'invalid_edit' } });
+  const { sent, next } = fakeNext({ 'hashls.selectBlock': err, 'hashls.copyBlockAnchor': { nope: 1 } });
+  assert.equal(await h('hashls.selectBlock', [], next), undefined);
+  assert.equal(sent.length, 0, 'nothing sent without an editor');
+  assert.match(host.log[0][1], /select block needs an open file editor/);
+  assert.equal(await h('hashls.selectBlock', [{ uri: 'file:///ws/a.go', line: 3 }], next), undefined);
+  assert.deepEqual(host.log[1], ['error', 'hashls select block: no block begins on line 3 [invalid_edit]']);
+  assert.equal(await h('hashls.copyBlockAnchor', [{ uri: 'file:///ws/a.go', line: 3 }], next), undefined);
+  assert.match(host.log[2][1], /returned no anchor text/);
+  assert.equal(host.log.filter((l) => l[0] === 'clipboard').length, 0);
+});
+
+test('commands: read, search, find and outline prompt and show results', async () => {
+  const host = fakeHost({ ...editor, selection: { start: 2, end: 4 } }, ['a.go:2-4', 'func \\w+', '', '*.go']);
+  const h = core.createCommandHandler(host);
+  const { sent, next } = fakeNext({
+    'hashls.read': (a) => ({ text: `¶${a.path}#ABCD\n2:x`, details: { tag: 'ABCD' } }),
+    'hashls.search': { text: 'search result' },
+    'hashls.find': { text: 'a.go' },
+    'hashls.outline': { text: 'outline text' },
+  });
+  await h('hashls.read', [], next);
+  assert.deepEqual(host.log[0], ['prompt', 'a.go:2-4'], 'prompt prefilled with the file and selection');
+  assert.deepEqual(host.log[1], ['show', 'read', 'a.go:2-4', '¶a.go:2-4#ABCD\n2:x']);
+  await h('hashls.search', [], next);
+  assert.deepEqual(sent[1], ['hashls.search', [{ pattern: 'func \\w+', paths: '.' }]]);
+  assert.equal(await h('hashls.find', [], next), undefined, 'empty input cancels');
+  assert.equal(sent.length, 2);
+  await h('hashls.find', [], next);
+  assert.deepEqual(sent[2], ['hashls.find', [{ paths: '*.go' }]]);
+  await h('hashls.outline', [], next);
+  assert.deepEqual(sent[3], ['hashls.outline', [{ uri: 'file:///ws/a.go' }]]);
+  assert.deepEqual(host.log.at(-1), ['show', 'outline', 'a.go', 'outline text']);
+  await h('hashls.outline', [{ uri: 'file:///ws/dir/b%20c.go' }], next);
+  assert.deepEqual(host.log.at(-1), ['show', 'outline', 'b c.go', 'outline text']);
+});
+
+test('commands: edit opens a document with a fresh header, then submits it', async () => {
+  const host = fakeHost(editor);
+  const h = core.createCommandHandler(host);
+  const { sent, next } = fakeNext({
+    'hashls.read': { text: '¶a.go#BEEF\n1:package a', details: { tag: 'BEEF' } },
+    'hashls.edit': (a) => ({ text: `edited a.go (${a.input.length} bytes of input)\n...` }),
+  });
+  await h('hashls.edit', [], next);
+  assert.deepEqual(sent[0], ['hashls.read', [{ path: 'a.go:1' }]]);
+  assert.deepEqual(host.log[0], ['openEdit', '¶a.go#BEEF\n']);
+  host.editText = '¶a.go#BEEF\nreplace 1:\n+package b';
+  await h('hashls.edit', [], next);
+  assert.deepEqual(sent[1], ['hashls.edit', [{ input: '¶a.go#BEEF\nreplace 1:\n+package b\n' }]]);
+  assert.deepEqual(host.log.slice(2), [['closeEdit'], ['info', 'hashls: edited a.go (33 bytes of input)']]);
+  // A failing edit keeps the document open.
+  host.editText = '¶a.go#0000\ndelete 1';
+  const { next: failing } = fakeNext({ 'hashls.edit': Object.assign(new Error('tag 0000 is unknown'), { data: { kind: 'stale' } }) });
+  assert.equal(await h('hashls.edit', [], failing), undefined);
+  assert.deepEqual(host.log.at(-1), ['error', 'hashls edit: tag 0000 is unknown [stale]']);
+  assert.equal(host.editText, '¶a.go#0000\ndelete 1');
+});
+
+test('commands: with arguments, tools pass through and errors propagate', async () => {
+  const host = fakeHost(editor);
+  const h = core.createCommandHandler(host);
+  const err = new Error('bad');
+  const { sent, next } = fakeNext({ 'hashls.read': { text: 'r' }, 'hashls.audit': { text: 'a' }, 'hashls.edit': err });
+  assert.deepEqual(await h('hashls.read', [{ path: 'a.go' }], next), { text: 'r' });
+  assert.deepEqual(await h('hashls.audit', [], next), { text: 'a' }, 'commands without palette entries pass through');
+  await assert.rejects(h('hashls.edit', [{ input: 'x' }], next), /bad/);
+  assert.equal(sent.length, 3);
+  assert.equal(host.log.length, 0, 'no UI for API calls');
+});
+
+test('package.json: commands, view, settings and activation agree with the code', async () => {
+  const contributed = pkg.contributes.commands.map((c) => c.command).sort();
+  for (const c of core.PALETTE_COMMANDS) {
+    assert.ok(contributed.includes(c), `${c} has a palette entry`);
+  }
+  assert.deepEqual(pkg.contributes.views.explorer.map((v) => v.id), [ext.VIEW_ID]);
+  assert.equal(pkg.main, './out/extension.js');
+  assert.ok(pkg.contributes.configuration.properties['hashls.path']);
+  for (const [name, version] of Object.entries({ ...pkg.dependencies, ...pkg.devDependencies })) {
+    assert.match(version, /^\d+\.\d+\.\d+$/, `${name} is pinned`);
+  }
+
+  // activate() with the fake vscode and a fake client whose server advertises
+  // the palette commands (the real client registers server commands itself).
+  for (const c of core.PALETTE_COMMANDS) {
+    fake.serverCommands.set(c, async () => ({ text: `${c} result` }));
+  }
+  fake.state.config['hashls.path'] = '/opt/hashls';
+  fake.state.config['hashls.stateDir'] = '/tmp/state';
+  const context = { subscriptions: [] };
+  const api = ext.activate(context);
+  assert.equal(await api.ready, true);
+  const client = fake.clients.at(-1);
+  assert.equal(client.serverOptions.command, '/opt/hashls');
+  assert.deepEqual(client.serverOptions.args, ['serve']);
+  assert.equal(client.serverOptions.transport, 0, 'stdio transport (appends --stdio)');
+  assert.equal(client.serverOptions.options.cwd, '/ws');
+  assert.deepEqual(client.clientOptions.initializationOptions, { progress: true, activity: true, logLevel: 'warning', applyEditTimeoutMs: 10000, stateDir: '/tmp/state' });
+  assert.deepEqual(client.clientOptions.documentSelector, [{ scheme: 'file' }]);
+  assert.equal(client.clientOptions.synchronize.configurationSection, 'hashls');
+  for (const c of contributed) {
+    assert.ok(fake.state.commands.has(c), `${c} is registered (by the extension or the client)`);
+  }
+  assert.ok(fake.state.providers.has('hashls'));
+  assert.ok(fake.state.treeViews.has('hashls.activity'));
+
+  // A palette command runs through the middleware: prompt, server, result document.
+  fake.state.inputs.push('*.go');
+  await fake.vscode.commands.executeCommand('hashls.find');
+  const shown = fake.state.opened.at(-1);
+  assert.equal(shown.uri.scheme, 'hashls');
+  assert.equal(shown.getText(), 'hashls.find result');
+
+  // hashls/activity → the panel → the diff document.
+  const tree = fake.state.treeViews.get('hashls.activity').treeDataProvider;
+  let refreshed = 0;
+  tree.onDidChangeTreeData(() => refreshed++);
+  client.notifications.get('hashls/activity')({ tool: 'edit', paths: ['a.go'], outcome: 'ok', auditIds: [3], diff: '--- a/a.go\n+++ b/a.go\n', durationMs: 4 });
+  client.notifications.get('hashls/activity')({ tool: 'edit', paths: ['a.go'], outcome: 'error', errorKind: 'stale', message: 'read again', durationMs: 1 });
+  assert.equal(refreshed, 2);
+  const rows = tree.getChildren();
+  assert.equal(rows.length, 2);
+  const item = tree.getTreeItem(rows[1]);
+  assert.match(item.label, /^\d\d:\d\d:\d\d {2}edit {2}ok$/);
+  assert.equal(item.description, 'a.go · audit #3 · 4 ms');
+  assert.equal(item.iconPath.id, 'diff');
+  assert.deepEqual(item.command, { command: 'hashls.openActivityDiff', title: 'Open diff', arguments: [rows[1].seq] });
+  assert.equal(tree.getTreeItem(rows[0]).iconPath.id, 'error');
+  await fake.vscode.commands.executeCommand(item.command.command, ...item.command.arguments);
+  const diff = fake.state.opened.at(-1);
+  assert.equal(diff.languageId, 'diff');
+  assert.equal(diff.uri.scheme, 'hashls');
+  assert.equal(diff.getText(), '--- a/a.go\n+++ b/a.go\n');
+  await fake.vscode.commands.executeCommand('hashls.clearActivity');
+  assert.equal(tree.getChildren().length, 0);
+
+  // Restart stops the client (its commands go) and starts a new one.
+  await fake.vscode.commands.executeCommand('hashls.restart');
+  assert.notEqual(fake.clients.at(-1), client);
+  assert.ok(fake.state.commands.has('hashls.read'));
+  await ext.deactivate();
+});
+
+test('activate: a missing binary is reported with a pointer to hashls.path', async () => {
+  fake.state.startError = new Error('spawn hashls ENOENT');
+  for (const c of core.PALETTE_COMMANDS) fake.state.commands.delete(c);
+  for (const k of ['hashls.openActivityDiff', 'hashls.clearActivity', 'hashls.showActivity', 'hashls.restart']) fake.state.commands.delete(k);
+  fake.state.messages.length = 0;
+  const api = ext.activate({ subscriptions: [] });
+  assert.equal(await api.ready, false);
+  assert.match(fake.state.messages[0].text, /could not start "\/opt\/hashls serve --stdio" \(set hashls.path/);
+  assert.deepEqual(fake.state.messages[0].items, ['Open Settings']);
+  delete fake.state.startError;
+});
