@@ -18,7 +18,7 @@ import (
 func readDir(path string, buf []byte, out []dirent) ([]dirent, []byte, error) {
 	out, buf, fd, err := readDirFD(path, buf, out)
 	if fd >= 0 {
-		syscall.Close(fd)
+		rawClose(fd)
 	}
 	return out, buf, err
 }
@@ -29,24 +29,19 @@ func readDirFD(path string, buf []byte, out []dirent) ([]dirent, []byte, int, er
 	if len(buf) < 8<<10 {
 		buf = make([]byte, 32<<10)
 	}
-	var fd int
-	var err error
-	for {
-		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
-		if err != syscall.EINTR {
-			break
-		}
-	}
+	// Raw syscalls throughout (see rawFile).
+	fd, err := rawOpen(path, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC)
 	if err != nil {
 		return out, buf, -1, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
 	for {
-		n, err := syscall.ReadDirent(fd, buf)
-		if err == syscall.EINTR {
+		r, _, errno := syscall.RawSyscall(syscall.SYS_GETDENTS64, uintptr(fd), uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
+		n := int(r)
+		if errno == syscall.EINTR {
 			continue
 		}
-		if err != nil {
-			return out, buf, fd, &fs.PathError{Op: "readdirent", Path: path, Err: err}
+		if errno != 0 {
+			return out, buf, fd, &fs.PathError{Op: "readdirent", Path: path, Err: errno}
 		}
 		if n <= 0 {
 			return out, buf, fd, nil
@@ -113,11 +108,11 @@ func fstatat(dirfd int, name string, st *syscall.Stat_t) error {
 	if err != nil {
 		return err
 	}
-	_, _, e := syscall.Syscall6(sysFstatat, uintptr(dirfd), uintptr(unsafe.Pointer(p)), uintptr(unsafe.Pointer(st)), atSymlinkNoFollow, 0, 0)
+	_, _, e := syscall.RawSyscall6(sysFstatat, uintptr(dirfd), uintptr(unsafe.Pointer(p)), uintptr(unsafe.Pointer(st)), atSymlinkNoFollow, 0, 0)
 	if e != 0 {
 		return e
 	}
 	return nil
 }
 
-func closeFD(fd int) { syscall.Close(fd) }
+func closeFD(fd int) { rawClose(fd) }

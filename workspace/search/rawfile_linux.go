@@ -21,21 +21,37 @@ const atFDCWD = ^uintptr(99)
 type rawFile struct{ fd int }
 
 func openRaw(path string) (*rawFile, error) {
+	fd, err := rawOpen(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOCTTY|syscall.O_NONBLOCK)
+	if err != nil {
+		return nil, err
+	}
+	return &rawFile{fd: fd}, nil
+}
+
+// rawOpen is open(2) as a raw syscall, retried on EINTR.
+func rawOpen(path string, flags int) (int, error) {
+	p, err := syscall.BytePtrFromString(path)
+	if err != nil {
+		return -1, err
+	}
 	for {
-		p, err := syscall.BytePtrFromString(path)
-		if err != nil {
-			return nil, err
-		}
-		fd, _, errno := syscall.RawSyscall6(syscall.SYS_OPENAT, atFDCWD, uintptr(unsafe.Pointer(p)),
-			uintptr(syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOCTTY|syscall.O_NONBLOCK), 0, 0, 0)
+		fd, _, errno := syscall.RawSyscall6(syscall.SYS_OPENAT, atFDCWD, uintptr(unsafe.Pointer(p)), uintptr(flags), 0, 0, 0)
 		if errno == syscall.EINTR {
 			continue
 		}
 		if errno != 0 {
-			return nil, errno
+			return -1, errno
 		}
-		return &rawFile{fd: int(fd)}, nil
+		return int(fd), nil
 	}
+}
+
+// rawClose is close(2) as a raw syscall.
+func rawClose(fd int) error {
+	if _, _, errno := syscall.RawSyscall(syscall.SYS_CLOSE, uintptr(fd), 0, 0); errno != 0 {
+		return errno
+	}
+	return nil
 }
 
 func (f *rawFile) Read(p []byte) (int, error) {
@@ -58,9 +74,4 @@ func (f *rawFile) Read(p []byte) (int, error) {
 	}
 }
 
-func (f *rawFile) Close() error {
-	if _, _, errno := syscall.RawSyscall(syscall.SYS_CLOSE, uintptr(f.fd), 0, 0); errno != 0 {
-		return errno
-	}
-	return nil
-}
+func (f *rawFile) Close() error { return rawClose(f.fd) }
