@@ -1,0 +1,515 @@
+// Package sqlitedb reads and writes SQLite databases for the read and write
+// tools: `db.sqlite` lists tables, `db.sqlite:table` shows the schema and
+// sample rows, `db.sqlite:table:key` one row, `db.sqlite:table?limit=&
+// offset=&order=&where=` a page of rows and `db.sqlite?q=SELECT …` a raw
+// read-only query; writes insert (`db.sqlite:table`), update or delete
+// (`db.sqlite:table:key`) one row from a JSON5 object. It is pure (no
+// workspace or agent import); callers confine the database file.
+//
+// Entry points: Candidates and IsSQLiteFile detect a target, ParseSelector
+// and ParseWriteSelector parse the suffix, Read renders a read, Write
+// performs a row write in one transaction, ParseJSON5Object parses a row
+// payload.
+package sqlitedb
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Limits (read.md "Limits & Caps").
+const (
+	DefaultLimit  = 20
+	MaxLimit      = 500
+	SchemaSample  = 5
+	MaxTables     = 500
+	MaxWidth      = 120
+	MaxColumn     = 40
+	BusyTimeoutMS = 3000
+)
+
+// Error kinds.
+const (
+	KindUsage    = "usage"     // a malformed selector or payload
+	KindNotFound = "not_found" // missing table or row
+	KindIO       = "io"        // SQLite failed
+)
+
+// Error is a sqlitedb error with a kind and a caller-facing message.
+type Error struct {
+	Kind string
+	Msg  string
+	Err  error
+}
+
+func (e *Error) Error() string { return e.Msg }
+func (e *Error) Unwrap() error { return e.Err }
+
+func usagef(format string, args ...any) *Error {
+	return &Error{Kind: KindUsage, Msg: fmt.Sprintf(format, args...)}
+}
+
+var exts = []string{".sqlite3", ".sqlite", ".db3", ".db"}
+
+// Candidate is one way to read a tool path as database + selector.
+type Candidate struct {
+	DB   string // the database file path (as given)
+	Rest string // "" or the selector, starting with ':' or '?'
+}
+
+// Candidates lists the ways p can name a SQLite target: every SQLite
+// extension followed by ':', '?' or the end of p, earliest first.
+func Candidates(p string) []Candidate {
+	lower := strings.ToLower(p)
+	var out []Candidate
+	for i := 0; i < len(lower); i++ {
+		for _, e := range exts {
+			if !strings.HasPrefix(lower[i:], e) {
+				continue
+			}
+			end := i + len(e)
+			if end == len(p) || p[end] == ':' || p[end] == '?' {
+				out = append(out, Candidate{DB: p[:end], Rest: p[end:]})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// header is the first 16 bytes of every SQLite 3 database file.
+var header = []byte("SQLite format 3\x00")
+
+// IsSQLiteHeader reports whether b starts with the SQLite 3 file header.
+func IsSQLiteHeader(b []byte) bool { return bytes.HasPrefix(b, header) }
+
+// IsSQLiteFile reports whether abs is a regular file with a SQLite header.
+func IsSQLiteFile(abs string) bool {
+	f, err := os.Open(abs)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return false
+	}
+	b := make([]byte, len(header))
+	if _, err := io.ReadFull(f, b); err != nil {
+		return false
+	}
+	return IsSQLiteHeader(b)
+}
+
+// SelKind is the kind of a read selector.
+type SelKind int
+
+// Read selector kinds.
+const (
+	SelList   SelKind = iota + 1 // db.sqlite
+	SelSchema                    // db.sqlite:table
+	SelRow                       // db.sqlite:table:key
+	SelQuery                     // db.sqlite:table?limit=…
+	SelRaw                       // db.sqlite?q=SELECT …
+)
+
+// Selector is a parsed read selector.
+type Selector struct {
+	Kind   SelKind
+	Table  string
+	Key    string
+	Limit  int
+	Offset int
+	Order  string // column, "" for none
+	Desc   bool
+	Where  string
+	SQL    string
+	// Capped is set when the requested limit was above MaxLimit.
+	Capped bool
+}
+
+var otherParamRE = regexp.MustCompile(`&(?:limit|offset|order|where|q)=`)
+
+// ParseSelector parses the part of a read path after the database name:
+// "", ":table", ":table:key", ":table?limit=…&offset=…&order=col[:asc|desc]
+// &where=…" or "?q=SELECT …".
+func ParseSelector(rest string) (Selector, error) {
+	if rest == "" {
+		return Selector{Kind: SelList}, nil
+	}
+	if strings.HasPrefix(rest, "?") {
+		query := rest[1:]
+		if strings.HasPrefix(query, "q=") {
+			if otherParamRE.MatchString(query) {
+				return Selector{}, usagef("?q= cannot be combined with other query parameters; put LIMIT/OFFSET/ORDER BY/WHERE inside the SQL")
+			}
+			sqlText := unescape(query[2:])
+			if strings.TrimSpace(sqlText) == "" {
+				return Selector{}, usagef("?q= is empty; pass a read-only statement such as db.sqlite?q=SELECT * FROM users LIMIT 5")
+			}
+			return Selector{Kind: SelRaw, SQL: sqlText}, nil
+		}
+		params, err := parseParams(query)
+		if err != nil {
+			return Selector{}, err
+		}
+		if len(params) == 0 {
+			return Selector{Kind: SelList}, nil
+		}
+		return Selector{}, usagef("query parameters need a table (db.sqlite:table?limit=10) or a raw query (db.sqlite?q=SELECT …)")
+	}
+	if !strings.HasPrefix(rest, ":") {
+		return Selector{}, usagef("unrecognised SQLite selector %q; use db.sqlite, db.sqlite:table, db.sqlite:table:key, db.sqlite:table?limit=20 or db.sqlite?q=SELECT …", rest)
+	}
+	body, query, hasQuery := strings.Cut(rest[1:], "?")
+	table, key, hasKey := strings.Cut(body, ":")
+	if table == "" {
+		return Selector{}, usagef("SQLite selector %q names no table; read the database itself to list its tables", rest)
+	}
+	if hasKey && key == "" {
+		return Selector{}, usagef("SQLite row selector %q has an empty row key; use db.sqlite:%s:<key>", rest, table)
+	}
+	if hasKey && hasQuery {
+		return Selector{}, usagef("row lookups (db.sqlite:%s:%s) take no query parameters; drop the ?… part or use db.sqlite:%s?where=…", table, key, table)
+	}
+	if hasKey {
+		return Selector{Kind: SelRow, Table: table, Key: key}, nil
+	}
+	if !hasQuery {
+		return Selector{Kind: SelSchema, Table: table}, nil
+	}
+	params, err := parseParams(query)
+	if err != nil {
+		return Selector{}, err
+	}
+	sel := Selector{Kind: SelQuery, Table: table, Limit: DefaultLimit}
+	for _, p := range params {
+		switch p.k {
+		case "q":
+			return Selector{}, usagef("?q= cannot be combined with a table selector; use db.sqlite?q=SELECT … FROM %s …", table)
+		case "limit":
+			n, err := strconv.Atoi(p.v)
+			if err != nil || n < 1 {
+				return Selector{}, usagef("limit=%q is not a positive integer; use limit=1..%d", p.v, MaxLimit)
+			}
+			if n > MaxLimit {
+				n, sel.Capped = MaxLimit, true
+			}
+			sel.Limit = n
+		case "offset":
+			n, err := strconv.Atoi(p.v)
+			if err != nil || n < 0 {
+				return Selector{}, usagef("offset=%q is not a non-negative integer", p.v)
+			}
+			sel.Offset = n
+		case "order":
+			col, dir, hasDir := strings.Cut(p.v, ":")
+			if col == "" {
+				return Selector{}, usagef("order=%q names no column; use order=column or order=column:desc", p.v)
+			}
+			if hasDir {
+				switch strings.ToLower(dir) {
+				case "asc":
+				case "desc":
+					sel.Desc = true
+				default:
+					return Selector{}, usagef("order direction %q is not asc or desc", dir)
+				}
+			}
+			sel.Order = col
+		case "where":
+			if err := ValidateWhere(p.v); err != nil {
+				return Selector{}, err
+			}
+			sel.Where = p.v
+		default:
+			return Selector{}, usagef("unknown SQLite query parameter %q; use limit, offset, order or where (or db.sqlite?q=SELECT … alone)", p.k)
+		}
+	}
+	return sel, nil
+}
+
+type param struct{ k, v string }
+
+func parseParams(q string) ([]param, error) {
+	var out []param
+	seen := map[string]bool{}
+	for _, part := range strings.Split(q, "&") {
+		if part == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(part, "=")
+		k = unescape(k)
+		if !ok {
+			return nil, usagef("query parameter %q has no value; use %s=…", k, k)
+		}
+		if seen[k] {
+			return nil, usagef("query parameter %q is given twice", k)
+		}
+		seen[k] = true
+		out = append(out, param{k, unescape(v)})
+	}
+	return out, nil
+}
+
+// unescape decodes %XX escapes when they are well formed ('+' stays '+').
+func unescape(s string) string {
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	if u, err := url.PathUnescape(s); err == nil {
+		return u
+	}
+	return s
+}
+
+// forbiddenWhere are the keywords a where= clause may not contain.
+var forbiddenWhere = map[string]bool{
+	"LIMIT": true, "OFFSET": true, "UNION": true, "INTERSECT": true, "EXCEPT": true,
+	"ATTACH": true, "DETACH": true, "PRAGMA": true, "INSERT": true, "UPDATE": true,
+	"DELETE": true, "DROP": true, "CREATE": true, "ALTER": true, "REPLACE": true,
+	"VACUUM": true, "REINDEX": true, "ANALYZE": true, "ORDER": true, "GROUP": true,
+	"HAVING": true, "WINDOW": true, "BEGIN": true, "COMMIT": true, "ROLLBACK": true,
+	"SAVEPOINT": true, "RELEASE": true, "LOAD_EXTENSION": true,
+}
+
+// ValidateWhere checks a where= clause: non-empty, no comments, no
+// semicolons, no bound parameters, balanced quotes and parentheses, and none
+// of the keywords that would change the statement (LIMIT, OFFSET, UNION,
+// ATTACH, PRAGMA, …).
+func ValidateWhere(w string) error {
+	if strings.TrimSpace(w) == "" {
+		return usagef("where= is empty; give a condition such as where=age>30")
+	}
+	var problem error
+	depth := 0
+	err := lex(w, func(t token) bool {
+		switch t.kind {
+		case tokComment:
+			problem = usagef("where= may not contain comments (-- or /* */)")
+		case tokPunct:
+			switch t.text {
+			case ";":
+				problem = usagef("where= may not contain ';'; give a single condition")
+			case "(":
+				depth++
+			case ")":
+				depth--
+				if depth < 0 {
+					problem = usagef("where= has an unbalanced ')'")
+				}
+			}
+		case tokParam:
+			problem = usagef("where= may not contain bound parameters (%s); write the value inline, e.g. name='Ada'", t.text)
+		case tokWord:
+			if forbiddenWhere[strings.ToUpper(t.text)] {
+				problem = usagef("where= may not contain %s; use limit=, offset= and order= for paging, or db.sqlite?q=SELECT … for other queries", strings.ToUpper(t.text))
+			}
+		}
+		return problem == nil
+	})
+	if problem != nil {
+		return problem
+	}
+	if err != nil {
+		return usagef("where= is malformed: %v", err)
+	}
+	if depth != 0 {
+		return usagef("where= has an unbalanced '('")
+	}
+	return nil
+}
+
+type tokKind int
+
+const (
+	tokWord tokKind = iota + 1
+	tokString
+	tokIdent // "quoted" or [bracketed] or `backticked`
+	tokNumber
+	tokPunct
+	tokComment
+	tokParam
+)
+
+type token struct {
+	kind tokKind
+	text string
+}
+
+// lex splits SQL into tokens, calling fn for each until it returns false.
+func lex(s string, fn func(token) bool) error {
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f':
+			i++
+		case c == '-' && i+1 < len(s) && s[i+1] == '-':
+			j := strings.IndexByte(s[i:], '\n')
+			if j < 0 {
+				j = len(s) - i
+			}
+			if !fn(token{tokComment, s[i : i+j]}) {
+				return nil
+			}
+			i += j
+		case c == '/' && i+1 < len(s) && s[i+1] == '*':
+			j := strings.Index(s[i+2:], "*/")
+			end := len(s)
+			if j >= 0 {
+				end = i + 2 + j + 2
+			}
+			if !fn(token{tokComment, s[i:end]}) {
+				return nil
+			}
+			i = end
+		case c == '\'' || c == '"' || c == '`' || c == '[':
+			closer := c
+			if c == '[' {
+				closer = ']'
+			}
+			j := i + 1
+			for {
+				k := strings.IndexByte(s[j:], closer)
+				if k < 0 {
+					return fmt.Errorf("unterminated %c", c)
+				}
+				j += k + 1
+				if closer != ']' && j < len(s) && s[j] == closer {
+					j++ // doubled quote
+					continue
+				}
+				break
+			}
+			kind := tokIdent
+			if c == '\'' {
+				kind = tokString
+			}
+			if !fn(token{kind, s[i:j]}) {
+				return nil
+			}
+			i = j
+		case c == '?' || ((c == ':' || c == '@' || c == '$') && i+1 < len(s) && isWordByte(s[i+1])):
+			j := i + 1
+			for j < len(s) && (isWordByte(s[j]) || (c == '?' && s[j] >= '0' && s[j] <= '9')) {
+				j++
+			}
+			if !fn(token{tokParam, s[i:j]}) {
+				return nil
+			}
+			i = j
+		case c >= '0' && c <= '9' || c == '.' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9':
+			j := i + 1
+			for j < len(s) && (isWordByte(s[j]) || s[j] == '.') {
+				j++
+			}
+			if !fn(token{tokNumber, s[i:j]}) {
+				return nil
+			}
+			i = j
+		case isWordByte(c):
+			j := i + 1
+			for j < len(s) && isWordByte(s[j]) {
+				j++
+			}
+			if !fn(token{tokWord, s[i:j]}) {
+				return nil
+			}
+			i = j
+		default:
+			if !fn(token{tokPunct, s[i : i+1]}) {
+				return nil
+			}
+			i++
+		}
+	}
+	return nil
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
+}
+
+// readStatements are the statement keywords a raw ?q= query may start with.
+var readStatements = map[string]bool{"SELECT": true, "WITH": true, "VALUES": true, "EXPLAIN": true}
+
+// ValidateRaw checks a raw ?q= statement: a single SELECT / WITH / VALUES /
+// EXPLAIN statement without bound parameters. The connection is read-only
+// as well (mode=ro, PRAGMA query_only), so a write that slips through
+// still fails.
+func ValidateRaw(q string) error {
+	first := ""
+	var problem error
+	afterSemi := false
+	err := lex(q, func(t token) bool {
+		if t.kind == tokComment {
+			return true
+		}
+		if afterSemi {
+			if !(t.kind == tokPunct && t.text == ";") {
+				problem = usagef("?q= runs one statement; remove everything after the ';'")
+				return false
+			}
+			return true
+		}
+		switch {
+		case first == "" && t.kind == tokPunct && t.text == "(":
+			return true
+		case first == "":
+			first = strings.ToUpper(t.text)
+			if t.kind != tokWord || !readStatements[first] {
+				problem = usagef("?q= accepts read-only statements only (SELECT, WITH, VALUES, EXPLAIN), not %s; use the write tool with db.sqlite:table or db.sqlite:table:key to change rows", t.text)
+				return false
+			}
+		case t.kind == tokParam:
+			problem = usagef("?q= may not contain bound parameters (%s); write values inline", t.text)
+			return false
+		case t.kind == tokWord && (strings.EqualFold(t.text, "ATTACH") || strings.EqualFold(t.text, "PRAGMA")):
+			problem = usagef("?q= may not use %s", strings.ToUpper(t.text))
+			return false
+		case t.kind == tokPunct && t.text == ";":
+			afterSemi = true
+		}
+		return true
+	})
+	if problem != nil {
+		return problem
+	}
+	if err != nil {
+		return usagef("?q= is malformed: %v", err)
+	}
+	if first == "" {
+		return usagef("?q= holds no statement; pass e.g. db.sqlite?q=SELECT * FROM users LIMIT 5")
+	}
+	return nil
+}
+
+// ParseWriteSelector parses the part of a write path after the database
+// name: ":table" (insert) or ":table:key" (update/delete).
+func ParseWriteSelector(rest string) (table, key string, hasKey bool, err error) {
+	if strings.Contains(rest, "?") {
+		return "", "", false, usagef("SQLite write paths do not support query parameters; use db.sqlite:table to insert or db.sqlite:table:key to update/delete")
+	}
+	if rest == "" || rest == ":" {
+		return "", "", false, usagef("SQLite write path must target a table: db.sqlite:table inserts a row, db.sqlite:table:key updates or deletes one")
+	}
+	if !strings.HasPrefix(rest, ":") {
+		return "", "", false, usagef("unrecognised SQLite write selector %q", rest)
+	}
+	table, key, hasKey = strings.Cut(rest[1:], ":")
+	if table == "" {
+		return "", "", false, usagef("SQLite write path must target a table: db.sqlite:table")
+	}
+	if hasKey && key == "" {
+		return "", "", false, usagef("SQLite row writes require a non-empty row key: db.sqlite:%s:<key>", table)
+	}
+	return table, key, hasKey, nil
+}
+
+// quoteIdent quotes a SQL identifier.
+func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }

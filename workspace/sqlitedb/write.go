@@ -1,0 +1,271 @@
+package sqlitedb
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// WriteResult describes a row write.
+type WriteResult struct {
+	Op      string          `json:"op"` // insert, update, delete, none
+	Table   string          `json:"table"`
+	Key     string          `json:"key,omitempty"`
+	RowID   int64           `json:"rowid,omitempty"`
+	Text    string          `json:"-"`
+	OldRow  json.RawMessage `json:"oldRow,omitempty"` // the row before (update/delete)
+	NewRow  json.RawMessage `json:"newRow,omitempty"` // the row after (insert/update)
+	Changed bool            `json:"changed"`
+}
+
+// Write inserts (hasKey false), updates (content a non-empty object) or
+// deletes (content blank) one row of table in one immediate transaction.
+func Write(ctx context.Context, db *sql.DB, display, table, key string, hasKey bool, content string) (WriteResult, error) {
+	del := strings.TrimSpace(content) == ""
+	var fields []Field
+	if !del {
+		var err error
+		if fields, err = ParseJSON5Object(content); err != nil {
+			return WriteResult{}, err
+		}
+	} else if !hasKey {
+		return WriteResult{}, usagef("empty content inserts nothing: pass a JSON5 object such as {name: 'Ada'} to insert (or {} for default values), or name a row (%s:%s:<key>) to delete it", display, table)
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return WriteResult{}, ioErr("cannot open "+display, err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		return WriteResult{}, ioErr("cannot start a transaction on "+display+" (is it locked by another process?)", err)
+	}
+	done := false
+	defer func() {
+		if !done {
+			_, _ = conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+		}
+	}()
+	t, err := loadTable(ctx, conn, display, table)
+	if err != nil {
+		return WriteResult{}, err
+	}
+	if t.typ != "table" {
+		return WriteResult{}, usagef("%s is a view; write to its underlying table instead", t.name)
+	}
+	var res WriteResult
+	switch {
+	case !hasKey:
+		res, err = insertRow(ctx, conn, t, fields)
+	case del:
+		res, err = deleteRow(ctx, conn, t, key)
+	default:
+		res, err = updateRow(ctx, conn, t, key, fields)
+	}
+	if err != nil {
+		return WriteResult{}, err
+	}
+	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
+		return WriteResult{}, ioErr("cannot commit the change to "+display, err)
+	}
+	done = true
+	return res, nil
+}
+
+// bindValues checks payload keys against the table and converts values.
+func bindValues(t *tableInfo, fields []Field) (cols []string, args []any, err error) {
+	for _, f := range fields {
+		c, ok := t.column(f.Key)
+		if !ok {
+			return nil, nil, usagef("%s has no column %q (columns: %s)", t.name, f.Key, t.colNames())
+		}
+		var v any
+		switch x := f.Value.(type) {
+		case nil, string, int64:
+			v = x
+		case float64:
+			if math.IsInf(x, 0) || math.IsNaN(x) {
+				return nil, nil, usagef("column %q: %v cannot be stored; SQLite has no Infinity/NaN values", f.Key, x)
+			}
+			v = x
+		case bool:
+			v = int64(0)
+			if x {
+				v = int64(1)
+			}
+		default:
+			return nil, nil, usagef("column %q: value must be a string, number, boolean or null, not an object or array (store JSON as a string)", f.Key)
+		}
+		cols = append(cols, quoteIdent(c.name))
+		args = append(args, v)
+	}
+	return cols, args, nil
+}
+
+// rowJSON reads the row where col = arg as a JSON object (nil when absent).
+func rowJSON(ctx context.Context, q querier, t *tableInfo, col string, arg any) (json.RawMessage, int64, error) {
+	sel := "SELECT *"
+	if !t.withoutRowid {
+		sel = "SELECT rowid AS __hashls_rowid, *"
+	}
+	cols, _, raw, _, err := scanAll(ctx, q, 1, fmt.Sprintf("%s FROM %s WHERE %s = ? LIMIT 1", sel, quoteIdent(t.name), quoteIdent(col)), arg)
+	if err != nil {
+		return nil, 0, ioErr("cannot read the row", err)
+	}
+	if len(raw) == 0 {
+		return nil, 0, nil
+	}
+	var rowid int64
+	var b strings.Builder
+	b.WriteByte('{')
+	n := 0
+	for i, c := range cols {
+		v := raw[0][i]
+		if c == "__hashls_rowid" {
+			rowid, _ = v.(int64)
+			continue
+		}
+		if n > 0 {
+			b.WriteByte(',')
+		}
+		n++
+		k, _ := json.Marshal(c)
+		b.Write(k)
+		b.WriteByte(':')
+		if f, ok := v.(float64); ok && (math.IsInf(f, 0) || math.IsNaN(f)) {
+			v = nil
+		}
+		j, err := json.Marshal(v)
+		if err != nil {
+			j = []byte(strconv.Quote(FormatValue(v)))
+		}
+		b.Write(j)
+	}
+	b.WriteByte('}')
+	return json.RawMessage(b.String()), rowid, nil
+}
+
+func insertRow(ctx context.Context, conn *sql.Conn, t *tableInfo, fields []Field) (WriteResult, error) {
+	cols, args, err := bindValues(t, fields)
+	if err != nil {
+		return WriteResult{}, err
+	}
+	q := "INSERT INTO " + quoteIdent(t.name) + " DEFAULT VALUES"
+	if len(cols) > 0 {
+		q = fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s)", quoteIdent(t.name), strings.Join(cols, ", "), strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", "))
+	}
+	r, err := conn.ExecContext(ctx, q, args...)
+	if err != nil {
+		return WriteResult{}, constraintErr("insert into "+t.name, err)
+	}
+	res := WriteResult{Op: "insert", Table: t.name, Changed: true}
+	res.Text = "Inserted row into " + t.name
+	if !t.withoutRowid {
+		if id, err := r.LastInsertId(); err == nil {
+			res.RowID = id
+			res.NewRow, _, _ = rowJSON(ctx, conn, t, "rowid", id)
+			key := strconv.FormatInt(id, 10)
+			if len(t.pk) == 1 && res.NewRow != nil {
+				var m map[string]any
+				if json.Unmarshal(res.NewRow, &m) == nil {
+					if v, ok := m[t.pk[0]]; ok {
+						key = strings.Trim(string(mustJSON(v)), `"`)
+					}
+				}
+				res.Text += fmt.Sprintf(" (%s = %s)", t.pk[0], key)
+			} else {
+				res.Text += fmt.Sprintf(" (rowid %d)", id)
+			}
+			res.Key = key
+		}
+	}
+	return res, nil
+}
+
+func mustJSON(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// constraintErr reports constraint and type failures as usage errors.
+func constraintErr(what string, err error) error {
+	msg := err.Error()
+	if strings.Contains(msg, "constraint") || strings.Contains(msg, "datatype mismatch") || strings.Contains(msg, "cannot store") {
+		return &Error{Kind: KindUsage, Msg: fmt.Sprintf("%s failed: %s; fix the values and retry", what, msg), Err: err}
+	}
+	return ioErr(what+" failed", err)
+}
+
+func rowKey(t *tableInfo, key string) (string, any, error) {
+	if len(t.pk) > 1 {
+		return "", nil, usagef("%s has a composite primary key (%s); key-based writes need a single-column primary key or rowid, so use the read tool with ?where= to find the row and a table without a composite key", t.name, strings.Join(t.pk, ", "))
+	}
+	if t.withoutRowid && len(t.pk) != 1 {
+		return "", nil, usagef("%s is a WITHOUT ROWID table; key-based writes are not supported", t.name)
+	}
+	return keyColumn(t, key)
+}
+
+func updateRow(ctx context.Context, conn *sql.Conn, t *tableInfo, key string, fields []Field) (WriteResult, error) {
+	if len(fields) == 0 {
+		return WriteResult{}, usagef("the update object is empty; give the columns to change, e.g. {name: 'Ada'} (blank content deletes the row)")
+	}
+	col, arg, err := rowKey(t, key)
+	if err != nil {
+		return WriteResult{}, err
+	}
+	cols, args, err := bindValues(t, fields)
+	if err != nil {
+		return WriteResult{}, err
+	}
+	old, rowid, err := rowJSON(ctx, conn, t, col, arg)
+	if err != nil {
+		return WriteResult{}, err
+	}
+	res := WriteResult{Op: "update", Table: t.name, Key: key}
+	if old == nil {
+		res.Op = "none"
+		res.Text = fmt.Sprintf("No row updated: %s has no row with %s = %s", t.name, col, key)
+		return res, nil
+	}
+	sets := make([]string, len(cols))
+	for i, c := range cols {
+		sets[i] = c + " = ?"
+	}
+	args = append(args, arg)
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("UPDATE %s SET %s WHERE %s = ?", quoteIdent(t.name), strings.Join(sets, ", "), quoteIdent(col)), args...); err != nil {
+		return WriteResult{}, constraintErr("update of "+t.name, err)
+	}
+	res.OldRow, res.Changed, res.RowID = old, true, rowid
+	if !t.withoutRowid {
+		res.NewRow, _, _ = rowJSON(ctx, conn, t, "rowid", rowid)
+	}
+	res.Text = fmt.Sprintf("Updated row '%s' in %s", key, t.name)
+	return res, nil
+}
+
+func deleteRow(ctx context.Context, conn *sql.Conn, t *tableInfo, key string) (WriteResult, error) {
+	col, arg, err := rowKey(t, key)
+	if err != nil {
+		return WriteResult{}, err
+	}
+	old, rowid, err := rowJSON(ctx, conn, t, col, arg)
+	if err != nil {
+		return WriteResult{}, err
+	}
+	res := WriteResult{Op: "delete", Table: t.name, Key: key}
+	if old == nil {
+		res.Op = "none"
+		res.Text = fmt.Sprintf("No row deleted: %s has no row with %s = %s", t.name, col, key)
+		return res, nil
+	}
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("DELETE FROM %s WHERE %s = ?", quoteIdent(t.name), quoteIdent(col)), arg); err != nil {
+		return WriteResult{}, constraintErr("delete from "+t.name, err)
+	}
+	res.OldRow, res.Changed, res.RowID = old, true, rowid
+	res.Text = fmt.Sprintf("Deleted row '%s' from %s", key, t.name)
+	return res, nil
+}
