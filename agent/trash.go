@@ -153,6 +153,12 @@ func (restoreTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Res
 	if err != nil {
 		return nil, err
 	}
+	if strings.HasPrefix(ent.Reason, "sqlite ") {
+		// A SQLite row (kept as JSON), not a file: writing it to a path
+		// named db:table:key would create a stray file.
+		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("trash #%d holds a SQLite row of %s (%s), not a file, so restore cannot write it back. Put it back with the write tool: path %q, content:\n%s",
+			ent.ID, displayKey(env, ent.Key), ent.Reason, displayKey(env, ent.Key), content)}
+	}
 	target := a.Path
 	if target == "" {
 		target = displayKey(env, ent.Key)

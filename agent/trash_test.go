@@ -88,3 +88,20 @@ func TestTrashRestoreAudit(t *testing.T) {
 		}
 	}
 }
+
+func TestRestoreRefusesSQLiteRows(t *testing.T) {
+	env := newTestEnv(t)
+	key := filepath.Join(env.WS.Root(), "data.db") + ":users:3"
+	id, err := env.WS.Store().Trash(key, []byte(`{"id":3,"name":"Ada"}`), "sqlite delete")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = runTool(env, "restore", map[string]any{"id": id})
+	var ae *Error
+	if !errors.As(err, &ae) || ae.Kind != KindUsage || !strings.Contains(ae.Message, `"data.db:users:3"`) || !strings.Contains(ae.Message, `"name":"Ada"`) {
+		t.Fatalf("restore of a row: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(env.WS.Root(), "data.db:users:3")); !os.IsNotExist(err) {
+		t.Fatalf("a stray file was written: %v", err)
+	}
+}

@@ -21,10 +21,10 @@ func init() { register(writeTool{}) }
 
 func (writeTool) Name() string { return "write" }
 func (writeTool) Description() string {
-	return "Create or overwrite a file with the given content; the old content goes to the trash and the result carries a fresh ¶PATH#TAG"
+	return "Create or overwrite a file with the given content (old content to the trash, a fresh ¶PATH#TAG back); also an archive member (a.zip:dir/f.txt) or a SQLite row (db.sqlite:table inserts, db.sqlite:table:key updates, blank content deletes)"
 }
 func (writeTool) Schema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"File path inside the root; missing parent directories are created"},"content":{"type":"string","description":"The complete new content of the file"},"expectedSha256":{"type":"string","description":"Optional stale-file gate: the sha256 (hex) of the file as you read it (read's details.sha256); \"\" means the file must not exist yet"}},"required":["path","content"],"additionalProperties":false}`)
+	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"File path inside the root (missing parent directories are created), an archive member a.zip:dir/f.txt (the archive is rewritten atomically, created if missing), or a SQLite row: db.sqlite:table (insert) or db.sqlite:table:key (update; blank content deletes)"},"content":{"type":"string","description":"The complete new content of the file or member; for SQLite a JSON5 object of column values"},"expectedSha256":{"type":"string","description":"Optional stale-file gate: the sha256 (hex) of the file as you read it (read's details.sha256); \"\" means the file must not exist yet"}},"required":["path","content"],"additionalProperties":false}`)
 }
 
 type writeArgs struct {
