@@ -4,11 +4,20 @@
 // read-only hashls: documents and lists hashls/activity notifications in the
 // "Hashls Agent" view, whose entries open their diffs.
 import * as vscode from 'vscode';
-import { LanguageClient, LanguageClientOptions, ServerOptions, TransportKind } from 'vscode-languageclient/node';
+import {
+  ExecuteCommandRequest,
+  LanguageClient,
+  LanguageClientOptions,
+  ServerOptions,
+  State,
+  TransportKind,
+} from 'vscode-languageclient/node';
 import {
   ActivityEntry,
   ActivityLog,
   DocStore,
+  PALETTE_COMMANDS,
+  errorText,
   EditorState,
   Host,
   LspRange,
@@ -182,6 +191,26 @@ function makeHost(docs: DocStore, provider: ContentProvider): Host {
   };
 }
 
+/**
+ * ownCommands keeps the client from registering the commands the extension
+ * registers itself (the palette commands must exist before the server has
+ * started, and VS Code refuses a second registration of one id); it
+ * registers every other server command (hashls.audit, hashls.write, ...).
+ */
+function ownCommands(c: LanguageClient, own: ReadonlySet<string>): void {
+  const feature = c.getFeature(ExecuteCommandRequest.method) as unknown as {
+    register?: (data: { id: string; registerOptions: { commands?: string[] } }) => void;
+  };
+  const register = feature?.register;
+  if (typeof register !== 'function') {
+    return;
+  }
+  feature.register = (data) => {
+    const commands = (data.registerOptions.commands ?? []).filter((cmd) => !own.has(cmd));
+    register.call(feature, { ...data, registerOptions: { ...data.registerOptions, commands } });
+  };
+}
+
 function createClient(handler: ReturnType<typeof createCommandHandler>, output: vscode.OutputChannel): LanguageClient {
   const folder = vscode.workspace.workspaceFolders?.[0];
   const command = config().get<string>('path', 'hashls') || 'hashls';
@@ -201,7 +230,9 @@ function createClient(handler: ReturnType<typeof createCommandHandler>, output: 
       executeCommand: (cmd, args, next) => handler(cmd, args, (c, a) => next(c, a) as Promise<unknown>),
     },
   };
-  return new LanguageClient('hashls', 'hashls', serverOptions, clientOptions);
+  const c = new LanguageClient('hashls', 'hashls', serverOptions, clientOptions);
+  ownCommands(c, new Set<string>(PALETTE_COMMANDS));
+  return c;
 }
 
 export function activate(context: vscode.ExtensionContext): HashlsApi {
@@ -217,6 +248,18 @@ export function activate(context: vscode.ExtensionContext): HashlsApi {
     output,
     vscode.workspace.registerTextDocumentContentProvider(SCHEME, provider),
     vscode.window.createTreeView(VIEW_ID, { treeDataProvider: tree, showCollapseAll: false }),
+    // The palette commands (also the targets of the server's code actions):
+    // they wait for the server, then run the same handler as the middleware.
+    ...PALETTE_COMMANDS.map((id) =>
+      vscode.commands.registerCommand(id, async (...args: unknown[]) => {
+        const c = await running();
+        if (!c) {
+          void vscode.window.showErrorMessage(`hashls: the server is not running (${id}); see the hashls output`);
+          return undefined;
+        }
+        return handler(id, args, (command, a) => c.sendRequest(ExecuteCommandRequest.type, { command, arguments: a }));
+      }),
+    ),
     vscode.commands.registerCommand('hashls.openActivityDiff', async (seq?: number) => {
       const e = typeof seq === 'number' ? activity.get(seq) : activity.entries[0];
       if (!e) {
@@ -252,7 +295,20 @@ export function activate(context: vscode.ExtensionContext): HashlsApi {
     { dispose: () => void stopClient() },
   );
 
-  async function startClient(): Promise<boolean> {
+  // running is the started client, after waiting for a start in progress.
+  async function running(): Promise<LanguageClient | undefined> {
+    await starting;
+    const c = client;
+    return c && c.state === State.Running ? c : undefined;
+  }
+
+  let starting: Promise<boolean> = Promise.resolve(false);
+  function startClient(): Promise<boolean> {
+    starting = start();
+    return starting;
+  }
+
+  async function start(): Promise<boolean> {
     const c = createClient(handler, output);
     c.onNotification(ACTIVITY_METHOD, (params: unknown) => {
       activity.add(params);
@@ -263,9 +319,9 @@ export function activate(context: vscode.ExtensionContext): HashlsApi {
       return true;
     } catch (err) {
       const path = config().get<string>('path', 'hashls');
-      output.appendLine(`hashls: could not start ${path}: ${String(err)}`);
+      output.appendLine(`hashls: could not start ${path}: ${errorText(err)}`);
       void vscode.window
-        .showErrorMessage(`hashls: could not start "${path} serve --stdio" (set hashls.path to the hashls binary): ${String(err)}`, 'Open Settings')
+        .showErrorMessage(`hashls: could not start "${path} serve --stdio" (set hashls.path to the hashls binary): ${errorText(err)}`, 'Open Settings')
         .then((pick) => (pick ? vscode.commands.executeCommand('workbench.action.openSettings', 'hashls.path') : undefined));
       return false;
     }

@@ -242,6 +242,9 @@ const vscode = {
 // The fake language client: records its options; commands the "server"
 // advertises are registered like the real ExecuteCommandFeature does, calling
 // the middleware with a `next` that answers from `serverCommands`.
+const State = { Stopped: 1, Running: 2, Starting: 3 };
+const ExecuteCommandRequest = { method: 'workspace/executeCommand', type: { method: 'workspace/executeCommand' } };
+ExecuteCommandRequest.type = ExecuteCommandRequest;
 const clients = [];
 const serverCommands = new Map();
 class LanguageClient {
@@ -252,28 +255,51 @@ class LanguageClient {
     this.clientOptions = clientOptions;
     this.notifications = new Map();
     this.disposables = [];
+    this.state = State.Stopped;
+    this.registered = [];
+    const mw = this.clientOptions.middleware || {};
+    const send = async (c, args) => serverCommands.get(c)(args);
+    // Like the real ExecuteCommandFeature: registers each advertised command.
+    this.executeCommandFeature = {
+      register: (data) => {
+        for (const cmd of data.registerOptions.commands || []) {
+          this.registered.push(cmd);
+          this.disposables.push(
+            commands.registerCommand(cmd, (...args) => (mw.executeCommand ? mw.executeCommand(cmd, args, send) : send(cmd, args))),
+          );
+        }
+      },
+    };
     clients.push(this);
+  }
+  getFeature(method) {
+    return method === ExecuteCommandRequest.method ? this.executeCommandFeature : undefined;
   }
   onNotification(method, handler) {
     this.notifications.set(method, handler);
     return { dispose() {} };
   }
+  async sendRequest(type, params) {
+    record('sendRequest', type.method, params);
+    if (type.method !== ExecuteCommandRequest.method) throw new Error(`fake client: ${type.method}`);
+    return serverCommands.get(params.command)(params.arguments);
+  }
   async start() {
-    if (state.startError) throw state.startError;
-    const mw = this.clientOptions.middleware || {};
-    for (const [cmd] of serverCommands) {
-      const send = async (c, args) => serverCommands.get(c)(args);
-      this.disposables.push(
-        commands.registerCommand(cmd, (...args) => (mw.executeCommand ? mw.executeCommand(cmd, args, send) : send(cmd, args))),
-      );
+    this.state = State.Starting;
+    if (state.startError) {
+      this.state = State.Stopped;
+      throw state.startError;
     }
+    this.executeCommandFeature.register({ id: 'cmds', registerOptions: { commands: [...serverCommands.keys()] } });
+    this.state = State.Running;
   }
   async stop() {
     for (const d of this.disposables) d.dispose();
     this.disposables = [];
+    this.state = State.Stopped;
   }
 }
-const languageclient = { LanguageClient, TransportKind: { stdio: 0, ipc: 1, pipe: 2, socket: 3 } };
+const languageclient = { LanguageClient, State, ExecuteCommandRequest, TransportKind: { stdio: 0, ipc: 1, pipe: 2, socket: 3 } };
 
 function install() {
   const origResolve = Module._resolveFilename;

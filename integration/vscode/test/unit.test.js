@@ -230,7 +230,7 @@ test('package.json: commands, view, settings and activation agree with the code'
 
   // activate() with the fake vscode and a fake client whose server advertises
   // the palette commands (the real client registers server commands itself).
-  for (const c of core.PALETTE_COMMANDS) {
+  for (const c of [...core.PALETTE_COMMANDS, 'hashls.audit']) {
     fake.serverCommands.set(c, async () => ({ text: `${c} result` }));
   }
   fake.state.config['hashls.path'] = '/opt/hashls';
@@ -247,8 +247,10 @@ test('package.json: commands, view, settings and activation agree with the code'
   assert.deepEqual(client.clientOptions.documentSelector, [{ scheme: 'file' }]);
   assert.equal(client.clientOptions.synchronize.configurationSection, 'hashls');
   for (const c of contributed) {
-    assert.ok(fake.state.commands.has(c), `${c} is registered (by the extension or the client)`);
+    assert.ok(fake.state.commands.has(c), `${c} is registered`);
   }
+  assert.deepEqual(client.registered, ['hashls.audit'], 'the client registers only the server commands the extension does not own');
+  assert.deepEqual(await fake.vscode.commands.executeCommand('hashls.audit'), { text: 'hashls.audit result' }, 'through the middleware');
   assert.ok(fake.state.providers.has('hashls'));
   assert.ok(fake.state.treeViews.has('hashls.activity'));
 
@@ -298,5 +300,7 @@ test('activate: a missing binary is reported with a pointer to hashls.path', asy
   assert.equal(await api.ready, false);
   assert.match(fake.state.messages[0].text, /could not start "\/opt\/hashls serve --stdio" \(set hashls.path/);
   assert.deepEqual(fake.state.messages[0].items, ['Open Settings']);
+  assert.equal(await fake.vscode.commands.executeCommand('hashls.read'), undefined);
+  assert.match(fake.state.messages[1].text, /the server is not running \(hashls.read\)/);
   delete fake.state.startError;
 });
