@@ -141,7 +141,10 @@ function makeHost(docs: DocStore, provider: ContentProvider): Host {
       const path = docs.put(kind, label, text);
       const uri = vscode.Uri.from({ scheme: SCHEME, path });
       provider.changed(uri);
-      const doc = await vscode.workspace.openTextDocument(uri);
+      let doc = await vscode.workspace.openTextDocument(uri);
+      if (doc.languageId !== 'hashline') {
+        doc = await vscode.languages.setTextDocumentLanguage(doc, 'hashline');
+      }
       await vscode.window.showTextDocument(doc, {
         preview: true,
         viewColumn: vscode.window.activeTextEditor ? vscode.ViewColumn.Beside : vscode.ViewColumn.Active,

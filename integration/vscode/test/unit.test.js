@@ -260,6 +260,7 @@ test('package.json: commands, view, settings and activation agree with the code'
   const shown = fake.state.opened.at(-1);
   assert.equal(shown.uri.scheme, 'hashls');
   assert.equal(shown.getText(), 'hashls.find result');
+  assert.equal(shown.languageId, 'hashline');
 
   // hashls/activity → the panel → the diff document.
   const tree = fake.state.treeViews.get('hashls.activity').treeDataProvider;
