@@ -213,6 +213,41 @@ try {
   lap(`Hashls: Copy Block Anchor → clipboard ${JSON.stringify(clip)}`);
   await clearToasts();
 
+  // A server code action (Ctrl+.) runs the extension's command with the
+  // server's argument: Select block.
+  await focusMain();
+  await gotoLine(9);
+  await until('no selection', async () => !/selected/.test(await page.locator('#status\\.editor\\.selection').innerText()), 5000);
+  await until('code action menu', async () => {
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Control+.');
+    const item = page.locator('.action-widget .monaco-list-row', { hasText: 'Select block' }).first();
+    await item.waitFor({ state: 'visible', timeout: 3000 });
+    // Keyboard, not the mouse: the menu's pointer block takes clicks.
+    for (let i = 0; i < 8; i++) {
+      const focused = await page.locator('.action-widget .monaco-list-row.focused').first().innerText().catch(() => '');
+      if (focused.includes('Select block')) {
+        await page.keyboard.press('Enter');
+        return true;
+      }
+      await page.keyboard.press('ArrowDown');
+    }
+    return false;
+  }, 20000, 500);
+  const status2 = await until('a selection from the code action', async () => {
+    const t = await page.locator('#status\\.editor\\.selection').innerText();
+    return /\(\d+ selected\)/.test(t) && t;
+  });
+  lap(`code action "Select block" → status bar "${status2}"`);
+
+  // Outline This File.
+  await runCommand('Hashls: Outline This File');
+  const outline = await until('outline document', async () => {
+    const t = await activeText();
+    return /helper/.test(t) && !/^package main/.test(t) && t;
+  });
+  lap(`Hashls: Outline This File → ${JSON.stringify(outline.split('\n').slice(0, 2).join(' | '))}`);
+
   // Edit: the edit document gets a fresh header; write an op; apply.
   await focusMain();
   await runCommand('Hashls: Edit');
@@ -271,8 +306,22 @@ try {
   if (!/diff/i.test(lang)) throw new Error(`diff document language: ${lang}`);
   lap(`activity entry → ${tabTitle.trim()} (language ${lang.trim()})`);
 
-  await page.mouse.move(700, 400);
-  await sleep(300);
+  // Widen the side bar so the entries' descriptions show (best effort).
+  try {
+    const box = await page.locator('.part.sidebar').boundingBox();
+    if (box) {
+      const x = box.x + box.width;
+      const y = box.y + box.height / 2;
+      await page.mouse.move(x, y);
+      await page.mouse.down();
+      await page.mouse.move(x + 180, y, { steps: 8 });
+      await page.mouse.up();
+    }
+  } catch {
+    // keep the default width
+  }
+  await page.mouse.move(900, 500);
+  await sleep(400);
   await page.screenshot({ path: SHOT });
   lap(`screenshot ${SHOT}`);
 } catch (err) {
