@@ -7,7 +7,7 @@
 // workspace/executeCommand. Server-sent workspace/applyEdit is applied to the
 // in-memory document (and reported back with didChange) like an editor does.
 //
-//   npm run build && HASHLS_BIN=/path/to/hashls node --test test/server.test.js
+//   npm run build && HASHLS_BIN=/abs/path/to/hashls node --test test/server.test.js
 //
 // Without HASHLS_BIN the test is skipped (exit 0). HASHLS_STATE_DIR is passed
 // through (default: a temp dir).
@@ -23,7 +23,8 @@ const { createMessageConnection, StreamMessageReader, StreamMessageWriter } = re
 const P = require('vscode-languageserver-protocol');
 const core = require('../out/core.js');
 
-const BIN = process.env.HASHLS_BIN;
+// An absolute path is safest (npm --prefix runs this from integration/vscode).
+const BIN = process.env.HASHLS_BIN ? path.resolve(process.env.HASHLS_BIN) : undefined;
 if (!BIN) {
   console.log('SKIP: HASHLS_BIN is not set (build with `go build -o /tmp/hashls .` and set HASHLS_BIN=/tmp/hashls)');
 }
