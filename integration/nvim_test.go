@@ -10,9 +10,9 @@ import (
 	"time"
 )
 
-// nvimBuildHashls builds the hashls binary from the module root into a
+// buildHashls builds the hashls binary from the module root into a
 // temporary directory and returns its path.
-func nvimBuildHashls(t *testing.T) string {
+func buildHashls(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "hashls")
 	start := time.Now()
@@ -37,7 +37,7 @@ func TestNeovim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin := nvimBuildHashls(t)
+	bin := buildHashls(t)
 
 	scratch := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
