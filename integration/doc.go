@@ -1,8 +1,12 @@
-// Package integration holds the editor plugins (integration/nvim,
-// integration/lsp-e2e) and the tests that drive real editors against the
-// built hashls binary.
+// Package integration holds the editor plugins and the tests that drive
+// them against the built hashls binary: the Neovim plugin (integration/nvim,
+// run in headless Neovim), the VS Code extension (integration/vscode, its
+// tests against the real server; a code-server + Chromium test is opt-in)
+// and a third-party LSP client test (integration/lsp-e2e, run from package
+// lsp).
 //
 // The Go tests here build hashls into a temporary directory and run an
 // editor's own test script against it; they skip with a message when the
-// editor is not installed. No Go package imports this one.
+// editor or its node packages are not installed. No Go package imports this
+// one.
 package integration
