@@ -97,16 +97,7 @@ func escapeBraces(p string) string {
 			continue
 		case c == '[':
 			inClass = true
-			// a ']' right after '[' or '[^' is literal
-			b.WriteByte(c)
-			if i+1 < len(p) && p[i+1] == '^' {
-				b.WriteByte('^')
-				i++
-			}
-			if i+1 < len(p) && p[i+1] == ']' {
-				b.WriteByte(']')
-				i++
-			}
+			i = writeClassOpen(&b, p, i)
 			continue
 		case c == '{':
 			if j := repeatEnd(p, i); j > 0 && atom {
@@ -175,15 +166,7 @@ func escapeParens(p string) string {
 			}
 		case c == '[':
 			inClass = true
-			b.WriteByte(c)
-			if i+1 < len(p) && p[i+1] == '^' {
-				b.WriteByte('^')
-				i++
-			}
-			if i+1 < len(p) && p[i+1] == ']' {
-				b.WriteByte(']')
-				i++
-			}
+			i = writeClassOpen(&b, p, i)
 			continue
 		case c == '(' || c == ')':
 			b.WriteByte('\\')
@@ -576,4 +559,20 @@ func (m *Matcher) ScanReader(r io.Reader, buf []byte, onLine func(lineNo int, li
 		filled = copy(buf, buf[chunkEnd:filled])
 	}
 	return res, buf, nil
+}
+
+// writeClassOpen copies the "[" at p[i] with a following "^" and a "]"
+// right after "[" or "[^" (which is literal there) and returns the index of
+// the last byte copied.
+func writeClassOpen(b *strings.Builder, p string, i int) int {
+	b.WriteByte('[')
+	if i+1 < len(p) && p[i+1] == '^' {
+		b.WriteByte('^')
+		i++
+	}
+	if i+1 < len(p) && p[i+1] == ']' {
+		b.WriteByte(']')
+		i++
+	}
+	return i
 }
