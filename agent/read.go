@@ -144,11 +144,12 @@ func commitChange(env *Env, tool string, p workspace.Path, old, new []byte, tag,
 	if st == nil {
 		return 0, nil
 	}
-	e := workspace.AuditEntry{Tool: tool, Path: p.Rel, SHA256After: sha256Hex(new), Note: note}
+	sum := sha256.Sum256(new)
+	e := workspace.AuditEntry{Tool: tool, Path: p.Rel, SHA256After: hex.EncodeToString(sum[:]), Note: note}
 	if old != nil {
 		e.SHA256Before = sha256Hex(old)
 	}
-	id, err := st.CommitChange(workspace.Recording{Key: p.Abs, Tag: tag, Content: new}, e)
+	id, err := st.CommitChange(workspace.Recording{Key: p.Abs, Tag: tag, Content: new, SHA256: &sum}, e)
 	if err != nil {
 		return 0, fmt.Errorf("%s was written, but recording its snapshot and audit row failed: %w; re-read it before the next edit", p.Rel, err)
 	}

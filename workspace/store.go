@@ -308,6 +308,7 @@ func (s *Store) Record(key, tag string, content []byte) error {
 type Recording struct {
 	Key, Tag string
 	Content  []byte
+	SHA256   *[32]byte // sha256 of Content when the caller has it; nil: computed
 }
 
 // RecordAll records several snapshots in one transaction, as Record does
@@ -322,7 +323,7 @@ func (s *Store) RecordAll(recs []Recording) error {
 	now := time.Now().UnixNano()
 	err := s.write(func(tx *sql.Tx) error {
 		for _, r := range recs {
-			if err := s.recordTx(tx, r.Key, r.Tag, r.Content, now); err != nil {
+			if err := s.recordTx(tx, r, now); err != nil {
 				return err
 			}
 		}
@@ -335,8 +336,14 @@ func (s *Store) RecordAll(recs []Recording) error {
 }
 
 // recordTx records one snapshot inside a write transaction.
-func (s *Store) recordTx(tx *sql.Tx, key, tag string, content []byte, now int64) error {
-	sum := sha256.Sum256(content)
+func (s *Store) recordTx(tx *sql.Tx, r Recording, now int64) error {
+	key, tag, content := r.Key, r.Tag, r.Content
+	var sum [32]byte
+	if r.SHA256 != nil {
+		sum = *r.SHA256
+	} else {
+		sum = sha256.Sum256(content)
+	}
 	var (
 		headID  int64
 		headSHA []byte
@@ -580,7 +587,7 @@ func (s *Store) CommitChange(rec Recording, e AuditEntry) (int64, error) {
 	}
 	var id int64
 	err := s.write(func(tx *sql.Tx) error {
-		if err := s.recordTx(tx, rec.Key, rec.Tag, rec.Content, time.Now().UnixNano()); err != nil {
+		if err := s.recordTx(tx, rec, time.Now().UnixNano()); err != nil {
 			return err
 		}
 		var err error
