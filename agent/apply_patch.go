@@ -361,18 +361,11 @@ func writePatchFile(ctx context.Context, env *Env, t *patchTarget, content []byt
 	*undos = append(*undos, u)
 	fr.Tag = edit.Tag(content)
 	fr.SHA256 = sha256Hex(content)
-	if err := record(env, t.path, fr.Tag, content); err != nil {
-		return fmt.Errorf("recording the new snapshot of %s failed: %w; nothing was changed", t.path.Rel, err)
+	id, err := commitChange(env, "apply_patch", t.path, old, content, fr.Tag, note)
+	if err != nil {
+		return fmt.Errorf("recording the new snapshot and audit row of %s failed: %w; nothing was changed", t.path.Rel, err)
 	}
-	if st != nil {
-		e := workspace.AuditEntry{Tool: "apply_patch", Path: t.path.Rel, SHA256After: fr.SHA256, Note: note}
-		if old != nil {
-			e.SHA256Before = sha256Hex(old)
-		}
-		id, err := st.Audit(e)
-		if err != nil {
-			return fmt.Errorf("the audit log append for %s failed: %w; nothing was changed", t.path.Rel, err)
-		}
+	if id != 0 {
 		fr.AuditIDs = append(fr.AuditIDs, id)
 	}
 	return nil

@@ -150,7 +150,7 @@ func (editTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 		}
 		written = append(written, pe)
 		if fr.AuditID, err = commitChange(env, "edit", pe.path, pe.res.Old, pe.res.New, pe.res.NewTag, ""); err != nil {
-			return nil, err
+			return nil, unrecorded(pe.path, err)
 		}
 		details.PerFileResults = append(details.PerFileResults, fr)
 	}

@@ -138,7 +138,7 @@ func record(env *Env, p workspace.Path, tag string, content []byte) error {
 // commitChange records what a tool just wrote to p: the new snapshot, an
 // audit row (tool, sha256 before and after; old nil = created) and the end
 // of p's no-op streak, in one store transaction. It returns the audit id (0
-// without a store). The file is already written, so a failure says so.
+// without a store).
 func commitChange(env *Env, tool string, p workspace.Path, old, new []byte, tag, note string) (int64, error) {
 	st := env.WS.Store()
 	if st == nil {
@@ -149,11 +149,13 @@ func commitChange(env *Env, tool string, p workspace.Path, old, new []byte, tag,
 	if old != nil {
 		e.SHA256Before = sha256Hex(old)
 	}
-	id, err := st.CommitChange(workspace.Recording{Key: p.Abs, Tag: tag, Content: new, SHA256: &sum}, e)
-	if err != nil {
-		return 0, fmt.Errorf("%s was written, but recording its snapshot and audit row failed: %w; re-read it before the next edit", p.Rel, err)
-	}
-	return id, nil
+	return st.CommitChange(workspace.Recording{Key: p.Abs, Tag: tag, Content: new, SHA256: &sum}, e)
+}
+
+// unrecorded is the error of a change that was written but whose snapshot
+// and audit row could not be recorded.
+func unrecorded(p workspace.Path, err error) error {
+	return fmt.Errorf("%s was written, but recording its snapshot and audit row failed: %w; re-read it before the next edit", p.Rel, err)
 }
 
 // splitDisplayLines splits content into lines as read shows them, matching

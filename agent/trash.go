@@ -193,7 +193,7 @@ func (restoreTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Res
 	tag := edit.Tag(content)
 	auditID, err := commitChange(env, "restore", p, old, content, tag, fmt.Sprintf("from trash #%d", ent.ID))
 	if err != nil {
-		return nil, err
+		return nil, unrecorded(p, err)
 	}
 	text := fmt.Sprintf("¶%s#%s\nRestored %d bytes from trash #%d to %s", p.Rel, tag, len(content), ent.ID, p.Rel)
 	if replacedID != 0 {

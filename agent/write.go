@@ -138,7 +138,7 @@ func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resul
 	}
 	d.Tag = edit.Tag(newBytes)
 	if d.AuditID, err = commitChange(env, "write", p, old, newBytes, d.Tag, ""); err != nil {
-		return nil, err
+		return nil, unrecorded(p, err)
 	}
 	if old != nil {
 		d.Diff = edit.UnifiedDiff(p.Rel, old, newBytes)
