@@ -91,7 +91,7 @@ func BenchmarkParseFlatten(b *testing.B) {
 			b.SetBytes(int64(len(text)))
 			for b.Loop() {
 				e := &entry{lang: lang, text: text, closed: true}
-				if _, err := e.get(context.Background(), true); err != nil {
+				if _, err := e.get(context.Background(), 2); err != nil {
 					b.Fatal(err)
 				}
 			}

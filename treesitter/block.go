@@ -89,7 +89,7 @@ func blockRange(ctx context.Context, path string, text []byte, line int) (int, i
 			return s, l, ok
 		}
 	}
-	t, err := e.get(ctx, false)
+	t, err := e.get(ctx, 0)
 	if err != nil {
 		return 0, 0, false
 	}

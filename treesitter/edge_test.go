@@ -225,7 +225,7 @@ func TestCacheBounded(t *testing.T) {
 	for i := range texts {
 		texts[i] = []byte(fmt.Sprintf("package p%d\n%s", i, strings.Repeat(" ", 90)))
 		e := c.entry(lang, texts[i])
-		if _, err := e.get(context.Background(), true); err != nil {
+		if _, err := e.get(context.Background(), 2); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -259,7 +259,7 @@ func TestSummaryThenBlockParsesOnce(t *testing.T) {
 	e.mu.Lock()
 	before := e.ctree
 	e.mu.Unlock()
-	if before == nil || e.skel.Load() == nil || !e.skel.Load().pruned {
+	if before == nil || e.skel.Load() == nil || e.skel.Load().pruneLines == 0 {
 		t.Fatal("summary did not keep the C tree and a pruned skeleton")
 	}
 	if s, end, ok := DefaultResolver.BlockRange("a.go", string(text), 3); !ok || s != 3 || end != 7 {
@@ -342,8 +342,10 @@ func TestBlockCMatchesFlattened(t *testing.T) {
 	}
 }
 
-// TestSkeletonSummaryMatchesFull: summaries from the pruned tree equal those
-// from the complete tree.
+// TestSkeletonSummaryMatchesFull: summaries from a tree pruned as Summarize
+// prunes it (below min(MinBodyLines, MinCommentLines) lines) equal those
+// from the complete tree; a skeleton pruned for more lines is never used for
+// options that need fewer.
 func TestSkeletonSummaryMatchesFull(t *testing.T) {
 	cases := loadJSONL[summaryCase](t, "../testdata/conformance/summary/cases.jsonl")
 	for _, c := range cases {
@@ -353,15 +355,15 @@ func TestSkeletonSummaryMatchesFull(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e := &entry{lang: lang, text: text, closed: true}
-		skel, err := e.get(context.Background(), true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !skel.pruned || len(skel.nodes) >= len(full.nodes) {
-			t.Errorf("%s: skeleton has %d nodes, full %d", c.Name, len(skel.nodes), len(full.nodes))
-		}
 		for _, o := range []SummaryOptions{DefaultSummaryOptions(), {MinBodyLines: 2, MinCommentLines: 4, UnfoldUntil: 0}} {
+			e := &entry{lang: lang, text: text, closed: true}
+			skel, err := e.get(context.Background(), min(o.MinBodyLines, o.MinCommentLines))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if skel.pruneLines == 0 || len(skel.nodes) >= len(full.nodes) {
+				t.Errorf("%s: skeleton has %d nodes, full %d", c.Name, len(skel.nodes), len(full.nodes))
+			}
 			var r1, r2 []*fspan
 			full.collectSpans(0, o, &r1, 0)
 			skel.collectSpans(0, o, &r2, 0)
@@ -370,6 +372,15 @@ func TestSkeletonSummaryMatchesFull(t *testing.T) {
 			if fmt.Sprint(s1) != fmt.Sprint(s2) {
 				t.Errorf("%s %+v: skeleton %v != full %v", c.Name, o, s2, s1)
 			}
+		}
+		e := &entry{lang: lang, text: text, closed: true}
+		s4, _ := e.get(context.Background(), 4)
+		s2, _ := e.get(context.Background(), 2)
+		if s4.pruneLines != 4 || s2.pruneLines != 2 || len(s2.nodes) < len(s4.nodes) {
+			t.Errorf("%s: skeletons for 4 and 2 lines: %d (%d nodes), %d (%d nodes)", c.Name, s4.pruneLines, len(s4.nodes), s2.pruneLines, len(s2.nodes))
+		}
+		if again, _ := e.get(context.Background(), 4); again != s2 {
+			t.Errorf("%s: the finer skeleton is not reused for a coarser request", c.Name)
 		}
 	}
 }

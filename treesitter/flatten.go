@@ -43,8 +43,8 @@ enum { HL_MISSING = 1, HL_HAS_ERROR = 2, HL_EXTRA = 4 };
 // hl_flatten walks the tree and writes its named nodes in preorder into a
 // malloc'ed array (*out, *count). Each node records the index of its nearest
 // named ancestor (parent) and the index just past its subtree (end). With
-// prune, the descendants of nodes on a single row are skipped (summaries
-// never look inside them). Returns 0 on success, -1 when out of memory.
+// prune > 0, the descendants of nodes spanning fewer than prune rows are
+// skipped (summaries never look inside them). Returns 0 on success, -1 when out of memory.
 static int hl_flatten(const TSTree *tree, int prune, hl_flat **out, uint32_t *count) {
 	uint32_t cap = 1024, n = 0;
 	hl_flat *buf = malloc(cap * sizeof(hl_flat));
@@ -92,8 +92,8 @@ static int hl_flatten(const TSTree *tree, int prune, hl_flat **out, uint32_t *co
 			sidx[sp] = n; sdep[sp] = depth; sp++;
 			n++;
 		}
-		if (prune) {
-			if (ts_node_start_point(nd).row == ts_node_end_point(nd).row) goto next;
+		if (prune > 0) {
+			if (ts_node_end_point(nd).row - ts_node_start_point(nd).row + 1 < (uint32_t)prune) goto next;
 		}
 		if (ts_tree_cursor_goto_first_child(&c)) { depth++; continue; }
 	next:
@@ -143,9 +143,10 @@ const (
 
 var errFlatten = errors.New("treesitter: out of memory while reading the syntax tree; retry with a smaller file")
 
-// flatten copies the named nodes of t into Go memory (only the multi-row
-// skeleton and its direct children with prune). It does not close t.
-func flatten(t *sitter.Tree, prune bool) ([]node, error) {
+// flatten copies the named nodes of t into Go memory. With pruneLines > 0
+// only the skeleton is copied: nodes spanning at least pruneLines rows and
+// their direct children. It does not close t.
+func flatten(t *sitter.Tree, pruneLines int) ([]node, error) {
 	if t == nil || t.BaseTree == nil {
 		return nil, errFlatten
 	}
@@ -157,11 +158,7 @@ func flatten(t *sitter.Tree, prune bool) ([]node, error) {
 	}
 	var out *C.hl_flat
 	var count C.uint32_t
-	p := C.int(0)
-	if prune {
-		p = 1
-	}
-	if C.hl_flatten((*C.TSTree)(ptr), p, &out, &count) != 0 {
+	if C.hl_flatten((*C.TSTree)(ptr), C.int(pruneLines), &out, &count) != 0 {
 		return nil, errFlatten
 	}
 	defer C.free(unsafe.Pointer(out))

@@ -65,7 +65,15 @@ func Summarize(ctx context.Context, path string, text []byte, opts SummaryOption
 	if lang == nil || len(text) == 0 {
 		return sum, nil
 	}
-	t, err := parseSkeleton(ctx, lang, text)
+	if opts.MinBodyLines < 2 {
+		opts.MinBodyLines = 2
+	}
+	if opts.MinCommentLines < 4 {
+		opts.MinCommentLines = 4
+	}
+	// Every span is a node (or a run of sibling imports, which are children
+	// of a node at least as long) of at least this many lines.
+	t, err := parseSkeleton(ctx, lang, text, min(opts.MinBodyLines, opts.MinCommentLines))
 	if err != nil {
 		return nil, err
 	}
@@ -73,12 +81,6 @@ func Summarize(ctx context.Context, path string, text []byte, opts SummaryOption
 		return sum, nil
 	}
 	sum.Parsed = true
-	if opts.MinBodyLines < 2 {
-		opts.MinBodyLines = 2
-	}
-	if opts.MinCommentLines < 4 {
-		opts.MinCommentLines = 4
-	}
 	t.mu.Lock()
 	segs, ok := t.summaries[opts]
 	t.mu.Unlock()

@@ -18,12 +18,13 @@ var ErrUnsupported = errors.New("treesitter: no grammar for this file type")
 
 // tree is an immutable copy of a parse: the named nodes in preorder. It is
 // safe to share between goroutines (unlike *sitter.Tree, which only one
-// goroutine at a time may touch). A pruned tree lacks the descendants of
-// single-row nodes; it is enough for summaries.
+// goroutine at a time may touch). A pruned tree (pruneLines > 0) lacks the
+// descendants of nodes spanning fewer than pruneLines rows; it is enough for
+// summaries whose spans all have at least that many lines.
 type tree struct {
-	lang   *Language
-	nodes  []node
-	pruned bool
+	lang       *Language
+	nodes      []node
+	pruneLines int // 0: complete
 
 	mu        sync.Mutex
 	summaries map[SummaryOptions][]Segment // derived results, computed once per options
@@ -158,8 +159,8 @@ func parseWatched(ctx context.Context, p *sitter.Parser, text []byte) (st *sitte
 	return st, cancelled, err
 }
 
-func (e *entry) build(st *sitter.Tree, prune bool) (*tree, error) {
-	nodes, err := flatten(st, prune)
+func (e *entry) build(st *sitter.Tree, pruneLines int) (*tree, error) {
+	nodes, err := flatten(st, pruneLines)
 	if err != nil {
 		return nil, err
 	}
@@ -169,39 +170,43 @@ func (e *entry) build(st *sitter.Tree, prune bool) (*tree, error) {
 	if e.lang.trim {
 		trimNodes(nodes, e.text)
 	}
-	return &tree{lang: e.lang, nodes: nodes, pruned: prune}, nil
+	return &tree{lang: e.lang, nodes: nodes, pruneLines: pruneLines}, nil
 }
 
-// get returns the full tree (or, with skeleton, any tree good enough for
-// summaries), parsing at most once per entry.
-func (e *entry) get(ctx context.Context, skeleton bool) (*tree, error) {
-	if t := e.full.Load(); t != nil {
+// get returns the full tree (minLines 0) or any tree good enough for
+// summaries whose spans have at least minLines lines, parsing at most once
+// per entry (a skeleton pruned for fewer lines serves too).
+func (e *entry) get(ctx context.Context, minLines int) (*tree, error) {
+	if t := e.usable(minLines); t != nil {
 		return t, nil
 	}
-	if skeleton {
-		if t := e.skel.Load(); t != nil {
-			return t, nil
-		}
-	}
-	t, kept, err := e.getLocked(ctx, skeleton)
+	t, kept, err := e.getLocked(ctx, minLines)
 	if kept && e.cache != nil {
 		e.cache.retain(e)
 	}
 	return t, err
 }
 
+// usable returns a tree already built that serves minLines, or nil.
+func (e *entry) usable(minLines int) *tree {
+	if t := e.full.Load(); t != nil {
+		return t
+	}
+	if minLines > 0 {
+		if t := e.skel.Load(); t != nil && t.pruneLines <= minLines {
+			return t
+		}
+	}
+	return nil
+}
+
 // getLocked does the work of get under e.mu; kept reports that e now holds
 // a C tree.
-func (e *entry) getLocked(ctx context.Context, skeleton bool) (*tree, bool, error) {
+func (e *entry) getLocked(ctx context.Context, minLines int) (*tree, bool, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if t := e.full.Load(); t != nil {
+	if t := e.usable(minLines); t != nil {
 		return t, false, nil
-	}
-	if skeleton {
-		if t := e.skel.Load(); t != nil {
-			return t, false, nil
-		}
 	}
 	st := e.ctree
 	if st == nil {
@@ -210,17 +215,17 @@ func (e *entry) getLocked(ctx context.Context, skeleton bool) (*tree, bool, erro
 			return nil, false, err
 		}
 	}
-	t, err := e.build(st, skeleton)
+	t, err := e.build(st, minLines)
 	switch {
 	case err != nil:
 		st.Close()
 		e.ctree = nil
 		return nil, false, err
-	case skeleton && !e.closed:
-		e.ctree = st // keep it for the full tree
+	case minLines > 0 && !e.closed:
+		e.ctree = st // keep it for the full tree and for block ops
 		e.skel.Store(t)
 		return t, true, nil
-	case skeleton:
+	case minLines > 0:
 		st.Close()
 		e.skel.Store(t)
 	default:
@@ -237,21 +242,22 @@ func parse(ctx context.Context, lang *Language, text []byte) (*tree, error) {
 	if lang == nil {
 		return nil, ErrUnsupported
 	}
-	return defaultCache.entry(lang, text).get(ctx, false)
+	return defaultCache.entry(lang, text).get(ctx, 0)
 }
 
-// parseSkeleton returns a tree good enough for summaries (possibly pruned).
-func parseSkeleton(ctx context.Context, lang *Language, text []byte) (*tree, error) {
+// parseSkeleton returns a tree good enough for summaries whose spans have at
+// least minLines (≥ 1) lines: possibly pruned below that.
+func parseSkeleton(ctx context.Context, lang *Language, text []byte, minLines int) (*tree, error) {
 	if lang == nil {
 		return nil, ErrUnsupported
 	}
-	return defaultCache.entry(lang, text).get(ctx, true)
+	return defaultCache.entry(lang, text).get(ctx, max(minLines, 1))
 }
 
 // parseFresh parses text without the cache.
 func parseFresh(ctx context.Context, lang *Language, text []byte) (*tree, error) {
 	e := &entry{lang: lang, text: text, closed: true}
-	return e.get(ctx, false)
+	return e.get(ctx, 0)
 }
 
 type cacheKey struct {
