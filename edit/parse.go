@@ -189,40 +189,12 @@ func parseOpHeader(line string) (Hunk, bool) {
 		if p.ws() == 0 {
 			return h, false
 		}
-		if p.word("block") {
-			if p.ws() == 0 {
-				return h, false
-			}
-			n, ok := p.number()
-			if !ok || !p.end(true) {
-				return h, false
-			}
-			return Hunk{Kind: OpReplaceBlock, Start: n, End: n}, true
-		}
-		n, m, ok := p.rangeSpec()
-		if !ok || !p.end(true) {
-			return h, false
-		}
-		return Hunk{Kind: OpReplace, Start: n, End: m}, true
+		return p.blockOrRange(OpReplace, OpReplaceBlock, true)
 	case p.word("delete"):
 		if p.ws() == 0 {
 			return h, false
 		}
-		if p.word("block") {
-			if p.ws() == 0 {
-				return h, false
-			}
-			n, ok := p.number()
-			if !ok || !p.end(false) {
-				return h, false
-			}
-			return Hunk{Kind: OpDeleteBlock, Start: n, End: n}, true
-		}
-		n, m, ok := p.rangeSpec()
-		if !ok || !p.end(false) {
-			return h, false
-		}
-		return Hunk{Kind: OpDelete, Start: n, End: m}, true
+		return p.blockOrRange(OpDelete, OpDeleteBlock, false)
 	case p.word("insert"):
 		if p.ws() == 0 {
 			return h, false
@@ -266,6 +238,27 @@ func parseOpHeader(line string) (Hunk, bool) {
 		}
 	}
 	return h, false
+}
+
+// blockOrRange parses what follows `replace ` or `delete `: `block N` (kind
+// block) or a range (kind plain); colon says whether a trailing ':' may end
+// the line.
+func (p *opScanner) blockOrRange(plain, block OpKind, colon bool) (Hunk, bool) {
+	if p.word("block") {
+		if p.ws() == 0 {
+			return Hunk{}, false
+		}
+		n, ok := p.number()
+		if !ok || !p.end(colon) {
+			return Hunk{}, false
+		}
+		return Hunk{Kind: block, Start: n, End: n}, true
+	}
+	n, m, ok := p.rangeSpec()
+	if !ok || !p.end(colon) {
+		return Hunk{}, false
+	}
+	return Hunk{Kind: plain, Start: n, End: m}, true
 }
 
 func isOpHeader(line string) bool {
