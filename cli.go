@@ -126,7 +126,7 @@ func (c *cli) tool(args []string) int {
 		return c.listTools()
 	}
 	name := args[0]
-	t, ok := agent.Lookup(name)
+	t, ok := listing.Lookup(name)
 	if !ok {
 		return c.usageError(fmt.Sprintf("unknown tool %q; tools: %s", name, toolNames()))
 	}
@@ -150,7 +150,7 @@ func (c *cli) tool(args []string) int {
 		return c.usageError(fmt.Sprintf("tool %s: arguments are not valid JSON: %s", name, jsonSyntaxError(raw)))
 	}
 
-	env, err := c.env()
+	tools, err := c.toolset()
 	if err != nil {
 		return c.toolError(err)
 	}
@@ -161,7 +161,7 @@ func (c *cli) tool(args []string) int {
 	// automatic checkpoint folds it in, exactly as after a crash.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	res, err := agent.Run(ctx, env, name, raw)
+	res, err := tools.Run(ctx, name, raw, agent.Call{Transport: "cli"})
 	if err != nil {
 		var ae *agent.Error
 		if errors.As(err, &ae) && ae.Kind == agent.KindUsage {
@@ -181,14 +181,7 @@ func (c *cli) tool(args []string) int {
 }
 
 func (c *cli) toolError(err error) int {
-	var ae *agent.Error
-	if !errors.As(err, &ae) {
-		ae = &agent.Error{Kind: agent.KindIO, Message: err.Error()}
-		var we *workspace.Error
-		if errors.As(err, &we) {
-			ae.Kind = we.Kind
-		}
-	}
+	ae := agent.AsError(err)
 	if c.json {
 		c.printJSON(map[string]any{"error": ae})
 	} else {
@@ -201,8 +194,12 @@ func (c *cli) toolError(err error) int {
 	return exitTool
 }
 
-// env opens the workspace at the root and its store.
-func (c *cli) env() (*agent.Env, error) {
+// listing is the tool set without a workspace: names, descriptions, schemas.
+var listing = agent.New(agent.Deps{})
+
+// toolset opens the workspace at the root and its store, and builds the
+// tools over it.
+func (c *cli) toolset() (*agent.Toolset, error) {
 	root := c.root
 	if root == "" {
 		wd, err := os.Getwd()
@@ -215,20 +212,20 @@ func (c *cli) env() (*agent.Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &agent.Env{WS: ws, Resolver: &treesitter.Resolver{}}, nil
+	return agent.New(agent.Deps{WS: ws, Resolver: &treesitter.Resolver{}}), nil
 }
 
 func (c *cli) listTools() int {
 	if c.json {
 		var list []map[string]string
-		for _, t := range agent.Tools() {
+		for _, t := range listing.Tools() {
 			list = append(list, map[string]string{"name": t.Name(), "description": t.Description()})
 		}
 		c.printJSON(list)
 		return exitOK
 	}
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-	for _, t := range agent.Tools() {
+	for _, t := range listing.Tools() {
 		fmt.Fprintf(tw, "%s\t%s\n", t.Name(), t.Description())
 	}
 	tw.Flush()
@@ -243,7 +240,7 @@ func (c *cli) printJSON(v any) {
 
 func toolNames() string {
 	var names []string
-	for _, t := range agent.Tools() {
+	for _, t := range listing.Tools() {
 		names = append(names, t.Name())
 	}
 	return strings.Join(names, ", ")

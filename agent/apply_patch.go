@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -20,10 +19,10 @@ import (
 // applyPatchTool applies a Codex-format patch (*** Begin Patch … *** End
 // Patch) to several files at once, all-or-nothing. Parsing and matching are
 // package edit's (ParsePatch, ApplyPatchChunks); this file confines paths,
-// locks, checks the sha256 gate, writes, trashes, audits and rolls back.
+// checks the sha256 gate and plans the changes, which the workspace's commit
+// path applies (locks, trash, atomic writes, audit, crash recovery).
 type applyPatchTool struct{}
 
-func init() { register(applyPatchTool{}) }
 
 func (applyPatchTool) Name() string { return "apply_patch" }
 func (applyPatchTool) Description() string {
@@ -83,15 +82,6 @@ type patchStep struct {
 	newBytes []byte       // add/update result
 }
 
-// patchUndo restores one file written or removed by the commit phase.
-type patchUndo struct {
-	path          workspace.Path
-	before, after []byte // before nil: created; after nil: removed
-	mode          fs.FileMode
-	overlay       bool
-	madeDirs      []string // directories created for the file, deepest first
-}
-
 func (applyPatchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
 	var a applyPatchArgs
 	if err := json.Unmarshal(raw, &a); err != nil {
@@ -148,16 +138,6 @@ func (applyPatchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*
 	if err != nil {
 		return nil, err
 	}
-
-	paths := make([]workspace.Path, len(order))
-	for i, t := range order {
-		paths[i] = t.path
-	}
-	unlock, err := env.WS.Lock(ctx, paths...)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
 
 	for _, t := range order {
 		f, err := env.WS.ReadFile(t.path)
@@ -229,69 +209,82 @@ func (applyPatchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*
 		}
 	}
 
-	// Commit in patch order; on a failure, undo what was already done.
-	var undos []patchUndo
-	fail := func(err error) (*Result, error) {
-		rollbackPatch(ctx, env, undos)
-		return nil, err
-	}
-	st := env.WS.Store()
+	// Plan the changes in patch order and commit them at once.
+	var plans []planned
 	var files []applyPatchFile
+	var owner [][]int // plans of each file entry
 	for _, s := range steps {
 		op, src := s.op, s.src
 		switch {
 		case op.Kind == edit.PatchDelete:
-			fr := applyPatchFile{Path: src.path.Rel, Op: "delete", Overlay: src.file.Overlay,
-				Diff: edit.UnifiedDiff(src.path.Rel, src.file.Bytes, nil)}
-			if err := removePatchFile(ctx, env, src, "apply_patch: deleted", &fr, &undos); err != nil {
-				return fail(err)
-			}
-			files = append(files, fr)
+			files = append(files, applyPatchFile{Path: src.path.Rel, Op: "delete", Overlay: src.file.Overlay,
+				Diff: edit.UnifiedDiff(src.path.Rel, src.file.Bytes, nil)})
+			owner = append(owner, []int{len(plans)})
+			plans = append(plans, plannedDelete(src.path, src.file.Bytes, "deleted"))
 		case op.Kind == edit.PatchUpdate && s.dst == nil && bytes.Equal(s.newBytes, src.file.Bytes):
 			tag := edit.Tag(src.file.Bytes)
 			if err := record(env, src.path, tag, src.file.Bytes); err != nil {
-				return fail(err)
+				return nil, err
 			}
 			files = append(files, applyPatchFile{Path: src.path.Rel, Op: "update", Tag: tag, SHA256: sha256Hex(src.file.Bytes), Unchanged: true, Overlay: src.file.Overlay})
+			owner = append(owner, nil)
 		default:
-			dest, kind, note := src, "add", ""
+			dest, kind := src, "add"
 			if op.Kind == edit.PatchUpdate {
 				kind = "update"
 				if s.dst != nil {
-					dest, note = s.dst, "apply_patch: moved from "+src.path.Rel
+					dest = s.dst
 				}
 			}
 			fr := applyPatchFile{Path: dest.path.Rel, Op: kind, Overwrote: op.Kind == edit.PatchAdd && src.file != nil || s.dst != nil && s.dst.file != nil}
 			if dest.file != nil {
 				fr.Overlay = dest.file.Overlay
 			}
-			if err := writePatchFile(ctx, env, dest, s.newBytes, note, &fr, &undos); err != nil {
-				return fail(err)
-			}
+			pw := plannedWrite(dest.path, dest.old(), s.newBytes, "")
 			base := dest.old()
+			idx := []int{len(plans)}
 			if s.dst != nil {
 				fr.MovedFrom = src.path.Rel
 				base = src.file.Bytes
-				if !src.file.Overlay && (s.dst.file == nil || !s.dst.file.Overlay) {
-					// A moved file keeps its permissions (an executable stays one).
-					if err := os.Chmod(dest.path.Abs, src.file.Mode); err != nil {
-						return fail(&Error{Kind: ioKind(err), Message: fmt.Sprintf("Failed to set the permissions of %s: %v", dest.path.Rel, err), Err: err})
-					}
+				pw.ch.MovedFrom = src.path.Rel
+				pw.ch.Note = "moved from " + src.path.Rel
+				if !src.file.Overlay {
+					pw.ch.Mode = src.file.Mode // a moved file keeps its permissions
 				}
-				if err := removePatchFile(ctx, env, src, "apply_patch: moved to "+dest.path.Rel, &fr, &undos); err != nil {
-					return fail(err)
-				}
+				plans = append(plans, pw)
+				idx = append(idx, len(plans))
+				plans = append(plans, plannedDelete(src.path, src.file.Bytes, "moved to "+dest.path.Rel))
+			} else {
+				plans = append(plans, pw)
 			}
 			fr.Diff = edit.UnifiedDiff(dest.path.Rel, base, s.newBytes)
+			plans[idx[0]].diff = fr.Diff
 			files = append(files, fr)
+			owner = append(owner, idx)
 		}
 	}
-	if st != nil {
-		for _, s := range steps {
-			_ = st.ResetNoop(s.src.path.Abs)
+	changes, err := commit(ctx, env, "apply_patch", plans)
+	if err != nil {
+		return nil, err
+	}
+	for i := range files {
+		for k, pi := range owner[i] {
+			c := changes[pi]
+			if k == 0 && c.Op != "delete" {
+				files[i].Tag, files[i].SHA256 = c.NewTag, c.NewSHA256
+			}
+			files[i].TrashIDs = append(files[i].TrashIDs, c.TrashIDs...)
+			if c.AuditID != 0 {
+				files[i].AuditIDs = append(files[i].AuditIDs, c.AuditID)
+			}
+			if c.Note != "" {
+				files[i].Note = c.Note
+			}
 		}
 	}
-	return applyPatchResult(files), nil
+	res := applyPatchResult(files)
+	res.Changes = changes
+	return res, nil
 }
 
 // expectedHashes resolves the gate's paths to the targets' keys and checks
@@ -323,160 +316,6 @@ func expectedHashes(env *Env, m map[string]string, targets map[string]*patchTarg
 		out[p.Abs] = v
 	}
 	return out, nil
-}
-
-// writePatchFile trashes t's old content, writes content, records the new
-// snapshot and appends an audit row.
-func writePatchFile(ctx context.Context, env *Env, t *patchTarget, content []byte, note string, fr *applyPatchFile, undos *[]patchUndo) error {
-	st := env.WS.Store()
-	old := t.old()
-	if old != nil && st != nil {
-		id, err := st.Trash(t.path.Abs, old, "apply_patch")
-		if err != nil {
-			return err
-		}
-		fr.TrashIDs = append(fr.TrashIDs, id)
-	}
-	var made []string
-	if old == nil {
-		for d := filepath.Dir(t.path.Abs); d != env.WS.Root() && d != filepath.Dir(d); d = filepath.Dir(d) {
-			if _, err := os.Lstat(d); !errors.Is(err, fs.ErrNotExist) {
-				break
-			}
-			made = append(made, d)
-		}
-		if err := os.MkdirAll(filepath.Dir(t.path.Abs), 0o755); err != nil {
-			removeEmptyDirs(made)
-			return &Error{Kind: ioKind(err), Message: fmt.Sprintf("Failed to create parent directories for %s: %v", t.path.Rel, err), Err: err}
-		}
-	}
-	if err := env.WS.WriteFile(ctx, t.path, old, content, "hashls apply_patch"); err != nil {
-		removeEmptyDirs(made)
-		return err
-	}
-	u := patchUndo{path: t.path, before: old, after: content, mode: 0o644, madeDirs: made}
-	if t.file != nil {
-		u.mode, u.overlay = t.file.Mode, t.file.Overlay
-	}
-	*undos = append(*undos, u)
-	fr.Tag = edit.Tag(content)
-	fr.SHA256 = sha256Hex(content)
-	id, err := commitChange(env, "apply_patch", t.path, old, content, fr.Tag, note)
-	if err != nil {
-		return fmt.Errorf("recording the new snapshot and audit row of %s failed: %w; nothing was changed", t.path.Rel, err)
-	}
-	if id != 0 {
-		fr.AuditIDs = append(fr.AuditIDs, id)
-	}
-	return nil
-}
-
-// removePatchFile trashes and removes t. The workspace has no remove
-// primitive, so the disk file is checked and removed here. When the editor
-// has t open, the buffer text (what the patch was checked against) is
-// trashed, and the disk text too when it differs; the buffer itself stays
-// open in the editor.
-func removePatchFile(ctx context.Context, env *Env, t *patchTarget, note string, fr *applyPatchFile, undos *[]patchUndo) error {
-	if err := ctx.Err(); err != nil {
-		return &Error{Kind: KindIO, Message: fmt.Sprintf("Failed to delete file %s: cancelled: %v", t.path.Rel, err), Err: err}
-	}
-	st := env.WS.Store()
-	disk, err := os.ReadFile(t.path.Abs)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return &Error{Kind: KindStale, Message: fmt.Sprintf("%s was deleted on disk since it was read; re-read it and retry", t.path.Rel), Err: err}
-		}
-		return &Error{Kind: ioKind(err), Message: fmt.Sprintf("Failed to delete file %s: %v", t.path.Rel, err), Err: err}
-	}
-	if !t.file.Overlay && !bytes.Equal(disk, t.file.Bytes) {
-		return &Error{Kind: KindStale, Message: fmt.Sprintf("%s changed on disk since it was read; re-read it and retry", t.path.Rel)}
-	}
-	if st != nil {
-		id, err := st.Trash(t.path.Abs, t.file.Bytes, "apply_patch")
-		if err != nil {
-			return err
-		}
-		fr.TrashIDs = append(fr.TrashIDs, id)
-		if t.file.Overlay && !bytes.Equal(disk, t.file.Bytes) {
-			id, err := st.Trash(t.path.Abs, disk, "apply_patch (disk text of an open buffer)")
-			if err != nil {
-				return err
-			}
-			fr.TrashIDs = append(fr.TrashIDs, id)
-		}
-	}
-	if err := os.Remove(t.path.Abs); err != nil {
-		return &Error{Kind: ioKind(err), Message: fmt.Sprintf("Failed to delete file %s: %v", t.path.Rel, err), Err: err}
-	}
-	*undos = append(*undos, patchUndo{path: t.path, before: disk, mode: t.file.Mode, overlay: t.file.Overlay})
-	if t.file.Overlay {
-		fr.Note = fmt.Sprintf("%s is open in the editor: its buffer still holds the old text; close it without saving", t.path.Rel)
-	}
-	if st != nil {
-		id, err := st.Audit(workspace.AuditEntry{Tool: "apply_patch", Path: t.path.Rel, SHA256Before: sha256Hex(t.file.Bytes), Note: note})
-		if err != nil {
-			return fmt.Errorf("the audit log append for %s failed: %w; nothing was changed", t.path.Rel, err)
-		}
-		fr.AuditIDs = append(fr.AuditIDs, id)
-	}
-	return nil
-}
-
-func ioKind(err error) string {
-	if errors.Is(err, fs.ErrPermission) {
-		return KindPermission
-	}
-	return KindIO
-}
-
-// removeEmptyDirs removes dirs (deepest first) while they are empty.
-func removeEmptyDirs(dirs []string) {
-	for _, d := range dirs {
-		if os.Remove(d) != nil {
-			return
-		}
-	}
-}
-
-// rollbackPatch undoes the commit phase in reverse, best effort: a file goes
-// back only if it still holds what the patch left there. Each undone change
-// gets an audit row noted "apply_patch: rollback".
-func rollbackPatch(ctx context.Context, env *Env, undos []patchUndo) {
-	ctx = context.WithoutCancel(ctx)
-	st := env.WS.Store()
-	for i := len(undos) - 1; i >= 0; i-- {
-		u := undos[i]
-		if st != nil {
-			e := workspace.AuditEntry{Tool: "apply_patch", Path: u.path.Rel, Note: "apply_patch: rollback"}
-			if u.after != nil {
-				e.SHA256Before = sha256Hex(u.after)
-			}
-			if u.before != nil {
-				e.SHA256After = sha256Hex(u.before)
-			}
-			_, _ = st.Audit(e)
-		}
-		switch {
-		case u.before == nil: // created: remove it again
-			if cur, err := os.ReadFile(u.path.Abs); err == nil && bytes.Equal(cur, u.after) {
-				_ = os.Remove(u.path.Abs)
-				removeEmptyDirs(u.madeDirs)
-			}
-		case u.after == nil: // removed: put the disk text back
-			if _, err := os.Lstat(u.path.Abs); errors.Is(err, fs.ErrNotExist) {
-				_ = os.MkdirAll(filepath.Dir(u.path.Abs), 0o755)
-				_ = os.WriteFile(u.path.Abs, u.before, u.mode.Perm())
-			}
-		default:
-			_ = env.WS.WriteFile(ctx, u.path, u.after, u.before, "hashls apply_patch rollback")
-			if !u.overlay {
-				_ = os.Chmod(u.path.Abs, u.mode)
-			}
-		}
-		if u.after != nil && u.before != nil {
-			_ = record(env, u.path, edit.Tag(u.before), u.before)
-		}
-	}
 }
 
 // applyPatchResult renders the summary: added, then modified, then deleted

@@ -93,7 +93,13 @@ func writeRootFile(t testing.TB, env *Env, rel, content string) {
 
 func runTool(env *Env, name string, args any) (*Result, error) {
 	raw, _ := json.Marshal(args)
-	return Run(context.Background(), env, name, raw)
+	return runEnv(env, name, raw)
+}
+
+// runEnv runs tool name through a tool set built over env, as the CLI does.
+func runEnv(env *Env, name string, raw json.RawMessage) (*Result, error) {
+	ts := New(Deps{WS: env.WS, Resolver: env.Resolver})
+	return ts.Run(context.Background(), name, raw, Call{Progress: env.Progress, Transport: "test"})
 }
 
 var tagAtRE = regexp.MustCompile(`#TAG@([^\n]+)`)

@@ -15,7 +15,6 @@ import (
 
 type editTool struct{}
 
-func init() { register(editTool{}) }
 
 func (editTool) Name() string { return "edit" }
 func (editTool) Description() string {
@@ -34,6 +33,7 @@ type editFileResult struct {
 	Path             string   `json:"path"`
 	Tag              string   `json:"tag"`
 	PreviousTag      string   `json:"previousTag,omitempty"`
+	SHA256           string   `json:"sha256,omitempty"`
 	Diff             string   `json:"diff"`
 	FirstChangedLine int      `json:"firstChangedLine,omitempty"`
 	Warnings         []string `json:"warnings,omitempty"`
@@ -81,13 +81,8 @@ func (editTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 		byKey[p.Abs] = sec.Path
 		paths[i] = p
 	}
-	unlock, err := env.WS.Lock(ctx, paths...)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-
-	// Prepare every section in memory: all-or-nothing.
+	// Plan every section in memory; the commit path checks, under its
+	// lock, that no file moved since it was read here.
 	opts := edit.Options{Resolver: env.Resolver}
 	if st := env.WS.Store(); st != nil {
 		opts.Snapshots = storeSnapshots{st}
@@ -129,39 +124,32 @@ func (editTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 		}
 	}
 
-	// Write every file; on a failure, put back what was already written.
-	st := env.WS.Store()
+	plans := make([]planned, len(pending))
+	for i, pe := range pending {
+		plans[i] = plannedWrite(pe.path, pe.res.Old, pe.res.New, "")
+		plans[i].ch.NewTag = pe.res.NewTag
+		plans[i].diff = pe.res.Diff
+	}
+	changes, err := commit(ctx, env, "edit", plans)
+	if err != nil {
+		return nil, err
+	}
 	details := &editDetails{Op: "update"}
-	var written []*pendingEdit
-	for _, pe := range pending {
-		fr := editFileResult{Path: pe.path.Rel, Tag: pe.res.NewTag, PreviousTag: pe.res.OldTag, Diff: pe.res.Diff,
-			FirstChangedLine: pe.res.FirstChangedLine, Warnings: pe.res.Warnings, Overlay: pe.file.Overlay}
-		if st != nil {
-			id, err := st.Trash(pe.path.Abs, pe.res.Old, "edit")
-			if err != nil {
-				rollback(ctx, env, written)
-				return nil, err
-			}
-			fr.TrashID = id
-		}
-		if err := env.WS.WriteFile(ctx, pe.path, pe.res.Old, pe.res.New, "hashls edit"); err != nil {
-			rollback(ctx, env, written)
-			return nil, err
-		}
-		written = append(written, pe)
-		if fr.AuditID, err = commitChange(env, "edit", pe.path, pe.res.Old, pe.res.New, pe.res.NewTag, ""); err != nil {
-			return nil, unrecorded(pe.path, err)
+	var texts, diffs []string
+	for i, pe := range pending {
+		c := changes[i]
+		fr := editFileResult{Path: pe.path.Rel, Tag: pe.res.NewTag, PreviousTag: pe.res.OldTag, SHA256: c.NewSHA256, Diff: pe.res.Diff,
+			FirstChangedLine: pe.res.FirstChangedLine, Warnings: pe.res.Warnings, Overlay: c.Overlay, AuditID: c.AuditID}
+		if len(c.TrashIDs) > 0 {
+			fr.TrashID = c.TrashIDs[0]
 		}
 		details.PerFileResults = append(details.PerFileResults, fr)
-	}
-	var texts, diffs []string
-	for _, pe := range pending {
 		texts = append(texts, pe.res.Text)
 		diffs = append(diffs, pe.res.Diff)
 	}
 	details.Diff = strings.Join(diffs, "")
 	details.FirstChangedLine = pending[0].res.FirstChangedLine
-	return &Result{Text: strings.Join(texts, "\n\n"), Details: details}, nil
+	return &Result{Text: strings.Join(texts, "\n\n"), Details: details, Changes: changes}, nil
 }
 
 // noopResult returns the soft no-op result, or the loop-guard error on the
@@ -179,16 +167,6 @@ func noopResult(env *Env, pe *pendingEdit, input string) (*Result, error) {
 	}
 	fr := editFileResult{Path: pe.path.Rel, Tag: pe.res.NewTag, PreviousTag: pe.res.OldTag, NoOp: true, Warnings: pe.res.Warnings}
 	return &Result{Text: pe.res.Text, Details: &editDetails{Op: "update", PerFileResults: []editFileResult{fr}}}, nil
-}
-
-// rollback restores files already written by a multi-file edit that failed
-// part way. It is best effort: each file goes back to its old content only
-// if it still holds what the edit wrote.
-func rollback(ctx context.Context, env *Env, written []*pendingEdit) {
-	for i := len(written) - 1; i >= 0; i-- {
-		pe := written[i]
-		_ = env.WS.WriteFile(ctx, pe.path, pe.res.New, pe.res.Old, "hashls edit rollback")
-	}
 }
 
 // storeSnapshots adapts the workspace store to edit.Snapshots.

@@ -7,8 +7,14 @@ import (
 	"github.com/hashls/hashls/workspace"
 )
 
-// kindOf maps edit and workspace error kinds to tool error kinds.
-func kindOf(err error) string {
+// KindOf decides the tool error kind of any error, in one place: a tool's
+// *Error keeps its kind, edit and workspace errors are mapped, anything
+// else is KindIO.
+func KindOf(err error) string {
+	var ae *Error
+	if errors.As(err, &ae) {
+		return ae.Kind
+	}
 	var ee *edit.Error
 	if errors.As(err, &ee) {
 		switch ee.Kind {
@@ -39,6 +45,8 @@ func kindOf(err error) string {
 			return KindPermission
 		case workspace.KindInvalid:
 			return KindUsage
+		case workspace.KindInternal:
+			return KindInternal
 		default:
 			return KindIO
 		}

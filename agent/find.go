@@ -29,7 +29,6 @@ const (
 
 type findTool struct{}
 
-func init() { register(findTool{}) }
 
 func (findTool) Name() string { return "find" }
 func (findTool) Description() string {

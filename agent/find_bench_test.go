@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -31,7 +30,7 @@ func benchTool(b *testing.B, name, args string) {
 	defer ws.Close()
 	env := &Env{WS: ws}
 	for b.Loop() {
-		if _, err := Run(context.Background(), env, name, json.RawMessage(args)); err != nil {
+		if _, err := runEnv(env, name, json.RawMessage(args)); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -25,7 +25,6 @@ const (
 
 type readTool struct{}
 
-func init() { register(readTool{}) }
 
 func (readTool) Name() string { return "read" }
 func (readTool) Description() string {

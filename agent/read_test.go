@@ -71,7 +71,7 @@ func TestReadGuidanceAndErrors(t *testing.T) {
 
 	res, err := runTool(env, "read", map[string]string{"path": "f.txt:10"})
 	if err != nil || !strings.Contains(res.Text, "Line 10 is past the end of f.txt, which has 3 lines. Use f.txt:3") {
-		t.Errorf("past the end: %v %q", err, res)
+		t.Errorf("past the end: %v %+v", err, res)
 	}
 	res, err = runTool(env, "read", map[string]string{"path": "empty.txt"})
 	if err != nil || !strings.Contains(res.Text, "empty file") {
@@ -208,7 +208,7 @@ func TestLineNumbersAgree(t *testing.T) {
 	}
 	res, err = runTool(env, "search", map[string]any{"pattern": "gamma", "paths": "mac.txt"})
 	if err != nil || !strings.Contains(res.Text, "*3:gamma\n") || strings.Contains(res.Text, "\r") {
-		t.Fatalf("search: %v\n%q", err, res)
+		t.Fatalf("search: %v\n%+v", err, res)
 	}
 	hdr, _, _ := strings.Cut(res.Text, "\n")
 	if _, err := runTool(env, "edit", map[string]string{"input": hdr + "\nreplace 3..3:\n+GAMMA"}); err != nil {

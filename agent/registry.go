@@ -9,10 +9,29 @@ import (
 	"github.com/hashls/hashls/workspace"
 )
 
-// Result is what a tool returns: the text an agent reads and structured details.
+// Result is what a tool returns: the text an agent reads, structured
+// details, and the files it changed as typed values (transports and editor
+// panels read these; they never parse Text).
 type Result struct {
-	Text    string `json:"text"`
-	Details any    `json:"details,omitempty"`
+	Text    string   `json:"text"`
+	Details any      `json:"details,omitempty"`
+	Changes []Change `json:"changes,omitempty"`
+}
+
+// Change is one file a tool changed through the commit path.
+type Change struct {
+	Path      string  `json:"path"` // root-relative
+	Op        string  `json:"op"`   // "create", "update" or "delete"
+	MovedFrom string  `json:"movedFrom,omitempty"`
+	OldSHA256 string  `json:"oldSha256,omitempty"` // "" when the file did not exist
+	NewSHA256 string  `json:"newSha256,omitempty"` // "" for a delete
+	OldTag    string  `json:"oldTag,omitempty"`
+	NewTag    string  `json:"newTag,omitempty"`
+	TrashIDs  []int64 `json:"trashIds,omitempty"`
+	AuditID   int64   `json:"auditId,omitempty"`
+	Overlay   bool    `json:"overlay,omitempty"` // applied to the editor's open buffer
+	Diff      string  `json:"diff,omitempty"`
+	Note      string  `json:"note,omitempty"`
 }
 
 // Error kinds, shared by the CLI (--json) and the LSP server (error data).
@@ -44,11 +63,24 @@ func (e *Error) Unwrap() error { return e.Err }
 // Progress reports progress of long work: done of total (total 0 = unknown).
 type Progress func(message string, done, total int)
 
-// Env is what tools run against.
+// Deps are what the tools may touch, given once to New.
+type Deps struct {
+	WS       *workspace.Workspace // nil only for listing tools (names, schemas)
+	Resolver edit.BlockResolver   // the language registry's block resolver; nil: block ops report "no resolver"
+}
+
+// Call qualifies one tool run.
+type Call struct {
+	Progress  Progress // may be nil
+	Transport string   // "cli", "lsp", "mcp", "hub": recorded in the audit log
+}
+
+// Env is what one tool run sees: the Toolset's dependencies and the call.
 type Env struct {
-	WS       *workspace.Workspace
-	Resolver edit.BlockResolver // nil: block ops report "no resolver"
-	Progress Progress           // may be nil
+	WS        *workspace.Workspace
+	Resolver  edit.BlockResolver
+	Progress  Progress // may be nil
+	Transport string
 }
 
 // Tool is one agent tool.
@@ -57,27 +89,48 @@ type Tool interface {
 	Description() string     // one line
 	Schema() json.RawMessage // JSON schema of the arguments object
 	// Run executes the tool; args has been checked against the schema's
-	// field names by Run.
+	// field names by Toolset.Run.
 	Run(ctx context.Context, env *Env, args json.RawMessage) (*Result, error)
 }
 
-var registry = map[string]Tool{}
-
-// register adds a tool; each tool file calls it from init.
-func register(t Tool) { registry[t.Name()] = t }
-
-// Tools returns every registered tool, sorted by name.
-func Tools() []Tool {
-	out := make([]Tool, 0, len(registry))
-	for _, t := range registry {
-		out = append(out, t)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name() < out[j].Name() })
-	return out
+// Toolset is the set of tools and the dependencies they run against.
+type Toolset struct {
+	deps   Deps
+	tools  []Tool // sorted by name
+	byName map[string]Tool
 }
+
+// New builds the tool set. Every tool hashls has is listed here, in one
+// place, with what it may touch: the workspace (files, overlays, store and
+// commit path) and the block resolver.
+func New(d Deps) *Toolset {
+	tools := []Tool{
+		applyPatchTool{},
+		auditTool{},
+		editTool{},
+		findTool{},
+		readTool{},
+		restoreTool{},
+		searchTool{},
+		trashTool{},
+		writeTool{},
+	}
+	sort.Slice(tools, func(i, j int) bool { return tools[i].Name() < tools[j].Name() })
+	ts := &Toolset{deps: d, tools: tools, byName: map[string]Tool{}}
+	for _, t := range tools {
+		ts.byName[t.Name()] = t
+	}
+	return ts
+}
+
+// Tools returns every tool, sorted by name.
+func (ts *Toolset) Tools() []Tool { return append([]Tool(nil), ts.tools...) }
 
 // Lookup returns the tool called name.
-func Lookup(name string) (Tool, bool) {
-	t, ok := registry[name]
+func (ts *Toolset) Lookup(name string) (Tool, bool) {
+	t, ok := ts.byName[name]
 	return t, ok
 }
+
+// Workspace returns the workspace the tools run against.
+func (ts *Toolset) Workspace() *workspace.Workspace { return ts.deps.WS }

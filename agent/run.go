@@ -14,16 +14,19 @@ import (
 // Run validates args against tool name's schema (an object with known
 // fields) and runs it. Every failure is an *Error; a panic inside a tool is
 // recovered and reported as KindInternal.
-func Run(ctx context.Context, env *Env, name string, args json.RawMessage) (res *Result, err error) {
-	t, ok := Lookup(name)
+func (ts *Toolset) Run(ctx context.Context, name string, args json.RawMessage, call Call) (res *Result, err error) {
+	t, ok := ts.Lookup(name)
 	if !ok {
-		names := make([]string, 0, len(registry))
-		for n := range registry {
-			names = append(names, n)
+		names := make([]string, 0, len(ts.tools))
+		for _, t := range ts.tools {
+			names = append(names, t.Name())
 		}
-		sort.Strings(names)
 		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("unknown tool %q; tools: %s", name, strings.Join(names, ", "))}
 	}
+	if ts.deps.WS == nil {
+		return nil, &Error{Kind: KindInternal, Message: fmt.Sprintf("tool %s: no workspace (the tool set was built for listing only; this is a hashls bug)", name)}
+	}
+	env := &Env{WS: ts.deps.WS, Resolver: ts.deps.Resolver, Progress: call.Progress, Transport: call.Transport}
 	if err := checkArgs(t, args); err != nil {
 		return nil, err
 	}
@@ -35,7 +38,7 @@ func Run(ctx context.Context, env *Env, name string, args json.RawMessage) (res 
 	}()
 	res, err = t.Run(ctx, env, args)
 	if err != nil {
-		return nil, toError(err)
+		return nil, AsError(err)
 	}
 	return res, nil
 }
@@ -79,12 +82,12 @@ func checkArgs(t Tool, args json.RawMessage) error {
 	return nil
 }
 
-// toError converts any error into an *Error, keeping kinds from edit and
-// workspace errors.
-func toError(err error) *Error {
+// AsError converts any error into an *Error: an *Error is kept, any other
+// error gets its kind from KindOf.
+func AsError(err error) *Error {
 	var ae *Error
 	if errors.As(err, &ae) {
 		return ae
 	}
-	return &Error{Kind: kindOf(err), Message: err.Error(), Err: err}
+	return &Error{Kind: KindOf(err), Message: err.Error(), Err: err}
 }

@@ -34,7 +34,6 @@ const (
 
 type searchTool struct{}
 
-func init() { register(searchTool{}) }
 
 func (searchTool) Name() string { return "search" }
 func (searchTool) Description() string {

@@ -3,7 +3,6 @@ package agent
 import (
 	"archive/zip"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -43,7 +42,7 @@ func runSearchTool(t *testing.T, env *Env, name string, args any) (*Result, erro
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Run(context.Background(), env, name, b)
+	return runEnv(env, name, b)
 }
 
 func mustRunTool(t *testing.T, env *Env, name string, args any) *Result {

@@ -398,25 +398,15 @@ func writeArchiveMember(ctx context.Context, env *Env, path string, p workspace.
 		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("Archive write path must target a file, not a directory: drop the trailing '/' from %s", c.Member)}
 	}
 	kind, _ := archive.KindOf(p.Abs)
-	if st, err := os.Stat(p.Abs); err == nil && st.IsDir() {
-		return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot write %s: it is a directory, not an archive.", p.Rel)}
-	}
-	body, stripped := stripReadPrefixes(content)
-	unlock, err := env.WS.Lock(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-	old, err := os.ReadFile(p.Abs)
-	switch {
+	body, stripped, _ := stripReadPrefixes(content)
+	var old []byte
+	switch f, err := env.WS.ReadFile(p); {
 	case err == nil:
-		if old == nil {
-			old = []byte{}
-		}
-	case errors.Is(err, os.ErrNotExist):
-		old = nil
-	default:
-		return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot read %s: %v", p.Rel, err), Err: err}
+		old = f.Bytes
+	case workspace.IsKind(err, workspace.KindIsDir):
+		return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot write %s: it is a directory, not an archive.", p.Rel)}
+	case !workspace.IsKind(err, workspace.KindNotFound):
+		return nil, err
 	}
 	if want != nil {
 		switch {
@@ -435,35 +425,24 @@ func writeArchiveMember(ctx context.Context, env *Env, path string, p workspace.
 		}
 		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("Cannot write %s:%s: %v", p.Rel, member, err), Err: err}
 	}
-	d := &targetWriteDetails{Path: p.Rel + ":" + member, Kind: "archive-member", SourcePath: p.Rel, Member: member, Op: "create", Bytes: len(body), StrippedPrefixes: stripped, SHA256: sha256Hex(newBytes)}
-	if old != nil {
-		d.Op = "update"
-	} else if err := os.MkdirAll(filepath.Dir(p.Abs), 0o755); err != nil {
-		return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot create the directory for %s: %v", p.Rel, err), Err: err}
-	}
-	st := env.WS.Store()
-	if old != nil && st != nil {
-		if d.TrashID, err = st.Trash(p.Abs, old, "write "+member); err != nil {
-			return nil, err
-		}
-	}
-	if err := env.WS.WriteFile(ctx, p, old, newBytes, "hashls write"); err != nil {
+	pw := plannedWrite(p, old, newBytes, "archive member "+member)
+	pw.binary = true
+	changes, err := commit(ctx, env, "write", []planned{pw})
+	if err != nil {
 		return nil, err
 	}
-	if st != nil {
-		e := workspace.AuditEntry{Tool: "write", Path: p.Rel, SHA256After: d.SHA256, Note: "archive member " + member}
-		if old != nil {
-			e.SHA256Before = sha256Hex(old)
-		}
-		if d.AuditID, err = st.Audit(e); err != nil {
-			return nil, fmt.Errorf("%s was written, but the audit log append failed: %w", p.Rel, err)
-		}
+	d := &targetWriteDetails{Path: p.Rel + ":" + member, Kind: "archive-member", SourcePath: p.Rel, Member: member, Op: "create", Bytes: len(body), StrippedPrefixes: stripped, SHA256: changes[0].NewSHA256, AuditID: changes[0].AuditID}
+	if old != nil {
+		d.Op = "update"
+	}
+	if len(changes[0].TrashIDs) > 0 {
+		d.TrashID = changes[0].TrashIDs[0]
 	}
 	text := fmt.Sprintf("Successfully wrote %d bytes to %s:%s", len(body), p.Rel, member)
 	if stripped {
-		text += "\nNote: removed N: prefixes copied from read output; content must be the raw member text."
+		text += "\nNote: removed the pasted read header and N: prefixes; content must be the raw member text."
 	}
-	return &Result{Text: text, Details: d}, nil
+	return &Result{Text: text, Details: d, Changes: changes}, nil
 }
 
 func writeSQLite(ctx context.Context, env *Env, path string, p workspace.Path, c sqlitedb.Candidate, content string, want *string) (*Result, error) {
@@ -474,47 +453,44 @@ func writeSQLite(ctx context.Context, env *Env, path string, p workspace.Path, c
 	if want != nil {
 		return nil, &Error{Kind: KindUsage, Message: "expectedSha256 does not apply to SQLite row writes: rows have no file hash, and the database file changes under other writers. Drop expectedSha256; the write runs in one transaction."}
 	}
-	unlock, err := env.WS.Lock(ctx, p)
+	if workspace.InVCSDir(p.Rel) {
+		return nil, &Error{Kind: KindPermission, Message: fmt.Sprintf("%s is inside version-control metadata (.git, .hg, .svn); changes there are refused", p.Rel)}
+	}
+	var wr sqlitedb.WriteResult
+	rowName := p.Rel + ":" + table
+	if hasKey {
+		rowName += ":" + key
+	}
+	rc := workspace.RowChange{DB: p, Key: rowName, Apply: func(ctx context.Context, keepOld func([]byte) error) ([]byte, bool, string, error) {
+		db, err := sqlitedb.OpenReadWrite(p.Abs)
+		if err != nil {
+			return nil, false, "", targetErr(err)
+		}
+		defer db.Close()
+		wr, err = sqlitedb.Write(ctx, db, p.Rel, table, key, hasKey, content, func(old json.RawMessage) error { return keepOld(old) })
+		if err != nil {
+			return nil, false, "", targetErr(err)
+		}
+		return wr.NewRow, wr.Changed, "sqlite " + wr.Op, nil
+	}}
+	cf, err := env.WS.CommitRow(ctx, "write", rc, workspace.CommitOptions{Transport: env.Transport})
 	if err != nil {
 		return nil, err
-	}
-	defer unlock()
-	db, err := sqlitedb.OpenReadWrite(p.Abs)
-	if err != nil {
-		return nil, targetErr(err)
-	}
-	defer db.Close()
-	wr, err := sqlitedb.Write(ctx, db, p.Rel, table, key, hasKey, content)
-	if err != nil {
-		return nil, targetErr(err)
 	}
 	target := p.Rel + ":" + wr.Table
 	if wr.Key != "" {
 		target += ":" + wr.Key
 	}
-	d := &targetWriteDetails{Path: target, Kind: "sqlite", SourcePath: p.Rel, Op: wr.Op, Row: &wr}
-	if st := env.WS.Store(); st != nil && wr.Changed {
-		if wr.OldRow != nil {
-			if d.TrashID, err = st.Trash(p.Abs+":"+wr.Table+":"+wr.Key, wr.OldRow, "sqlite "+wr.Op); err != nil {
-				return nil, fmt.Errorf("the row was written, but keeping the old row in the trash failed: %w", err)
-			}
-		}
-		e := workspace.AuditEntry{Tool: "write", Path: target, Note: "sqlite " + wr.Op}
-		if wr.OldRow != nil {
-			e.SHA256Before = sha256Hex(wr.OldRow)
-		}
-		if wr.NewRow != nil {
-			e.SHA256After = sha256Hex(wr.NewRow)
-		}
-		if d.AuditID, err = st.Audit(e); err != nil {
-			return nil, fmt.Errorf("the row was written, but the audit log append failed: %w", err)
-		}
+	d := &targetWriteDetails{Path: target, Kind: "sqlite", SourcePath: p.Rel, Op: wr.Op, Row: &wr, AuditID: cf.AuditID}
+	if len(cf.TrashIDs) > 0 {
+		d.TrashID = cf.TrashIDs[0]
 	}
 	text := wr.Text
 	if wr.OldRow != nil && wr.Op == "delete" {
 		text += "\nOld row (kept in the trash): " + compactJSON(wr.OldRow)
 	}
-	return &Result{Text: text, Details: d}, nil
+	ch := Change{Path: target, Op: cf.Op, OldSHA256: cf.OldSHA256, NewSHA256: cf.NewSHA256, TrashIDs: cf.TrashIDs, AuditID: cf.AuditID}
+	return &Result{Text: text, Details: d, Changes: []Change{ch}}, nil
 }
 
 func compactJSON(b json.RawMessage) string {

@@ -4,12 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/hashls/hashls/edit"
 	"github.com/hashls/hashls/workspace"
 )
 
@@ -24,12 +22,6 @@ const (
 type trashTool struct{}
 type restoreTool struct{}
 type auditTool struct{}
-
-func init() {
-	register(trashTool{})
-	register(restoreTool{})
-	register(auditTool{})
-}
 
 func (trashTool) Name() string { return "trash" }
 func (trashTool) Description() string {
@@ -167,44 +159,26 @@ func (restoreTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Res
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := env.WS.Lock(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
 	var old []byte
-	var replacedID int64
 	switch f, err := env.WS.ReadFile(p); {
 	case err == nil:
 		old = f.Bytes
-		if replacedID, err = st.Trash(p.Abs, old, "restore"); err != nil {
-			return nil, err
-		}
-	case workspace.IsKind(err, workspace.KindNotFound):
-		if err := os.MkdirAll(filepath.Dir(p.Abs), 0o755); err != nil {
-			return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot create the directory for %s: %v", p.Rel, err), Err: err}
-		}
-	default:
+	case !workspace.IsKind(err, workspace.KindNotFound):
 		return nil, err
 	}
-	if err := env.WS.WriteFile(ctx, p, old, content, "hashls restore"); err != nil {
-		return nil, err
-	}
-	tag := edit.Tag(content)
-	auditID, err := commitChange(env, "restore", p, old, content, tag, fmt.Sprintf("from trash #%d", ent.ID))
+	changes, err := commit(ctx, env, "restore", []planned{plannedWrite(p, old, content, fmt.Sprintf("from trash #%d", ent.ID))})
 	if err != nil {
-		return nil, unrecorded(p, err)
+		return nil, err
 	}
-	text := fmt.Sprintf("¶%s#%s\nRestored %d bytes from trash #%d to %s", p.Rel, tag, len(content), ent.ID, p.Rel)
-	if replacedID != 0 {
-		text += fmt.Sprintf(" (its previous content is trash #%d)", replacedID)
+	c := changes[0]
+	text := fmt.Sprintf("¶%s#%s\nRestored %d bytes from trash #%d to %s", p.Rel, c.NewTag, len(content), ent.ID, p.Rel)
+	d := map[string]any{"path": p.Rel, "tag": c.NewTag, "sha256": c.NewSHA256, "trashId": ent.ID, "auditId": c.AuditID}
+	if len(c.TrashIDs) > 0 {
+		text += fmt.Sprintf(" (its previous content is trash #%d)", c.TrashIDs[0])
+		d["replacedTrashId"] = c.TrashIDs[0]
+		d["diff"] = c.Diff
 	}
-	d := map[string]any{"path": p.Rel, "tag": tag, "trashId": ent.ID, "auditId": auditID}
-	if replacedID != 0 {
-		d["replacedTrashId"] = replacedID
-		d["diff"] = edit.UnifiedDiff(p.Rel, old, content)
-	}
-	return &Result{Text: text, Details: d}, nil
+	return &Result{Text: text, Details: d, Changes: changes}, nil
 }
 
 type auditItem struct {
@@ -215,6 +189,7 @@ type auditItem struct {
 	SHA256After  string    `json:"sha256After,omitempty"`
 	Time         time.Time `json:"time"`
 	Note         string    `json:"note,omitempty"`
+	Transport    string    `json:"transport,omitempty"`
 }
 
 func (auditTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
@@ -250,6 +225,9 @@ func (auditTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resul
 	for _, r := range rows {
 		items = append(items, auditItem(r))
 		fmt.Fprintf(&sb, "#%d  %s  %-11s %s  %s → %s", r.ID, r.Time.Format(time.DateTime), r.Tool, r.Path, short(r.SHA256Before), short(r.SHA256After))
+		if r.Transport != "" {
+			fmt.Fprintf(&sb, "  via %s", r.Transport)
+		}
 		if r.Note != "" {
 			fmt.Fprintf(&sb, "  (%s)", r.Note)
 		}

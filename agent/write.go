@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -17,7 +16,6 @@ import (
 
 type writeTool struct{}
 
-func init() { register(writeTool{}) }
 
 func (writeTool) Name() string { return "write" }
 func (writeTool) Description() string {
@@ -36,45 +34,64 @@ type writeArgs struct {
 type writeDetails struct {
 	Path    string `json:"path"`
 	Tag     string `json:"tag"`
+	SHA256  string `json:"sha256"`
 	Op      string `json:"op"` // "create" or "update"
 	Bytes   int    `json:"bytes"`
 	Diff    string `json:"diff,omitempty"`
 	AuditID int64  `json:"auditId,omitempty"`
 	TrashID int64  `json:"trashId,omitempty"`
-	// StrippedPrefixes is set when pasted ¶PATH#TAG / N: read prefixes were removed.
+	// StrippedPrefixes is set when a pasted read header and its N: row
+	// prefixes were removed.
 	StrippedPrefixes bool `json:"strippedPrefixes,omitempty"`
+	// KeptCRLF and KeptBOM say that the replaced file's line style was
+	// kept for content sent with plain "\n".
+	KeptCRLF bool     `json:"keptCrlf,omitempty"`
+	KeptBOM  bool     `json:"keptBom,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 var (
-	pastedHeaderRE = regexp.MustCompile(`^(?:¶|\[)[^\n]*#[0-9A-Fa-f]{4}\]?[ \t]*\r?\n`)
+	pastedHeaderRE = regexp.MustCompile(`^(?:¶[^\n]*#[0-9A-Fa-f]{4}|\[[^\n]*#[0-9A-Fa-f]{4}\])[ \t]*\r?\n`)
 	pastedRowRE    = regexp.MustCompile(`^[1-9][0-9]*:`)
 )
 
-// stripReadPrefixes removes a ¶PATH#TAG header and N: row prefixes copied
-// from read output, but only when every line carries a prefix.
-func stripReadPrefixes(s string) (string, bool) {
-	out := pastedHeaderRE.ReplaceAllString(s, "")
-	changed := out != s
-	lines := strings.SplitAfter(out, "\n")
+// stripReadPrefixes removes read output's framing from content pasted back
+// whole: only when content starts with read's header (¶PATH#TAG or
+// [PATH#TAG]) are the header and the N: row prefixes removed (the rows
+// only when every line carries one). Content without the header is written
+// as given; looksLikeRead reports that every line starts with N: (a YAML
+// map of numbers does too), for a warning.
+func stripReadPrefixes(s string) (out string, stripped, looksLikeRead bool) {
+	loc := pastedHeaderRE.FindStringIndex(s)
+	if loc == nil {
+		return s, false, allRows(s)
+	}
+	body := s[loc[1]:]
+	if !allRows(body) {
+		return body, true, false
+	}
+	lines := strings.SplitAfter(body, "\n")
+	for i, l := range lines {
+		if m := pastedRowRE.FindStringIndex(l); m != nil {
+			lines[i] = l[m[1]:]
+		}
+	}
+	return strings.Join(lines, ""), true, false
+}
+
+// allRows reports whether s has lines and every non-empty one starts N:.
+func allRows(s string) bool {
 	n := 0
-	for _, l := range lines {
+	for _, l := range strings.SplitAfter(s, "\n") {
 		if l == "" {
 			continue
 		}
 		if !pastedRowRE.MatchString(l) {
-			return out, changed
+			return false
 		}
 		n++
 	}
-	if n == 0 {
-		return out, changed
-	}
-	for i, l := range lines {
-		if loc := pastedRowRE.FindStringIndex(l); loc != nil {
-			lines[i] = l[loc[1]:]
-		}
-	}
-	return strings.Join(lines, ""), true
+	return n > 0
 }
 
 func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
@@ -88,66 +105,79 @@ func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resul
 	if res, ok, err := writeTarget(ctx, env, a.Path, a.Content, a.ExpectedSha256); ok || err != nil {
 		return res, err
 	}
+	if strings.HasSuffix(a.Path, "/") || strings.HasSuffix(a.Path, string(filepath.Separator)) {
+		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("write: %s ends in '/', which names a directory; give the path of a file (directories are created as needed)", a.Path)}
+	}
 	p, err := env.WS.Resolve(a.Path)
 	if err != nil {
 		return nil, err
 	}
-	if st, err := os.Stat(p.Abs); err == nil && st.IsDir() {
-		return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot write %s: it is a directory. Pass a file path.", p.Rel)}
-	}
-	content, stripped := stripReadPrefixes(a.Content)
-	unlock, err := env.WS.Lock(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-
+	content, stripped, looksLikeRead := stripReadPrefixes(a.Content)
+	d := &writeDetails{Path: p.Rel, Op: "create", StrippedPrefixes: stripped}
 	var old []byte
-	d := &writeDetails{Path: p.Rel, Op: "create", Bytes: len(content), StrippedPrefixes: stripped}
-	f, err := env.WS.ReadFile(p)
-	switch {
+	switch f, err := env.WS.ReadFile(p); {
 	case err == nil:
 		old = f.Bytes
 		d.Op = "update"
-	case workspace.IsKind(err, workspace.KindNotFound):
-		if err := os.MkdirAll(filepath.Dir(p.Abs), 0o755); err != nil {
-			return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot create the directory for %s: %v", p.Rel, err), Err: err}
-		}
-	default:
+	case workspace.IsKind(err, workspace.KindIsDir):
+		return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot write %s: it is a directory. Pass a file path.", p.Rel)}
+	case !workspace.IsKind(err, workspace.KindNotFound):
 		return nil, err
 	}
-	if want := a.ExpectedSha256; want != nil {
-		switch {
-		case *want == "" && old != nil:
-			return nil, &Error{Kind: KindStale, Message: fmt.Sprintf("%s already exists, but expectedSha256 \"\" says it must not. Re-read the file to obtain the current sha256 and re-apply your edit.", p.Rel)}
-		case *want != "" && old == nil:
-			return nil, &Error{Kind: KindStale, Message: fmt.Sprintf("%s does not exist any more, but expectedSha256 names a version of it. Re-read the file to obtain the current sha256 and re-apply your edit.", p.Rel)}
-		case *want != "" && !strings.EqualFold(*want, sha256Hex(old)):
-			return nil, &Error{Kind: KindStale, Message: fmt.Sprintf("%s changed since it was read (its sha256 is %s, not %s). Re-read the file to obtain the current sha256 and re-apply your edit.", p.Rel, sha256Hex(old), *want)}
-		}
-	}
-	newBytes := []byte(content)
-	st := env.WS.Store()
-	if old != nil && st != nil {
-		if d.TrashID, err = st.Trash(p.Abs, old, "write"); err != nil {
-			return nil, err
-		}
-	}
-	if err := env.WS.WriteFile(ctx, p, old, newBytes, "hashls write"); err != nil {
+	if err := checkExpectedSha(p, old, a.ExpectedSha256); err != nil {
 		return nil, err
 	}
-	d.Tag = edit.Tag(newBytes)
-	if d.AuditID, err = commitChange(env, "write", p, old, newBytes, d.Tag, ""); err != nil {
-		return nil, unrecorded(p, err)
+	newBytes, style := edit.KeepLineStyle(content, old)
+	d.KeptCRLF, d.KeptBOM, d.Bytes = style.CRLF, style.BOM, len(newBytes)
+	changes, err := commit(ctx, env, "write", []planned{plannedWrite(p, old, newBytes, "")})
+	if err != nil {
+		return nil, err
+	}
+	c := changes[0]
+	d.Tag, d.SHA256, d.AuditID = c.NewTag, c.NewSHA256, c.AuditID
+	if len(c.TrashIDs) > 0 {
+		d.TrashID = c.TrashIDs[0]
 	}
 	if old != nil {
-		d.Diff = edit.UnifiedDiff(p.Rel, old, newBytes)
+		d.Diff = c.Diff
 	}
 	text := fmt.Sprintf("¶%s#%s\nSuccessfully wrote %d bytes to %s", p.Rel, d.Tag, len(newBytes), p.Rel)
 	if stripped {
-		text += "\nNote: removed ¶PATH#TAG / N: prefixes copied from read output; content must be the raw file text."
+		text += "\nNote: removed the pasted read header and N: row prefixes; content must be the raw file text."
 	}
-	return &Result{Text: text, Details: d}, nil
+	if d.KeptCRLF || d.KeptBOM {
+		var kept []string
+		if d.KeptCRLF {
+			kept = append(kept, "CRLF line endings")
+		}
+		if d.KeptBOM {
+			kept = append(kept, "its UTF-8 BOM")
+		}
+		text += fmt.Sprintf("\nNote: kept the file's %s (send \\r\\n yourself to choose the line endings).", strings.Join(kept, " and "))
+	}
+	if looksLikeRead {
+		w := "every line starts with N: as read output does; it was written as given (paste read output with its ¶PATH#TAG header to have the prefixes removed)"
+		d.Warnings = append(d.Warnings, w)
+		text += "\nWarning: " + w + "."
+	}
+	return &Result{Text: text, Details: d, Changes: changes}, nil
+}
+
+// checkExpectedSha is the stale-file gate of write: want "" means the file
+// must not exist; any other value must be the sha256 of old.
+func checkExpectedSha(p workspace.Path, old []byte, want *string) error {
+	if want == nil {
+		return nil
+	}
+	switch {
+	case *want == "" && old != nil:
+		return &Error{Kind: KindStale, Message: fmt.Sprintf("%s already exists, but expectedSha256 \"\" says it must not. Re-read the file to obtain the current sha256 and re-apply your edit.", p.Rel)}
+	case *want != "" && old == nil:
+		return &Error{Kind: KindStale, Message: fmt.Sprintf("%s does not exist any more, but expectedSha256 names a version of it. Re-read the file to obtain the current sha256 and re-apply your edit.", p.Rel)}
+	case *want != "" && !strings.EqualFold(*want, sha256Hex(old)):
+		return &Error{Kind: KindStale, Message: fmt.Sprintf("%s changed since it was read (its sha256 is %s, not %s). Re-read the file to obtain the current sha256 and re-apply your edit.", p.Rel, sha256Hex(old), *want)}
+	}
+	return nil
 }
 
 func sha256Hex(b []byte) string {

@@ -21,6 +21,7 @@ package edit
 //     end of the previous chunk.
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 	"strings"
@@ -379,25 +380,44 @@ func splitPatchLines(bs []byte) ([]patchFileLine, string) {
 }
 
 // AddFileContent returns the bytes an Add File writes: content as parsed
-// (LF line breaks). When the file already exists (old != nil), the new
-// content takes the old file's first line terminator and its BOM.
+// (LF line breaks), in the old file's line style when it already exists
+// (see KeepLineStyle).
 func AddFileContent(content string, old []byte) []byte {
+	b, _ := KeepLineStyle(content, old)
+	return b
+}
+
+// LineStyle says what KeepLineStyle did.
+type LineStyle struct {
+	CRLF bool // "\n" breaks were written as the old file's "\r\n"
+	BOM  bool // the old file's UTF-8 BOM was kept
+}
+
+// KeepLineStyle returns the bytes that replace old (nil: a new file) with
+// content. Agents send "\n" breaks: when content has no "\r\n" of its own,
+// it takes the old file's first line terminator and its BOM; content that
+// carries "\r\n" itself, or a BOM, is written as given.
+func KeepLineStyle(content string, old []byte) ([]byte, LineStyle) {
+	var st LineStyle
 	if old == nil {
-		return []byte(content)
+		return []byte(content), st
 	}
 	bom := ""
-	if s := string(old); strings.HasPrefix(s, string(utf8BOM)) {
+	if bytes.HasPrefix(old, utf8BOM) {
 		bom = string(utf8BOM)
 		old = old[len(utf8BOM):]
 	}
-	_, pref := splitPatchLines(old)
-	if pref != "\n" {
-		content = strings.ReplaceAll(content, "\n", pref)
+	if !strings.Contains(content, "\r\n") {
+		if _, pref := splitPatchLines(old); pref != "\n" && strings.Contains(content, "\n") {
+			content = strings.ReplaceAll(content, "\n", pref)
+			st.CRLF = pref == "\r\n"
+		}
 	}
 	if strings.HasPrefix(content, string(utf8BOM)) {
 		bom = ""
 	}
-	return []byte(bom + content)
+	st.BOM = bom != ""
+	return []byte(bom + content), st
 }
 
 // replacement replaces n file lines from start with a chunk's lines.

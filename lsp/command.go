@@ -3,7 +3,6 @@ package lsp
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -13,7 +12,6 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/hashls/hashls/agent"
-	"github.com/hashls/hashls/workspace"
 )
 
 // Command names. Every agent tool NAME is also the command hashls.NAME.
@@ -116,20 +114,7 @@ func (s *server) callTool(ctx context.Context, tool string, args []byte, token p
 // toolError turns a tool failure into an LSP error: InvalidParams for bad
 // arguments, RequestFailed otherwise, with {"kind", "tool"} as data.
 func toolError(tool string, err error) error {
-	var ae *agent.Error
-	var we *workspace.Error
-	switch {
-	case errors.As(err, &ae):
-	case errors.As(err, &we):
-		// agent.Run maps these already; this covers tools run directly.
-		kind := we.Kind
-		if kind == workspace.KindPermission {
-			kind = agent.KindIO
-		}
-		ae = &agent.Error{Kind: kind, Message: we.Msg}
-	default:
-		ae = &agent.Error{Kind: agent.KindInternal, Message: err.Error()}
-	}
+	ae := agent.AsError(err)
 	code := jsonrpc2.Code(protocol.LSPErrorCodesRequestFailed)
 	if ae.Kind == agent.KindUsage {
 		code = jsonrpc2.InvalidParams

@@ -59,7 +59,7 @@ var fakeTools = []agent.Tool{
 			return nil, err
 		}
 		next := strings.Replace(string(f.Bytes), a.Find, a.Replace, 1)
-		if err := env.WS.WriteFile(ctx, p, f.Bytes, []byte(next), "t_replace"); err != nil {
+		if _, err := env.WS.Commit(ctx, "t_replace", []workspace.Change{{Path: p, Base: workspace.BaseOf(f.Bytes), New: []byte(next), NewTag: "TEST"}}, workspace.CommitOptions{Label: "t_replace"}); err != nil {
 			return nil, err
 		}
 		return &agent.Result{Text: "replaced", Details: map[string]any{"path": p.Rel, "diff": "-" + a.Find + "\n+" + a.Replace, "auditId": 7, "warnings": []string{"just a test warning"}}}, nil
@@ -84,14 +84,14 @@ var fakeTools = []agent.Tool{
 
 func testOptions() Options {
 	return Options{
-		tools: func() []agent.Tool { return append(agent.Tools(), fakeTools...) },
+		tools: func() []agent.Tool { return append(agent.New(agent.Deps{}).Tools(), fakeTools...) },
 		runTool: func(ctx context.Context, env *agent.Env, name string, args []byte) (*agent.Result, error) {
 			for _, t := range fakeTools {
 				if t.Name() == name {
 					return t.Run(ctx, env, args)
 				}
 			}
-			return agent.Run(ctx, env, name, args)
+			return agent.New(agent.Deps{WS: env.WS, Resolver: env.Resolver}).Run(ctx, name, args, agent.Call{Progress: env.Progress, Transport: "lsp"})
 		},
 	}
 }
@@ -112,7 +112,7 @@ func TestInitializeCapabilities(t *testing.T) {
 		}
 	}
 	// Every registered tool is a command.
-	for _, tool := range agent.Tools() {
+	for _, tool := range agent.New(agent.Deps{}).Tools() {
 		if !strings.Contains(got, `"hashls.`+tool.Name()+`"`) {
 			t.Errorf("tool %s is not exposed as a command", tool.Name())
 		}
@@ -483,7 +483,7 @@ func TestNoWorkspace(t *testing.T) {
 // with that tag goes back to the editor as workspace/applyEdit, and a second
 // edit with the new tag works on the updated buffer.
 func TestRealEditTool(t *testing.T) {
-	if _, ok := agent.Lookup("edit"); !ok {
+	if _, ok := agent.New(agent.Deps{}).Lookup("edit"); !ok {
 		t.Skip("no edit tool registered")
 	}
 	c := newTestClient(t, testOptions())

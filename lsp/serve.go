@@ -53,11 +53,12 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 		opts.Logf = func(string, ...any) {}
 	}
 	if opts.tools == nil {
-		opts.tools = agent.Tools
+		opts.tools = agent.New(agent.Deps{}).Tools
 	}
 	if opts.runTool == nil {
 		opts.runTool = func(ctx context.Context, env *agent.Env, name string, args []byte) (*agent.Result, error) {
-			return agent.Run(ctx, env, name, args)
+			ts := agent.New(agent.Deps{WS: env.WS, Resolver: env.Resolver})
+			return ts.Run(ctx, name, args, agent.Call{Progress: env.Progress, Transport: "lsp"})
 		}
 	}
 	s := newServer(opts)

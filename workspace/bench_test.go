@@ -114,12 +114,12 @@ func BenchmarkWriteFile(b *testing.B) {
 	}
 	p, _ := w.Resolve("f.txt")
 	content := []byte(strings.Repeat("some line of code\n", 500))
-	if err := w.WriteFile(context.Background(), p, nil, content, ""); err != nil {
+	if err := writeFile(w, context.Background(), p, nil, content, ""); err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if err := w.WriteFile(context.Background(), p, content, content, ""); err != nil {
+		if err := writeFile(w, context.Background(), p, content, content, ""); err != nil {
 			b.Fatal(err)
 		}
 	}

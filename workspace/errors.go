@@ -18,6 +18,8 @@ const (
 	// KindInvalid is a malformed path argument (empty, NUL byte): the
 	// caller's input is wrong, not the filesystem.
 	KindInvalid = "invalid_path"
+	// KindInternal is a broken invariant (a hashls bug).
+	KindInternal = "internal"
 )
 
 // Error is a workspace error with a kind and a caller-facing message.

@@ -2,13 +2,11 @@ package workspace
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -130,105 +128,6 @@ func IsBinary(b []byte) bool {
 	return invalid*10 > len(head)*3
 }
 
-// WriteFile replaces p's content. When the editor has p open and a
-// BufferEditor is set, the edit goes to the editor (versioned; the overlay
-// itself is updated by the editor's later didChange); otherwise the disk write
-// is atomic (temp file in the same directory, fsync, rename, fsync of the
-// directory) and keeps the file's mode (0644 for a new file, whose missing
-// parent directories are created). old is the content the caller based the
-// change on (nil for a new file: the file must not exist; a non-nil empty
-// slice is an existing empty file); when the current content no longer
-// equals old the write fails with KindStale and nothing is written.
-func (w *Workspace) WriteFile(ctx context.Context, p Path, old, new []byte, label string) error {
-	if err := ctx.Err(); err != nil {
-		return &Error{Kind: KindIO, Msg: fmt.Sprintf("write %s: cancelled: %v", p.Rel, err), Err: err}
-	}
-	if o, ok, ed := w.overlayAndEditor(p); ok && ed != nil {
-		if old == nil || !bytes.Equal(old, o.text) {
-			return staleError(p, "in the editor")
-		}
-		return ed.ApplyEdit(ctx, p, o.version, old, new, label)
-	}
-	return writeDisk(p, old, new)
-}
-
 func staleError(p Path, where string) *Error {
 	return &Error{Kind: KindStale, Msg: fmt.Sprintf("%s changed %s since it was read; re-read it and retry", p.Rel, where)}
-}
-
-// writeDisk checks the disk content against old and writes new atomically.
-func writeDisk(p Path, old, new []byte) error {
-	cur, st, err := readDisk(p)
-	exists := err == nil
-	if err != nil && !IsKind(err, KindNotFound) {
-		return err
-	}
-	switch {
-	case old == nil && exists:
-		return &Error{Kind: KindStale, Msg: fmt.Sprintf("%s already exists on disk; read it first and edit it, or retry with its current content", p.Rel)}
-	case old != nil && !exists:
-		return &Error{Kind: KindStale, Msg: fmt.Sprintf("%s was deleted on disk since it was read; re-read it and retry", p.Rel), Err: err}
-	case old != nil && !bytes.Equal(cur, old):
-		return staleError(p, "on disk")
-	}
-	mode := fs.FileMode(0o644)
-	if exists {
-		mode = st.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
-	}
-	dir := filepath.Dir(p.Abs)
-	if !exists {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fsError("create the directory of", p.Rel, err)
-		}
-	}
-	if err := atomicWrite(p.Abs, new, mode, st); err != nil {
-		return fsError("write", p.Rel, err)
-	}
-	return nil
-}
-
-// atomicWrite writes data to path through a temp file in the same directory:
-// write, fsync, chmod, rename, fsync the directory. The temp file is removed
-// on any failure. old, when not nil, is the replaced file's info (its owner
-// is kept when the process may do so).
-func atomicWrite(path string, data []byte, mode fs.FileMode, old fs.FileInfo) (err error) {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".hashls-*.tmp")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(name)
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if old != nil {
-		if sys, ok := old.Sys().(*syscall.Stat_t); ok {
-			if int(sys.Uid) != os.Geteuid() || int(sys.Gid) != os.Getegid() {
-				_ = tmp.Chown(int(sys.Uid), int(sys.Gid)) // best effort
-			}
-		}
-	}
-	if err = tmp.Chmod(mode); err != nil { // after Chown, which may clear setuid bits
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(name, path); err != nil {
-		return err
-	}
-	if d, derr := os.Open(dir); derr == nil {
-		_ = d.Sync() // the rename is done; a failed directory fsync is not a failed write
-		d.Close()
-	}
-	return nil
 }

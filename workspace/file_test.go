@@ -20,7 +20,18 @@ func mustResolve(t *testing.T, w *Workspace, p string) Path {
 	return r
 }
 
-// tempFiles lists leftover temp files of atomicWrite under dir.
+// writeFile commits one change of p from old (nil: must not exist) to new,
+// as the tools do.
+func writeFile(w *Workspace, ctx context.Context, p Path, old, new []byte, label string) error {
+	base := BaseAbsent()
+	if old != nil {
+		base = BaseOf(old)
+	}
+	_, err := w.Commit(ctx, "test", []Change{{Path: p, Base: base, New: new, NewTag: "TEST"}}, CommitOptions{Label: label})
+	return err
+}
+
+// tempFiles lists leftover temp files of commits under dir.
 func tempFiles(t *testing.T, dir string) []string {
 	t.Helper()
 	var out []string
@@ -129,7 +140,7 @@ func TestWriteFile(t *testing.T) {
 		if !tt.nilOld {
 			old = []byte(tt.old)
 		}
-		err := w.WriteFile(ctx, p, old, []byte(tt.new), tt.name)
+		err := writeFile(w, ctx, p, old, []byte(tt.new), tt.name)
 		if tt.kind != "" {
 			if !IsKind(err, tt.kind) {
 				t.Errorf("%s: err = %v, want %s", tt.name, err, tt.kind)
@@ -158,7 +169,7 @@ func TestWriteFile(t *testing.T) {
 	if left := tempFiles(t, root); len(left) > 0 {
 		t.Errorf("temp files left: %v", left)
 	}
-	stale := w.WriteFile(ctx, mustResolve(t, w, "run.sh"), []byte("old"), []byte("new"), "")
+	stale := writeFile(w, ctx, mustResolve(t, w, "run.sh"), []byte("old"), []byte("new"), "")
 	if !strings.Contains(stale.Error(), "re-read it and retry") || !strings.Contains(stale.Error(), "run.sh") {
 		t.Errorf("stale message: %v", stale)
 	}
@@ -172,7 +183,7 @@ func TestWriteFileFailureLeavesNoTemp(t *testing.T) {
 	p := mustResolve(t, w, "dir/b.txt")
 	os.Chmod(filepath.Join(root, "dir"), 0o555)
 	defer os.Chmod(filepath.Join(root, "dir"), 0o755)
-	err := w.WriteFile(context.Background(), p, []byte("b\n"), []byte("x"), "")
+	err := writeFile(w, context.Background(), p, []byte("b\n"), []byte("x"), "")
 	if !IsKind(err, KindPermission) {
 		t.Fatalf("err = %v", err)
 	}
@@ -181,16 +192,15 @@ func TestWriteFileFailureLeavesNoTemp(t *testing.T) {
 	}
 }
 
-// TestAtomicWriteCleanup makes the rename fail (the target is a non-empty
-// directory) and checks that the temp file is gone.
-func TestAtomicWriteCleanup(t *testing.T) {
-	dir := t.TempDir()
-	target := filepath.Join(dir, "t")
-	os.MkdirAll(filepath.Join(target, "child"), 0o755)
-	if err := atomicWrite(target, []byte("x"), 0o644, nil); err == nil {
-		t.Fatal("rename over a directory succeeded")
+// TestCommitOverDirectory refuses to replace a directory and leaves no
+// temp file.
+func TestCommitOverDirectory(t *testing.T) {
+	w, root, _ := newWS(t)
+	os.MkdirAll(filepath.Join(root, "t", "child"), 0o755)
+	if err := writeFile(w, context.Background(), mustResolve(t, w, "t"), nil, []byte("x"), ""); !IsKind(err, KindIsDir) {
+		t.Fatalf("commit over a directory: %v", err)
 	}
-	if left := tempFiles(t, dir); len(left) > 0 {
+	if left := tempFiles(t, root); len(left) > 0 {
 		t.Errorf("temp files left: %v", left)
 	}
 }
@@ -230,13 +240,13 @@ func TestOverlay(t *testing.T) {
 	}
 
 	// Without an editor, writes go to disk and check the disk content.
-	if err := w.WriteFile(ctx, p, []byte("buffer\n"), []byte("x"), ""); !IsKind(err, KindStale) {
+	if err := writeFile(w, ctx, p, []byte("buffer\n"), []byte("x"), ""); !IsKind(err, KindStale) {
 		t.Fatalf("disk write against overlay text: %v", err)
 	}
 
 	ed := &fakeEditor{}
 	w.SetBufferEditor(ed)
-	if err := w.WriteFile(ctx, p, []byte("buffer\n"), []byte("new\n"), "edit a"); err != nil {
+	if err := writeFile(w, ctx, p, []byte("buffer\n"), []byte("new\n"), "edit a"); err != nil {
 		t.Fatal(err)
 	}
 	if len(ed.calls) != 1 || ed.calls[0] != "a.txt@3:buffer\n->new\n/edit a" {
@@ -249,12 +259,12 @@ func TestOverlay(t *testing.T) {
 		t.Fatalf("overlay changed by WriteFile: %q", f.Bytes)
 	}
 	// Stale against the buffer: the editor is not called.
-	if err := w.WriteFile(ctx, p, []byte("other"), []byte("new\n"), ""); !IsKind(err, KindStale) || len(ed.calls) != 1 {
+	if err := writeFile(w, ctx, p, []byte("other"), []byte("new\n"), ""); !IsKind(err, KindStale) || len(ed.calls) != 1 {
 		t.Fatalf("stale buffer: %v, calls %d", err, len(ed.calls))
 	}
 	// The editor's error comes back.
 	ed.err = &Error{Kind: KindStale, Msg: "buffer moved"}
-	if err := w.WriteFile(ctx, p, []byte("buffer\n"), []byte("new\n"), ""); !IsKind(err, KindStale) {
+	if err := writeFile(w, ctx, p, []byte("buffer\n"), []byte("new\n"), ""); !IsKind(err, KindStale) {
 		t.Fatalf("editor error: %v", err)
 	}
 	// After close, reads and writes use the disk.
@@ -262,7 +272,7 @@ func TestOverlay(t *testing.T) {
 	if f, _ := w.ReadFile(p); string(f.Bytes) != "a\n" || f.Overlay {
 		t.Fatalf("after close: %+v", f)
 	}
-	if err := w.WriteFile(ctx, p, []byte("a\n"), []byte("disk\n"), ""); err != nil {
+	if err := writeFile(w, ctx, p, []byte("a\n"), []byte("disk\n"), ""); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := os.ReadFile(filepath.Join(root, "a.txt")); string(got) != "disk\n" {

@@ -18,28 +18,33 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
 
-// Retention limits of the store. They are variables so that tests and
-// embedders can tune them; change them before opening a store.
-var (
+// Limits are the store's retention limits, a value given when the store is
+// opened (Options.Limits); DefaultLimits are used otherwise.
+type Limits struct {
 	// MaxContentBytes is the largest content Record keeps; bigger content
 	// is recorded by sha256 and size only.
-	MaxContentBytes = 16 << 20
+	MaxContentBytes int
 	// MaxVersions is how many snapshots are kept per key.
-	MaxVersions = 8
+	MaxVersions int
 	// MaxTotalContentBytes bounds the content kept over all snapshots; the
 	// oldest content is dropped first (the rows stay, so tags still check).
-	MaxTotalContentBytes int64 = 256 << 20
+	MaxTotalContentBytes int64
 	// MaxTrashBytes bounds the trash; the oldest entries are dropped first,
-	// never the one just added.
-	MaxTrashBytes int64 = 512 << 20
-)
+	// never those a change is adding.
+	MaxTrashBytes int64
+}
+
+// DefaultLimits returns the limits a store uses unless told otherwise.
+func DefaultLimits() Limits {
+	return Limits{MaxContentBytes: 16 << 20, MaxVersions: 8, MaxTotalContentBytes: 256 << 20, MaxTrashBytes: 512 << 20}
+}
 
 // busyTimeoutMS is how long a store connection waits for another
 // connection's lock before failing.
 var busyTimeoutMS = 10000
 
 // schemaVersion is the store's PRAGMA user_version.
-const schemaVersion = 2
+const schemaVersion = 3
 
 // schemaV1 creates the version 1 schema.
 const schemaV1 = `
@@ -94,14 +99,28 @@ CREATE INDEX IF NOT EXISTS trash_snapshot ON trash(snapshot_id);
 CREATE TABLE IF NOT EXISTS pins(snapshot_id INTEGER PRIMARY KEY);
 `
 
+// schemaV3 adds the commit journal (see the package doc: "Committing a
+// change") and the transport that made each audited change.
+const schemaV3 = `
+CREATE TABLE IF NOT EXISTS intents(
+	id   INTEGER PRIMARY KEY,
+	tool TEXT NOT NULL,
+	pid  INTEGER NOT NULL,
+	time INTEGER NOT NULL,
+	body TEXT NOT NULL
+);
+ALTER TABLE audit ADD COLUMN transport TEXT NOT NULL DEFAULT '';
+`
+
 // Store is the persistent record: snapshots, audit log and trash. It is one
 // SQLite database (WAL) per workspace root, shared by every hashls process on
 // that root: one writer connection (immediate transactions) and a read-only
 // reader pool. Its methods are safe for concurrent use.
 type Store struct {
-	path string
-	w    *sql.DB // the single writer connection
-	r    *sql.DB // read-only connections
+	path   string
+	limits Limits
+	w      *sql.DB // the single writer connection
+	r      *sql.DB // read-only connections
 }
 
 // OpenStore opens (creating if needed) the store for root under stateDir.
@@ -109,11 +128,11 @@ type Store struct {
 // error naming the file.
 func OpenStore(stateDir, root string) (*Store, error) {
 	path := StorePath(stateDir, root)
-	return openStoreFile(path)
+	return openStoreFile(path, DefaultLimits())
 }
 
 // openStoreFile opens the store database at path.
-func openStoreFile(path string) (*Store, error) {
+func openStoreFile(path string, limits Limits) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, storeErr(path, err)
 	}
@@ -125,7 +144,7 @@ func openStoreFile(path string) (*Store, error) {
 		return nil, storeErr(path, err)
 	}
 	defer release()
-	s := &Store{path: path}
+	s := &Store{path: path, limits: limits}
 	bt := strconv.Itoa(busyTimeoutMS)
 	name := "file:" + uriPath(path)
 	w, err := sql.Open("sqlite", name+"?_pragma=busy_timeout("+bt+")&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate")
@@ -246,6 +265,12 @@ func (s *Store) migrate() error {
 		if _, err := tx.Exec(schemaV2); err != nil {
 			return storeErr(s.path, err)
 		}
+		v = 2
+	}
+	if v == 2 {
+		if _, err := tx.Exec(schemaV3); err != nil {
+			return storeErr(s.path, err)
+		}
 	}
 	if _, err := tx.Exec("PRAGMA user_version = " + strconv.Itoa(schemaVersion)); err != nil {
 		return storeErr(s.path, err)
@@ -359,7 +384,7 @@ func (s *Store) recordTx(tx *sql.Tx, r Recording, now int64) error {
 	}
 	var kept any // NULL
 	var keptBytes int64
-	if len(content) <= MaxContentBytes {
+	if len(content) <= s.limits.MaxContentBytes {
 		kept = content
 		if content == nil {
 			kept = []byte{}
@@ -376,10 +401,10 @@ func (s *Store) recordTx(tx *sql.Tx, r Recording, now int64) error {
 	// (Snapshots the trash points at are kept.)
 	const old = `SELECT id FROM snapshots WHERE key = ?1 AND id NOT IN (SELECT snapshot_id FROM pins)
 		ORDER BY id DESC LIMIT -1 OFFSET ?2`
-	if err := tx.QueryRow(`SELECT coalesce(sum(length(content)), 0) FROM snapshots WHERE id IN (`+old+`)`, key, MaxVersions).Scan(&freed); err != nil {
+	if err := tx.QueryRow(`SELECT coalesce(sum(length(content)), 0) FROM snapshots WHERE id IN (`+old+`)`, key, s.limits.MaxVersions).Scan(&freed); err != nil {
 		return err
 	}
-	if _, err := tx.Exec(`DELETE FROM snapshots WHERE id IN (`+old+`)`, key, MaxVersions); err != nil {
+	if _, err := tx.Exec(`DELETE FROM snapshots WHERE id IN (`+old+`)`, key, s.limits.MaxVersions); err != nil {
 		return err
 	}
 	delta -= freed
@@ -387,7 +412,7 @@ func (s *Store) recordTx(tx *sql.Tx, r Recording, now int64) error {
 	if err := tx.QueryRow(`UPDATE meta SET value = max(0, value + ?) WHERE name = 'content_bytes' RETURNING value`, delta).Scan(&total); err != nil {
 		return err
 	}
-	if total > MaxTotalContentBytes {
+	if total > s.limits.MaxTotalContentBytes {
 		return s.dropOldContent(tx, total)
 	}
 	return nil
@@ -397,14 +422,14 @@ func (s *Store) recordTx(tx *sql.Tx, r Recording, now int64) error {
 // MaxTotalContentBytes.
 func (s *Store) dropOldContent(tx *sql.Tx, total int64) error {
 	var dropped int64
-	for total-dropped > MaxTotalContentBytes {
+	for total-dropped > s.limits.MaxTotalContentBytes {
 		rows, err := tx.Query(`SELECT id, length(content) FROM snapshots WHERE content IS NOT NULL
 			AND id NOT IN (SELECT snapshot_id FROM pins) ORDER BY id LIMIT 64`)
 		if err != nil {
 			return err
 		}
 		var ids []int64
-		for rows.Next() && total-dropped > MaxTotalContentBytes {
+		for rows.Next() && total-dropped > s.limits.MaxTotalContentBytes {
 			var id, n int64
 			if err := rows.Scan(&id, &n); err != nil {
 				rows.Close()
@@ -546,6 +571,7 @@ type AuditEntry struct {
 	SHA256After  string // hex, "" when the file was removed
 	Time         time.Time
 	Note         string
+	Transport    string // "cli", "lsp", "mcp", "hub", "recovery"; "" when unknown
 }
 
 // Audit appends an entry and returns its id. A zero Time means now.
@@ -570,8 +596,8 @@ func auditTx(tx *sql.Tx, e AuditEntry) (int64, error) {
 	if t.IsZero() {
 		t = time.Now()
 	}
-	res, err := tx.Exec(`INSERT INTO audit(tool, path, sha_before, sha_after, time, note) VALUES (?, ?, ?, ?, ?, ?)`,
-		e.Tool, e.Path, e.SHA256Before, e.SHA256After, t.UnixNano(), e.Note)
+	res, err := tx.Exec(`INSERT INTO audit(tool, path, sha_before, sha_after, time, note, transport) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		e.Tool, e.Path, e.SHA256Before, e.SHA256After, t.UnixNano(), e.Note, e.Transport)
 	if err != nil {
 		return 0, err
 	}
@@ -611,7 +637,7 @@ func (s *Store) AuditLog(limit int) ([]AuditEntry, error) {
 	if limit <= 0 {
 		limit = -1
 	}
-	rows, err := s.r.Query(`SELECT id, tool, path, sha_before, sha_after, time, note FROM audit ORDER BY id DESC LIMIT ?`, limit)
+	rows, err := s.r.Query(`SELECT id, tool, path, sha_before, sha_after, time, note, transport FROM audit ORDER BY id DESC LIMIT ?`, limit)
 	if err != nil {
 		return nil, storeErr(s.path, err)
 	}
@@ -620,7 +646,7 @@ func (s *Store) AuditLog(limit int) ([]AuditEntry, error) {
 	for rows.Next() {
 		var e AuditEntry
 		var t int64
-		if err := rows.Scan(&e.ID, &e.Tool, &e.Path, &e.SHA256Before, &e.SHA256After, &t, &e.Note); err != nil {
+		if err := rows.Scan(&e.ID, &e.Tool, &e.Path, &e.SHA256Before, &e.SHA256After, &t, &e.Note, &e.Transport); err != nil {
 			return nil, storeErr(s.path, err)
 		}
 		e.Time = time.Unix(0, t)
@@ -637,41 +663,12 @@ func (s *Store) Trash(key string, content []byte, reason string) (int64, error) 
 	if err := s.check(); err != nil {
 		return 0, err
 	}
-	if content == nil {
-		content = []byte{}
-	}
 	var id int64
-	err := s.write(func(tx *sql.Tx) error {
-		// The content is usually a recorded snapshot (the edit's read):
-		// point at it and pin it instead of storing a second copy.
-		sum := sha256.Sum256(content)
-		var snapID int64
-		err := tx.QueryRow(`SELECT id FROM snapshots WHERE key = ? AND sha256 = ? AND content IS NOT NULL
-			ORDER BY id DESC LIMIT 1`, key, sum[:]).Scan(&snapID)
-		var res sql.Result
-		switch {
-		case err == nil:
-			if _, err := tx.Exec(`INSERT OR IGNORE INTO pins(snapshot_id) VALUES (?)`, snapID); err != nil {
-				return err
-			}
-			res, err = tx.Exec(`INSERT INTO trash(key, content, size, reason, time, snapshot_id) VALUES (?, x'', ?, ?, ?, ?)`,
-				key, len(content), reason, time.Now().UnixNano(), snapID)
-			if err != nil {
-				return err
-			}
-		case errors.Is(err, sql.ErrNoRows):
-			res, err = tx.Exec(`INSERT INTO trash(key, content, size, reason, time) VALUES (?, ?, ?, ?, ?)`,
-				key, content, len(content), reason, time.Now().UnixNano())
-			if err != nil {
-				return err
-			}
-		default:
+	err := s.write(func(tx *sql.Tx) (err error) {
+		if id, err = trashTx(tx, key, content, reason); err != nil {
 			return err
 		}
-		if id, err = res.LastInsertId(); err != nil {
-			return err
-		}
-		return pruneTrash(tx, id)
+		return pruneTrash(tx, id, s.limits.MaxTrashBytes)
 	})
 	if err != nil {
 		return 0, storeErr(s.path, err)
@@ -679,9 +676,45 @@ func (s *Store) Trash(key string, content []byte, reason string) (int64, error) 
 	return id, nil
 }
 
-// pruneTrash drops the oldest trash entries, except keep, while the trash
-// holds more than MaxTrashBytes: its own blobs plus the snapshots it pins.
-func pruneTrash(tx *sql.Tx, keep int64) error {
+// trashTx adds a trash entry inside a write transaction; the caller prunes
+// (pruneTrash) once all of its entries are in.
+func trashTx(tx *sql.Tx, key string, content []byte, reason string) (int64, error) {
+	if content == nil {
+		content = []byte{}
+	}
+	// The content is usually a recorded snapshot (the edit's read): point
+	// at it and pin it instead of storing a second copy.
+	sum := sha256.Sum256(content)
+	var snapID int64
+	err := tx.QueryRow(`SELECT id FROM snapshots WHERE key = ? AND sha256 = ? AND content IS NOT NULL
+		ORDER BY id DESC LIMIT 1`, key, sum[:]).Scan(&snapID)
+	var res sql.Result
+	switch {
+	case err == nil:
+		if _, err := tx.Exec(`INSERT OR IGNORE INTO pins(snapshot_id) VALUES (?)`, snapID); err != nil {
+			return 0, err
+		}
+		res, err = tx.Exec(`INSERT INTO trash(key, content, size, reason, time, snapshot_id) VALUES (?, x'', ?, ?, ?, ?)`,
+			key, len(content), reason, time.Now().UnixNano(), snapID)
+		if err != nil {
+			return 0, err
+		}
+	case errors.Is(err, sql.ErrNoRows):
+		res, err = tx.Exec(`INSERT INTO trash(key, content, size, reason, time) VALUES (?, ?, ?, ?, ?)`,
+			key, content, len(content), reason, time.Now().UnixNano())
+		if err != nil {
+			return 0, err
+		}
+	default:
+		return 0, err
+	}
+	return res.LastInsertId()
+}
+
+// pruneTrash drops the oldest trash entries older than keepFrom (the first
+// entry of the current transaction, which are all kept) while the trash
+// holds more than maxBytes: its own blobs plus the snapshots it pins.
+func pruneTrash(tx *sql.Tx, keepFrom, maxBytes int64) error {
 	// length(content) is read from the record header; columns after a blob
 	// would make SQLite walk the blob's overflow pages.
 	total := func() (int64, error) {
@@ -691,10 +724,10 @@ func pruneTrash(tx *sql.Tx, keep int64) error {
 		return n, err
 	}
 	t, err := total()
-	if err != nil || t <= MaxTrashBytes {
+	if err != nil || t <= maxBytes {
 		return err
 	}
-	rows, err := tx.Query(`SELECT id FROM trash WHERE id != ? ORDER BY id LIMIT 256`, keep)
+	rows, err := tx.Query(`SELECT id FROM trash WHERE id < ? ORDER BY id LIMIT 256`, keepFrom)
 	if err != nil {
 		return err
 	}
@@ -719,7 +752,7 @@ func pruneTrash(tx *sql.Tx, keep int64) error {
 		if _, err := tx.Exec(`DELETE FROM pins WHERE NOT EXISTS (SELECT 1 FROM trash WHERE trash.snapshot_id = pins.snapshot_id)`); err != nil {
 			return err
 		}
-		if t, err = total(); err != nil || t <= MaxTrashBytes {
+		if t, err = total(); err != nil || t <= maxBytes {
 			return err
 		}
 	}

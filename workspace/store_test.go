@@ -89,8 +89,8 @@ func TestStoreRetention(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n := countRows(t, s, "/k"); n != MaxVersions {
-		t.Fatalf("rows = %d, want %d", n, MaxVersions)
+	if n := countRows(t, s, "/k"); n != s.limits.MaxVersions {
+		t.Fatalf("rows = %d, want %d", n, s.limits.MaxVersions)
 	}
 	if _, ok, _ := s.Lookup("/k", "T000"); ok {
 		t.Fatal("oldest version still there")
@@ -105,9 +105,7 @@ func TestStoreRetention(t *testing.T) {
 
 func TestStoreLargeContent(t *testing.T) {
 	s := openTestStore(t, t.TempDir())
-	old := MaxContentBytes
-	MaxContentBytes = 1000
-	defer func() { MaxContentBytes = old }()
+	s.limits.MaxContentBytes = 1000
 	big := bytes.Repeat([]byte("x"), 1001)
 	if err := s.Record("/big", "BIG1", big); err != nil {
 		t.Fatal(err)
@@ -120,9 +118,7 @@ func TestStoreLargeContent(t *testing.T) {
 
 func TestStoreTotalContentBudget(t *testing.T) {
 	s := openTestStore(t, t.TempDir())
-	old := MaxTotalContentBytes
-	MaxTotalContentBytes = 10_000
-	defer func() { MaxTotalContentBytes = old }()
+	s.limits.MaxTotalContentBytes = 10_000
 	chunk := bytes.Repeat([]byte("y"), 1000)
 	for i := 0; i < 30; i++ {
 		c := append([]byte(fmt.Sprint(i)), chunk...)
@@ -133,8 +129,8 @@ func TestStoreTotalContentBudget(t *testing.T) {
 	var total, kept int64
 	s.w.QueryRow(`SELECT coalesce(sum(length(content)),0) FROM snapshots`).Scan(&total)
 	s.w.QueryRow(`SELECT value FROM meta WHERE name = 'content_bytes'`).Scan(&kept)
-	if total > MaxTotalContentBytes || total != kept {
-		t.Fatalf("total %d, counter %d, budget %d", total, kept, MaxTotalContentBytes)
+	if total > s.limits.MaxTotalContentBytes || total != kept {
+		t.Fatalf("total %d, counter %d, budget %d", total, kept, s.limits.MaxTotalContentBytes)
 	}
 	// The oldest lost its content but keeps its sha; the newest keeps all.
 	if snap, ok, _ := s.Lookup("/f0", "TAG0"); !ok || snap.Content != nil || snap.Size != 1001 {
@@ -335,14 +331,12 @@ func TestStoreOddStateDir(t *testing.T) {
 }
 
 func TestTrashRetention(t *testing.T) {
-	old := MaxTrashBytes
-	MaxTrashBytes = 100
-	defer func() { MaxTrashBytes = old }()
 	s, err := OpenStore(t.TempDir(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	s.limits.MaxTrashBytes = 100
 	var ids []int64
 	for i := 0; i < 5; i++ {
 		id, err := s.Trash("k", bytes.Repeat([]byte{'x'}, 40), "test")
@@ -394,9 +388,7 @@ func TestLookupMetaAndSnapshotContent(t *testing.T) {
 		t.Fatalf("Lookup = %+v %v %v", full.ID, ok, err)
 	}
 	// Content over the limit: the tag and sha are kept, the content is not.
-	old := MaxContentBytes
-	MaxContentBytes = 10
-	defer func() { MaxContentBytes = old }()
+	s.limits.MaxContentBytes = 10
 	if err := s.Record("/big", "BBBB", content); err != nil {
 		t.Fatal(err)
 	}
@@ -431,7 +423,7 @@ func TestTrashPointsAtSnapshots(t *testing.T) {
 		t.Fatalf("trash stored %d bytes (err %v), want a reference", stored, err)
 	}
 	// Many newer versions: per-key retention must keep the pinned one.
-	for i := 0; i < MaxVersions+3; i++ {
+	for i := 0; i < s.limits.MaxVersions+3; i++ {
 		if err := s.Record("/k", "BBBB", []byte(fmt.Sprintf("version %d\n", i+1))); err != nil {
 			t.Fatal(err)
 		}
@@ -449,9 +441,7 @@ func TestTrashPointsAtSnapshots(t *testing.T) {
 		t.Fatalf("TrashGet(own copy) = %q, %v", c, err)
 	}
 	// The trash budget counts pinned content; dropping the entry unpins.
-	old := MaxTrashBytes
-	MaxTrashBytes = 100
-	defer func() { MaxTrashBytes = old }()
+	s.limits.MaxTrashBytes = 100
 	if _, err := s.Trash("/other", []byte("x"), "edit"); err != nil {
 		t.Fatal(err)
 	}
@@ -478,7 +468,7 @@ func TestStoreMigratesV1(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	s, err := openStoreFile(path)
+	s, err := openStoreFile(path, DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -17,6 +18,9 @@ type Options struct {
 	StateDir string
 	// NoStore opens the workspace without a store (tests, read-only use).
 	NoStore bool
+	// Limits are the store's retention limits; the zero value means
+	// DefaultLimits.
+	Limits Limits
 }
 
 // Workspace is one root directory with its overlays and store. Its methods
@@ -29,6 +33,8 @@ type Workspace struct {
 	mu       sync.RWMutex
 	overlays map[string]overlay // by Path.Abs
 	editor   BufferEditor
+
+	recovered []Recovery // what Open's recovery did
 }
 
 // Open opens the workspace rooted at root (made absolute, symlinks resolved)
@@ -60,14 +66,24 @@ func Open(root string, opts Options) (*Workspace, error) {
 	}
 	w := &Workspace{root: real, stateDir: stateDir, overlays: map[string]overlay{}}
 	if !opts.NoStore {
-		s, err := OpenStore(stateDir, real)
+		limits := opts.Limits
+		if limits == (Limits{}) {
+			limits = DefaultLimits()
+		}
+		s, err := openStoreFile(StorePath(stateDir, real), limits)
 		if err != nil {
 			return nil, err
 		}
 		w.store = s
+		// Finish what a crashed process left half done. A failure here
+		// leaves the journal for the next open; it does not stop this one.
+		w.recovered, _ = w.Recover(context.Background())
 	}
 	return w, nil
 }
+
+// Recovered reports the interrupted commits that Open finished.
+func (w *Workspace) Recovered() []Recovery { return w.recovered }
 
 // Close closes the store.
 func (w *Workspace) Close() error {

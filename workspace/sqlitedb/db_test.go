@@ -163,7 +163,7 @@ func write(t *testing.T, abs, table, key string, hasKey bool, content string) (W
 		t.Fatal(err)
 	}
 	defer db.Close()
-	return Write(context.Background(), db, "app.db", table, key, hasKey, content)
+	return Write(context.Background(), db, "app.db", table, key, hasKey, content, nil)
 }
 
 func TestWrite(t *testing.T) {
@@ -185,7 +185,7 @@ func TestWrite(t *testing.T) {
 		t.Fatalf("update by text key: %+v %v", r, err)
 	}
 	r, err = write(t, abs, "users", "999", true, `{email: 'x'}`)
-	if err != nil || r.Op != "none" || !strings.HasPrefix(r.Text, "No row updated") {
+	if e, ok := err.(*Error); !ok || e.Kind != KindNotFound || !strings.HasPrefix(e.Msg, "no row updated") {
 		t.Fatalf("update missing: %+v %v", r, err)
 	}
 	r, err = write(t, abs, "users", "31", true, "  \n")
@@ -193,7 +193,7 @@ func TestWrite(t *testing.T) {
 		t.Fatalf("delete: %+v %v", r, err)
 	}
 	r, err = write(t, abs, "users", "31", true, "")
-	if err != nil || r.Op != "none" || !strings.HasPrefix(r.Text, "No row deleted") {
+	if e, ok := err.(*Error); !ok || e.Kind != KindNotFound || !strings.HasPrefix(e.Msg, "no row deleted") {
 		t.Fatalf("delete missing: %+v %v", r, err)
 	}
 	r, err = write(t, abs, "log", "1", true, "")

@@ -24,7 +24,13 @@ type WriteResult struct {
 
 // Write inserts (hasKey false), updates (content a non-empty object) or
 // deletes (content blank) one row of table in one immediate transaction.
-func Write(ctx context.Context, db *sql.DB, display, table, key string, hasKey bool, content string) (WriteResult, error) {
+// keepOld (may be nil) is called inside the transaction with the row as it
+// is (nil for an insert) before anything changes; its error aborts the
+// write. A key that names no row is a NotFound error.
+func Write(ctx context.Context, db *sql.DB, display, table, key string, hasKey bool, content string, keepOld func(old json.RawMessage) error) (WriteResult, error) {
+	if keepOld == nil {
+		keepOld = func(json.RawMessage) error { return nil }
+	}
 	del := strings.TrimSpace(content) == ""
 	var fields []Field
 	if !del {
@@ -59,11 +65,13 @@ func Write(ctx context.Context, db *sql.DB, display, table, key string, hasKey b
 	var res WriteResult
 	switch {
 	case !hasKey:
-		res, err = insertRow(ctx, conn, t, fields)
+		if err = keepOld(nil); err == nil {
+			res, err = insertRow(ctx, conn, t, fields)
+		}
 	case del:
-		res, err = deleteRow(ctx, conn, t, key)
+		res, err = deleteRow(ctx, conn, t, key, keepOld)
 	default:
-		res, err = updateRow(ctx, conn, t, key, fields)
+		res, err = updateRow(ctx, conn, t, key, fields, keepOld)
 	}
 	if err != nil {
 		return WriteResult{}, err
@@ -209,7 +217,7 @@ func rowKey(t *tableInfo, key string) (string, any, error) {
 	return keyColumn(t, key)
 }
 
-func updateRow(ctx context.Context, conn *sql.Conn, t *tableInfo, key string, fields []Field) (WriteResult, error) {
+func updateRow(ctx context.Context, conn *sql.Conn, t *tableInfo, key string, fields []Field, keepOld func(json.RawMessage) error) (WriteResult, error) {
 	if len(fields) == 0 {
 		return WriteResult{}, usagef("the update object is empty; give the columns to change, e.g. {name: 'Ada'} (blank content deletes the row)")
 	}
@@ -225,12 +233,13 @@ func updateRow(ctx context.Context, conn *sql.Conn, t *tableInfo, key string, fi
 	if err != nil {
 		return WriteResult{}, err
 	}
-	res := WriteResult{Op: "update", Table: t.name, Key: key}
 	if old == nil {
-		res.Op = "none"
-		res.Text = fmt.Sprintf("No row updated: %s has no row with %s = %s", t.name, col, key)
-		return res, nil
+		return WriteResult{}, notFoundf("no row updated: %s has no row with %s = %s; read %s to see its keys, or write to %s (no key) to insert", t.name, col, key, t.name, t.name)
 	}
+	if err := keepOld(old); err != nil {
+		return WriteResult{}, err
+	}
+	res := WriteResult{Op: "update", Table: t.name, Key: key}
 	sets := make([]string, len(cols))
 	for i, c := range cols {
 		sets[i] = c + " = ?"
@@ -240,14 +249,16 @@ func updateRow(ctx context.Context, conn *sql.Conn, t *tableInfo, key string, fi
 		return WriteResult{}, constraintErr("update of "+t.name, err)
 	}
 	res.OldRow, res.Changed, res.RowID = old, true, rowid
-	if !t.withoutRowid {
+	if t.withoutRowid {
+		res.NewRow, _, _ = rowJSON(ctx, conn, t, col, arg)
+	} else {
 		res.NewRow, _, _ = rowJSON(ctx, conn, t, "rowid", rowid)
 	}
 	res.Text = fmt.Sprintf("Updated row '%s' in %s", key, t.name)
 	return res, nil
 }
 
-func deleteRow(ctx context.Context, conn *sql.Conn, t *tableInfo, key string) (WriteResult, error) {
+func deleteRow(ctx context.Context, conn *sql.Conn, t *tableInfo, key string, keepOld func(json.RawMessage) error) (WriteResult, error) {
 	col, arg, err := rowKey(t, key)
 	if err != nil {
 		return WriteResult{}, err
@@ -256,16 +267,21 @@ func deleteRow(ctx context.Context, conn *sql.Conn, t *tableInfo, key string) (W
 	if err != nil {
 		return WriteResult{}, err
 	}
-	res := WriteResult{Op: "delete", Table: t.name, Key: key}
 	if old == nil {
-		res.Op = "none"
-		res.Text = fmt.Sprintf("No row deleted: %s has no row with %s = %s", t.name, col, key)
-		return res, nil
+		return WriteResult{}, notFoundf("no row deleted: %s has no row with %s = %s; read %s to see its keys", t.name, col, key, t.name)
 	}
+	if err := keepOld(old); err != nil {
+		return WriteResult{}, err
+	}
+	res := WriteResult{Op: "delete", Table: t.name, Key: key}
 	if _, err := conn.ExecContext(ctx, fmt.Sprintf("DELETE FROM %s WHERE %s = ?", quoteIdent(t.name), quoteIdent(col)), arg); err != nil {
 		return WriteResult{}, constraintErr("delete from "+t.name, err)
 	}
 	res.OldRow, res.Changed, res.RowID = old, true, rowid
 	res.Text = fmt.Sprintf("Deleted row '%s' from %s", key, t.name)
 	return res, nil
+}
+
+func notFoundf(format string, args ...any) *Error {
+	return &Error{Kind: KindNotFound, Msg: fmt.Sprintf(format, args...)}
 }

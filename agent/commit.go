@@ -1,0 +1,62 @@
+package agent
+
+import (
+	"context"
+
+	"github.com/hashls/hashls/edit"
+	"github.com/hashls/hashls/workspace"
+)
+
+// planned is one change a tool has planned, with what it saw: tools plan
+// in memory, then hand every change to the workspace's commit path at once.
+type planned struct {
+	ch   workspace.Change
+	old  []byte // the content the tool planned against; nil when absent
+	diff   string // the tool's own diff; "" computes a unified diff
+	binary bool   // no text diff (an archive)
+}
+
+// plannedWrite plans replacing the content old (nil: absent) of p by new.
+func plannedWrite(p workspace.Path, old, new []byte, note string) planned {
+	base := workspace.BaseAbsent()
+	if old != nil {
+		base = workspace.BaseOf(old)
+	}
+	return planned{ch: workspace.Change{Path: p, Base: base, New: new, NewTag: edit.Tag(new), Note: note}, old: old}
+}
+
+// plannedDelete plans deleting p, which holds old.
+func plannedDelete(p workspace.Path, old []byte, note string) planned {
+	return planned{ch: workspace.Change{Path: p, Base: workspace.BaseOf(old), Delete: true, Note: note}, old: old}
+}
+
+// commit applies the planned changes through the commit path, all or
+// nothing, and returns them as typed changes in the same order.
+func commit(ctx context.Context, env *Env, tool string, plans []planned) ([]Change, error) {
+	chs := make([]workspace.Change, len(plans))
+	for i, p := range plans {
+		chs[i] = p.ch
+	}
+	res, err := env.WS.Commit(ctx, tool, chs, workspace.CommitOptions{Transport: env.Transport})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Change, len(res.Files))
+	for i, f := range res.Files {
+		p := plans[i]
+		c := Change{Path: f.Path.Rel, Op: f.Op, MovedFrom: f.MovedFrom, OldSHA256: f.OldSHA256, NewSHA256: f.NewSHA256,
+			NewTag: f.NewTag, TrashIDs: f.TrashIDs, AuditID: f.AuditID, Overlay: f.Overlay, Note: f.Note, Diff: p.diff}
+		if p.old != nil {
+			c.OldTag = edit.Tag(p.old)
+		}
+		if c.Diff == "" && !p.binary {
+			var nb []byte
+			if !p.ch.Delete {
+				nb = p.ch.New
+			}
+			c.Diff = edit.UnifiedDiff(f.Path.Rel, p.old, nb)
+		}
+		out[i] = c
+	}
+	return out, nil
+}

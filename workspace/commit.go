@@ -1,0 +1,491 @@
+package workspace
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Change is one planned change to a file: new content (creating the file
+// when it does not exist) or a delete. Changes are plain values; Commit
+// applies a set of them all or nothing. A move is two changes: the
+// destination written (MovedFrom set) and the source deleted.
+type Change struct {
+	Path Path
+	// Base is the state the caller planned against; Commit refuses the
+	// whole set with KindStale when any file no longer matches its Base.
+	Base Base
+	// New is the new content (ignored when Delete is set).
+	New []byte
+	// NewTag is New's tag, recorded with its snapshot (the caller owns
+	// the tag function).
+	NewTag string
+	// Delete removes the file.
+	Delete bool
+	// Mode is the new file's permission bits; 0 keeps an existing file's
+	// mode and gives a new file 0644.
+	Mode fs.FileMode
+	// MovedFrom names the file this one is moved from (deleted by another
+	// change of the same set); it only labels the audit row and result.
+	MovedFrom string
+	// Note is added to the audit row (and the trash reason).
+	Note string
+}
+
+// Base is what a Change expects to find: nothing, any content, or the
+// content with a given sha256. The zero Base is invalid, so that no caller
+// skips the check by forgetting it.
+type Base struct {
+	kind baseKind
+	sum  [32]byte
+}
+
+type baseKind uint8
+
+const (
+	baseUnset baseKind = iota
+	baseAny
+	baseAbsent
+	baseSHA
+)
+
+// BaseAny accepts whatever the file holds (or its absence).
+func BaseAny() Base { return Base{kind: baseAny} }
+
+// BaseAbsent requires that the file does not exist (in the editor or on disk).
+func BaseAbsent() Base { return Base{kind: baseAbsent} }
+
+// BaseOf requires the file to hold exactly content.
+func BaseOf(content []byte) Base { return Base{kind: baseSHA, sum: sha256.Sum256(content)} }
+
+// BaseSHA requires the file's content to have this sha256.
+func BaseSHA(sum [32]byte) Base { return Base{kind: baseSHA, sum: sum} }
+
+// CommitOptions qualify one Commit.
+type CommitOptions struct {
+	// Transport labels the audit rows: "cli", "lsp", "mcp", "hub".
+	Transport string
+	// Label names the change in the editor's undo history.
+	Label string
+	// AllowVCS permits changes under .git, .hg and .svn, refused
+	// otherwise (a write there can make git run code).
+	AllowVCS bool
+}
+
+// Committed is what Commit did, one entry per change in the given order.
+type Committed struct {
+	Files []CommittedFile
+}
+
+// CommittedFile is one applied change.
+type CommittedFile struct {
+	Path      Path
+	Op        string // "create", "update" or "delete"
+	MovedFrom string
+	OldSHA256 string // hex; "" when the file did not exist
+	NewSHA256 string // hex; "" for a delete
+	NewTag    string
+	TrashIDs  []int64 // where the replaced content went (two for an open buffer whose disk text differed)
+	AuditID   int64
+	// Overlay: the change went to the editor's open buffer (in its undo
+	// history, saved or not by the user).
+	Overlay bool
+	// Note says what the caller should know (an open buffer left behind
+	// by a delete).
+	Note string
+}
+
+// VCSDirs are the version-control metadata directories no change may
+// enter without CommitOptions.AllowVCS.
+var vcsDirs = []string{".git", ".hg", ".svn"}
+
+// InVCSDir reports whether the root-relative path rel lies inside a
+// version-control metadata directory (.git, .hg, .svn) at any depth.
+func InVCSDir(rel string) bool {
+	for _, el := range strings.Split(filepath.ToSlash(rel), "/") {
+		for _, d := range vcsDirs {
+			if strings.EqualFold(el, d) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// fileState is a file as Commit finds it under the lock.
+type fileState struct {
+	exists  bool
+	content []byte // the buffer's text when overlay, else the disk's
+	mode    fs.FileMode
+	overlay bool
+	version int32
+	disk    []byte // the disk text of an overlaid file (nil when missing)
+}
+
+// entry is one change being committed.
+type entry struct {
+	ch     *Change
+	cur    fileState
+	buffer bool   // applied through the editor
+	tmp    string // temp file of a disk write
+	made   []string
+	res    CommittedFile
+}
+
+// Commit applies changes all or nothing: it locks every path, checks every
+// Base, puts what is replaced or deleted in the trash, writes (open
+// documents through the editor, other files atomically on disk), and
+// records the new snapshots and one audit row per file, journaled so that a
+// crash at any instant leaves every file wholly old or wholly new once the
+// store is next opened. See the package doc, "Committing a change".
+func (w *Workspace) Commit(ctx context.Context, tool string, changes []Change, opts CommitOptions) (*Committed, error) {
+	if len(changes) == 0 {
+		return &Committed{}, nil
+	}
+	ents := make([]*entry, len(changes))
+	paths := make([]Path, len(changes))
+	seen := map[string]bool{}
+	for i := range changes {
+		c := &changes[i]
+		if c.Base.kind == baseUnset {
+			return nil, &Error{Kind: KindInternal, Msg: fmt.Sprintf("commit %s: the change has no base state (a hashls bug)", c.Path.Rel)}
+		}
+		if c.Path.Abs == "" || c.Path.Rel == "." {
+			return nil, &Error{Kind: KindInvalid, Msg: fmt.Sprintf("commit: %q is not a file path inside the root; give a file path", c.Path.Rel)}
+		}
+		if seen[c.Path.Abs] {
+			return nil, &Error{Kind: KindInvalid, Msg: fmt.Sprintf("commit: %s is changed twice in one set; change each file once", c.Path.Rel)}
+		}
+		seen[c.Path.Abs] = true
+		if !opts.AllowVCS && InVCSDir(c.Path.Rel) {
+			return nil, &Error{Kind: KindPermission, Msg: fmt.Sprintf("%s is inside version-control metadata (.git, .hg, .svn); changes there are refused because they can make git run code. Pass the explicit override (allowVcs) if you really mean it", c.Path.Rel)}
+		}
+		ents[i] = &entry{ch: c}
+		paths[i] = c.Path
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, &Error{Kind: KindIO, Msg: fmt.Sprintf("commit cancelled before anything was written: %v", err), Err: err}
+	}
+	unlock, err := w.Lock(ctx, paths...)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	editor := w.bufferEditor()
+	for _, e := range ents {
+		st, err := w.fileState(e.ch.Path, editor != nil)
+		if err != nil {
+			return nil, err
+		}
+		e.cur = st
+		if err := checkBase(e.ch, st); err != nil {
+			return nil, err
+		}
+		if e.ch.Delete && !st.exists {
+			return nil, notFound(e.ch.Path, nil)
+		}
+		e.buffer = st.overlay && !e.ch.Delete
+		e.res = CommittedFile{Path: e.ch.Path, MovedFrom: e.ch.MovedFrom, NewTag: e.ch.NewTag, Overlay: e.buffer}
+		switch {
+		case e.ch.Delete:
+			e.res.Op, e.res.NewTag = "delete", ""
+		case st.exists:
+			e.res.Op = "update"
+		default:
+			e.res.Op = "create"
+		}
+		if st.exists {
+			e.res.OldSHA256 = SHA256Hex(st.content)
+		}
+		if !e.ch.Delete {
+			e.res.NewSHA256 = SHA256Hex(e.ch.New)
+		}
+	}
+	return w.commitLocked(ctx, tool, ents, opts, editor)
+}
+
+// checkBase compares a file's state with what the change expects.
+func checkBase(c *Change, st fileState) error {
+	where := "on disk"
+	if st.overlay {
+		where = "in the editor"
+	}
+	switch c.Base.kind {
+	case baseAbsent:
+		if st.exists {
+			return &Error{Kind: KindStale, Msg: fmt.Sprintf("%s already exists (%s); read it first and edit it, or choose another path", c.Path.Rel, where)}
+		}
+	case baseSHA:
+		if !st.exists {
+			return &Error{Kind: KindStale, Msg: fmt.Sprintf("%s was deleted since it was read; re-read it and retry", c.Path.Rel)}
+		}
+		if sha256.Sum256(st.content) != c.Base.sum {
+			return staleError(c.Path, where)
+		}
+	}
+	return nil
+}
+
+// fileState reads p as Commit sees it: the open buffer when there is one
+// and an editor to apply changes to it (without an editor, changes go to
+// the disk and are checked against it).
+func (w *Workspace) fileState(p Path, buffers bool) (fileState, error) {
+	var st fileState
+	if text, version, ok := w.Overlay(p); ok && buffers {
+		st = fileState{exists: true, content: text, mode: 0o644, overlay: true, version: version}
+		if b, fi, err := readDisk(p); err == nil {
+			st.disk, st.mode = b, fi.Mode()&(fs.ModePerm|fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky)
+		}
+		return st, nil
+	}
+	b, fi, err := readDisk(p)
+	switch {
+	case err == nil:
+		return fileState{exists: true, content: b, disk: b, mode: fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)}, nil
+	case IsKind(err, KindNotFound):
+		return fileState{}, nil
+	default:
+		return fileState{}, err
+	}
+}
+
+// commitLocked runs the protocol once every path is locked and checked.
+func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry, opts CommitOptions, editor BufferEditor) (*Committed, error) {
+	st := w.store
+	// 1. The intent: trash what is replaced, journal every disk operation.
+	var disk []*entry
+	for _, e := range ents {
+		if e.buffer || e.ch.Delete && e.cur.disk == nil {
+			continue // the editor's, or an unsaved buffer with nothing on disk to remove
+		}
+		disk = append(disk, e)
+	}
+	nonce, err := randomHex(6)
+	if err != nil {
+		return nil, &Error{Kind: KindIO, Msg: fmt.Sprintf("commit: no randomness for temp file names: %v", err), Err: err}
+	}
+	in := &intent{Tool: tool}
+	for i, e := range disk {
+		ie := intentEntry{Path: e.ch.Path.Abs, Rel: e.ch.Path.Rel, Op: opWrite}
+		if e.ch.Delete {
+			ie.Op = opDelete
+		} else {
+			ie.New = e.res.NewSHA256
+			ie.Tmp = filepath.Join(filepath.Dir(e.ch.Path.Abs), fmt.Sprintf(".%s.hashls-%s-%d.tmp", filepath.Base(e.ch.Path.Abs), nonce, i))
+			e.tmp = ie.Tmp
+		}
+		if e.cur.disk != nil {
+			ie.Old = SHA256Hex(e.cur.disk)
+		}
+		ie.Mode = uint32(e.newMode())
+		in.Entries = append(in.Entries, ie)
+	}
+	// The trash keeps what the tool saw and replaced and, for a file on
+	// disk whose text differs from it (an open buffer), the disk text too:
+	// the roll back needs it.
+	var trash []trashReq
+	diskIndex := map[*entry]int{}
+	for i, e := range disk {
+		diskIndex[e] = i
+	}
+	for _, e := range ents {
+		if !e.cur.exists {
+			continue
+		}
+		reason := tool
+		if e.ch.Note != "" {
+			reason += ": " + e.ch.Note
+		}
+		i, onDisk := diskIndex[e]
+		same := e.cur.disk != nil && bytes.Equal(e.cur.disk, e.cur.content)
+		trash = append(trash, trashReq{entry: e, key: e.ch.Path.Abs, content: e.cur.content, reason: reason, journal: onDisk && same, index: i})
+		if e.cur.disk != nil && !same && (onDisk || e.ch.Delete) {
+			trash = append(trash, trashReq{entry: e, key: e.ch.Path.Abs, content: e.cur.disk, reason: reason + " (disk text of an open buffer)", journal: onDisk, index: i})
+		}
+	}
+	if st != nil {
+		if err := st.beginIntent(in, trash, len(disk) > 1); err != nil {
+			return nil, err
+		}
+		for _, t := range trash {
+			t.entry.res.TrashIDs = append(t.entry.res.TrashIDs, t.id)
+		}
+	}
+	// abandon undoes everything done so far and closes the intent.
+	abandon := func(cause error) (*Committed, error) {
+		rerr := rollBack(in.Entries, func(i int) []byte { return disk[i].cur.disk })
+		for _, e := range disk {
+			removeEmptyDirs(e.made)
+		}
+		if st != nil && in.ID != 0 {
+			if rerr == nil {
+				_ = st.closeIntent(in.ID, nil)
+			}
+		}
+		if rerr != nil {
+			return nil, fmt.Errorf("%w; and putting the files back failed: %v (the next hashls start finishes the roll back from the trash)", cause, rerr)
+		}
+		return nil, fmt.Errorf("%w; nothing was changed", cause)
+	}
+	// 2. Temp files: complete and durable before the first rename.
+	for i, e := range disk {
+		if e.ch.Delete {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return abandon(&Error{Kind: KindIO, Msg: fmt.Sprintf("commit cancelled: %v", err), Err: err})
+		}
+		if !e.cur.exists || e.cur.disk == nil {
+			made, err := mkdirParents(filepath.Dir(e.ch.Path.Abs), w.root)
+			e.made = made
+			if err != nil {
+				return abandon(fsError("create the directory of", e.ch.Path.Rel, err))
+			}
+		}
+		var old fs.FileInfo
+		if e.cur.disk != nil {
+			old, _ = os.Lstat(e.ch.Path.Abs)
+		}
+		if err := writeTemp(e.tmp, e.ch.New, fs.FileMode(in.Entries[i].Mode), old); err != nil {
+			return abandon(fsError("write", e.ch.Path.Rel, err))
+		}
+	}
+	// 3. Renames and removes, then the directories made durable.
+	if err := rollForward(in.Entries, false); err != nil {
+		return abandon(&Error{Kind: ioKindOf(err), Msg: fmt.Sprintf("commit: %v", err), Err: err})
+	}
+	// 4. Open documents, through the editor (into its undo history).
+	var applied []*entry
+	label := opts.Label
+	if label == "" {
+		label = "hashls " + tool
+	}
+	for _, e := range ents {
+		if !e.buffer {
+			continue
+		}
+		if err := editor.ApplyEdit(ctx, e.ch.Path, e.cur.version, e.cur.content, e.ch.New, label); err != nil {
+			for i := len(applied) - 1; i >= 0; i-- {
+				a := applied[i]
+				_ = editor.ApplyEdit(context.WithoutCancel(ctx), a.ch.Path, a.cur.version+1, a.ch.New, a.cur.content, label+" (undone)")
+			}
+			return abandon(err)
+		}
+		applied = append(applied, e)
+	}
+	for _, e := range ents {
+		if e.ch.Delete && e.cur.overlay {
+			e.res.Note = fmt.Sprintf("%s is open in the editor: its buffer still holds the old text; close it without saving", e.ch.Path.Rel)
+		}
+	}
+	// 5. Done: the snapshots, the audit rows and the end of the intent.
+	out := &Committed{Files: make([]CommittedFile, len(ents))}
+	if st != nil {
+		var recs []Recording
+		var audits []AuditEntry
+		for _, e := range ents {
+			if !e.ch.Delete {
+				recs = append(recs, Recording{Key: e.ch.Path.Abs, Tag: e.ch.NewTag, Content: e.ch.New})
+			}
+			note := e.ch.Note
+			if e.ch.MovedFrom != "" && note == "" {
+				note = "moved from " + e.ch.MovedFrom
+			}
+			audits = append(audits, AuditEntry{Tool: tool, Path: e.ch.Path.Rel, SHA256Before: e.res.OldSHA256, SHA256After: e.res.NewSHA256, Note: note, Transport: opts.Transport})
+		}
+		ids, err := st.finishIntent(in.ID, recs, audits)
+		if err != nil {
+			for i := len(applied) - 1; i >= 0; i-- {
+				a := applied[i]
+				_ = editor.ApplyEdit(context.WithoutCancel(ctx), a.ch.Path, a.cur.version+1, a.ch.New, a.cur.content, label+" (undone)")
+			}
+			return abandon(fmt.Errorf("recording the change in the store failed: %w", err))
+		}
+		for i, e := range ents {
+			e.res.AuditID = ids[i]
+		}
+	}
+	for i, e := range ents {
+		out.Files[i] = e.res
+	}
+	return out, nil
+}
+
+// newMode is the mode the file gets.
+func (e *entry) newMode() fs.FileMode {
+	switch {
+	case e.ch.Mode != 0:
+		return e.ch.Mode
+	case e.cur.disk != nil:
+		return e.cur.mode
+	default:
+		return 0o644
+	}
+}
+
+// trashReq is one trash entry an intent adds; id is filled in.
+type trashReq struct {
+	entry   *entry
+	key     string
+	content []byte
+	reason  string
+	journal bool // the disk text of intent entry index: its Trash field
+	index   int
+	id      int64
+}
+
+// mkdirParents creates dir and its missing parents below root, returning
+// the directories it made, deepest first.
+func mkdirParents(dir, root string) ([]string, error) {
+	var made []string
+	for d := dir; d != root && d != filepath.Dir(d); d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); !errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		made = append(made, d)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		removeEmptyDirs(made)
+		return nil, err
+	}
+	return made, nil
+}
+
+// removeEmptyDirs removes dirs (deepest first) while they are empty.
+func removeEmptyDirs(dirs []string) {
+	for _, d := range dirs {
+		if os.Remove(d) != nil {
+			return
+		}
+	}
+}
+
+func randomHex(n int) (string, error) {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b), nil
+}
+
+func ioKindOf(err error) string {
+	if errors.Is(err, fs.ErrPermission) {
+		return KindPermission
+	}
+	return KindIO
+}
+
+// bufferEditor returns the editor set by SetBufferEditor, or nil.
+func (w *Workspace) bufferEditor() BufferEditor {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	return w.editor
+}
