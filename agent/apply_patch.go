@@ -23,7 +23,6 @@ import (
 // path applies (locks, trash, atomic writes, audit, crash recovery).
 type applyPatchTool struct{}
 
-
 func (applyPatchTool) Name() string { return "apply_patch" }
 func (applyPatchTool) Description() string {
 	return "Apply a Codex-format patch (*** Begin Patch / *** Add File: | *** Delete File: | *** Update File: [*** Move to:] with @@ chunks of ' ', '-', '+' lines / *** End Patch) to several files all-or-nothing, optionally gated by expectedSha256ByPath"

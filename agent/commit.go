@@ -10,8 +10,8 @@ import (
 // planned is one change a tool has planned, with what it saw: tools plan
 // in memory, then hand every change to the workspace's commit path at once.
 type planned struct {
-	ch   workspace.Change
-	old  []byte // the content the tool planned against; nil when absent
+	ch     workspace.Change
+	old    []byte // the content the tool planned against; nil when absent
 	diff   string // the tool's own diff; "" computes a unified diff
 	binary bool   // no text diff (an archive)
 }

@@ -15,7 +15,6 @@ import (
 
 type editTool struct{}
 
-
 func (editTool) Name() string { return "edit" }
 func (editTool) Description() string {
 	return "Apply hashline edits: ¶PATH#TAG sections with replace/delete/insert ops on line numbers or tree-sitter blocks; stale tags are recovered or refused"

@@ -29,7 +29,6 @@ const (
 
 type findTool struct{}
 
-
 func (findTool) Name() string { return "find" }
 func (findTool) Description() string {
 	return "Find paths by glob (newest first, grouped by directory), gitignore-aware; use search for content matches"

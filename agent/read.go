@@ -25,7 +25,6 @@ const (
 
 type readTool struct{}
 
-
 func (readTool) Name() string { return "read" }
 func (readTool) Description() string {
 	return "Read a file as ¶PATH#TAG plus N:TEXT rows (selectors :N, :A-B, :A+C, :raw); code files without a selector return a structural summary; also directories, archive members (a.zip:dir/f.txt) and SQLite (db.sqlite, db.sqlite:table[:key], ?limit=&offset=&order=&where=, ?q=SELECT)"

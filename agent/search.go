@@ -34,7 +34,6 @@ const (
 
 type searchTool struct{}
 
-
 func (searchTool) Name() string { return "search" }
 func (searchTool) Description() string {
 	return "Search file contents with a Go RE2 regex across files, directories and globs (gitignore-aware); results grouped under ¶PATH#TAG with *N: match and  N: context rows"

@@ -16,7 +16,6 @@ import (
 
 type writeTool struct{}
 
-
 func (writeTool) Name() string { return "write" }
 func (writeTool) Description() string {
 	return "Create or overwrite a file with the given content (old content to the trash, a fresh ¶PATH#TAG back); also an archive member (a.zip:dir/f.txt) or a SQLite row (db.sqlite:table inserts, db.sqlite:table:key updates, blank content deletes)"
