@@ -28,12 +28,13 @@ func (applyPatchTool) Description() string {
 	return "Apply a Codex-format patch (*** Begin Patch / *** Add File: | *** Delete File: | *** Update File: [*** Move to:] with @@ chunks of ' ', '-', '+' lines / *** End Patch) to several files all-or-nothing, optionally gated by expectedSha256ByPath"
 }
 func (applyPatchTool) Schema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"input":{"type":"string","description":"The entire patch: '*** Begin Patch', then file sections ('*** Add File: PATH' followed by '+' lines; '*** Delete File: PATH'; '*** Update File: PATH', optionally '*** Move to: NEW_PATH', then chunks each introduced by '@@' or '@@ <a line before the change>' with ' ' context, '-' removed and '+' added lines, optionally ending with '*** End of File'), then '*** End Patch'. Paths are relative to the workspace root."},"expectedSha256ByPath":{"type":"object","additionalProperties":{"type":"string"},"description":"Optional stale-file gate: path → sha256 (hex) of the file's current bytes, as returned by read. \"\" asserts that the path does not exist (for Add File). Paths not listed are not checked."}},"required":["input"],"additionalProperties":false}`)
+	return json.RawMessage(`{"type":"object","properties":{"input":{"type":"string","description":"The entire patch: '*** Begin Patch', then file sections ('*** Add File: PATH' followed by '+' lines; '*** Delete File: PATH'; '*** Update File: PATH', optionally '*** Move to: NEW_PATH', then chunks each introduced by '@@' or '@@ <a line before the change>' with ' ' context, '-' removed and '+' added lines, optionally ending with '*** End of File'), then '*** End Patch'. Paths are relative to the workspace root."},"expectedSha256ByPath":{"type":"object","additionalProperties":{"type":"string"},"description":"Optional stale-file gate: path → sha256 (hex) of the file's current bytes, as returned by read. \"\" asserts that the path does not exist (for Add File). Paths not listed are not checked."},"allowVcs":{"type":"boolean","description":"Allow changes under .git, .hg or .svn, refused by default (a write there can make git run code on the next git command)"}},"required":["input"],"additionalProperties":false}`)
 }
 
 type applyPatchArgs struct {
 	Input    string            `json:"input"`
 	Expected map[string]string `json:"expectedSha256ByPath"`
+	AllowVCS bool              `json:"allowVcs"`
 }
 
 // applyPatchFile is the per-file part of apply_patch's details.
@@ -262,7 +263,7 @@ func (applyPatchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*
 			owner = append(owner, idx)
 		}
 	}
-	changes, err := commit(ctx, env, "apply_patch", plans)
+	changes, err := commit(ctx, env, "apply_patch", plans, a.AllowVCS)
 	if err != nil {
 		return nil, err
 	}

@@ -31,13 +31,14 @@ func plannedDelete(p workspace.Path, old []byte, note string) planned {
 }
 
 // commit applies the planned changes through the commit path, all or
-// nothing, and returns them as typed changes in the same order.
-func commit(ctx context.Context, env *Env, tool string, plans []planned) ([]Change, error) {
+// nothing, and returns them as typed changes in the same order. allowVCS
+// is the caller's explicit override for changes under .git, .hg and .svn.
+func commit(ctx context.Context, env *Env, tool string, plans []planned, allowVCS bool) ([]Change, error) {
 	chs := make([]workspace.Change, len(plans))
 	for i, p := range plans {
 		chs[i] = p.ch
 	}
-	res, err := env.WS.Commit(ctx, tool, chs, workspace.CommitOptions{Transport: env.Transport})
+	res, err := env.WS.Commit(ctx, tool, chs, workspace.CommitOptions{Transport: env.Transport, AllowVCS: allowVCS})
 	if err != nil {
 		return nil, err
 	}

@@ -20,11 +20,12 @@ func (editTool) Description() string {
 	return "Apply hashline edits: ¶PATH#TAG sections with replace/delete/insert ops on line numbers or tree-sitter blocks; stale tags are recovered or refused"
 }
 func (editTool) Schema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"input":{"type":"string","description":"One or more sections: a ¶PATH#TAG header (from read/search/edit output) then ops: replace N..M:, delete N..M, insert before|after N:, insert head:, insert tail:, replace block N:, delete block N, insert after block N:, with +TEXT body rows"}},"required":["input"],"additionalProperties":false}`)
+	return json.RawMessage(`{"type":"object","properties":{"input":{"type":"string","description":"One or more sections: a ¶PATH#TAG header (from read/search/edit output) then ops: replace N..M:, delete N..M, insert before|after N:, insert head:, insert tail:, replace block N:, delete block N, insert after block N:, with +TEXT body rows"},"allowVcs":{"type":"boolean","description":"Allow changes under .git, .hg or .svn, refused by default (a write there can make git run code on the next git command)"}},"required":["input"],"additionalProperties":false}`)
 }
 
 type editArgs struct {
-	Input string `json:"input"`
+	Input    string `json:"input"`
+	AllowVCS bool   `json:"allowVcs"`
 }
 
 // editFileResult is the per-file part of an edit's details.
@@ -129,7 +130,7 @@ func (editTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 		plans[i].ch.NewTag = pe.res.NewTag
 		plans[i].diff = pe.res.Diff
 	}
-	changes, err := commit(ctx, env, "edit", plans)
+	changes, err := commit(ctx, env, "edit", plans, a.AllowVCS)
 	if err != nil {
 		return nil, err
 	}

@@ -363,13 +363,13 @@ func readSQLite(ctx context.Context, path string, p workspace.Path, c sqlitedb.C
 
 // writeTarget writes an archive member or a SQLite row named by path. ok is
 // false when path names neither (the caller writes a plain file).
-func writeTarget(ctx context.Context, env *Env, path, content string, expectedSha256 *string) (res *Result, ok bool, err error) {
+func writeTarget(ctx context.Context, env *Env, path, content string, expectedSha256 *string, allowVCS bool) (res *Result, ok bool, err error) {
 	p, c, ok, err := archiveTarget(env, path, true)
 	if err != nil {
 		return nil, true, err
 	}
 	if ok {
-		res, err := writeArchiveMember(ctx, env, path, p, c, content, expectedSha256)
+		res, err := writeArchiveMember(ctx, env, path, p, c, content, expectedSha256, allowVCS)
 		return res, true, err
 	}
 	sp, sc, ok, err := sqliteTarget(env, path, "write")
@@ -377,13 +377,13 @@ func writeTarget(ctx context.Context, env *Env, path, content string, expectedSh
 		return nil, true, err
 	}
 	if ok {
-		res, err := writeSQLite(ctx, env, path, sp, sc, content, expectedSha256)
+		res, err := writeSQLite(ctx, env, path, sp, sc, content, expectedSha256, allowVCS)
 		return res, true, err
 	}
 	return nil, false, nil
 }
 
-func writeArchiveMember(ctx context.Context, env *Env, path string, p workspace.Path, c archive.Candidate, content string, want *string) (*Result, error) {
+func writeArchiveMember(ctx context.Context, env *Env, path string, p workspace.Path, c archive.Candidate, content string, want *string, allowVCS bool) (*Result, error) {
 	if !c.HasMember {
 		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("Archive write path must target a file inside the archive, e.g. %s:dir/file.txt", c.Archive)}
 	}
@@ -427,7 +427,7 @@ func writeArchiveMember(ctx context.Context, env *Env, path string, p workspace.
 	}
 	pw := plannedWrite(p, old, newBytes, "archive member "+member)
 	pw.binary = true
-	changes, err := commit(ctx, env, "write", []planned{pw})
+	changes, err := commit(ctx, env, "write", []planned{pw}, allowVCS)
 	if err != nil {
 		return nil, err
 	}
@@ -445,7 +445,7 @@ func writeArchiveMember(ctx context.Context, env *Env, path string, p workspace.
 	return &Result{Text: text, Details: d, Changes: changes}, nil
 }
 
-func writeSQLite(ctx context.Context, env *Env, path string, p workspace.Path, c sqlitedb.Candidate, content string, want *string) (*Result, error) {
+func writeSQLite(ctx context.Context, env *Env, path string, p workspace.Path, c sqlitedb.Candidate, content string, want *string, allowVCS bool) (*Result, error) {
 	table, key, hasKey, err := sqlitedb.ParseWriteSelector(c.Rest)
 	if err != nil {
 		return nil, targetErr(err)
@@ -453,9 +453,7 @@ func writeSQLite(ctx context.Context, env *Env, path string, p workspace.Path, c
 	if want != nil {
 		return nil, &Error{Kind: KindUsage, Message: "expectedSha256 does not apply to SQLite row writes: rows have no file hash, and the database file changes under other writers. Drop expectedSha256; the write runs in one transaction."}
 	}
-	if workspace.InVCSDir(p.Rel) {
-		return nil, &Error{Kind: KindPermission, Message: fmt.Sprintf("%s is inside version-control metadata (.git, .hg, .svn); changes there are refused", p.Rel)}
-	}
+
 	var wr sqlitedb.WriteResult
 	rowName := p.Rel + ":" + table
 	if hasKey {
@@ -473,7 +471,7 @@ func writeSQLite(ctx context.Context, env *Env, path string, p workspace.Path, c
 		}
 		return wr.NewRow, wr.Changed, "sqlite " + wr.Op, nil
 	}}
-	cf, err := env.WS.CommitRow(ctx, "write", rc, workspace.CommitOptions{Transport: env.Transport})
+	cf, err := env.WS.CommitRow(ctx, "write", rc, workspace.CommitOptions{Transport: env.Transport, AllowVCS: allowVCS})
 	if err != nil {
 		return nil, err
 	}

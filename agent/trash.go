@@ -36,7 +36,7 @@ func (restoreTool) Description() string {
 	return "Restore a trash entry to its file (or to another path); the content it replaces goes to the trash first"
 }
 func (restoreTool) Schema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"id":{"type":"number","description":"The trash entry id (from the trash tool or an edit's details)"},"path":{"type":"string","description":"Restore to this path instead of the entry's own"}},"required":["id"],"additionalProperties":false}`)
+	return json.RawMessage(`{"type":"object","properties":{"id":{"type":"number","description":"The trash entry id (from the trash tool or an edit's details)"},"path":{"type":"string","description":"Restore to this path instead of the entry's own"},"allowVcs":{"type":"boolean","description":"Allow changes under .git, .hg or .svn, refused by default (a write there can make git run code on the next git command)"}},"required":["id"],"additionalProperties":false}`)
 }
 
 func (auditTool) Name() string { return "audit" }
@@ -128,8 +128,9 @@ func (trashTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resul
 
 func (restoreTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
 	var a struct {
-		ID   float64 `json:"id"`
-		Path string  `json:"path"`
+		ID       float64 `json:"id"`
+		Path     string  `json:"path"`
+		AllowVCS bool    `json:"allowVcs"`
 	}
 	if err := json.Unmarshal(raw, &a); err != nil {
 		return nil, &Error{Kind: KindUsage, Message: "restore: " + err.Error()}
@@ -166,7 +167,7 @@ func (restoreTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Res
 	case !workspace.IsKind(err, workspace.KindNotFound):
 		return nil, err
 	}
-	changes, err := commit(ctx, env, "restore", []planned{plannedWrite(p, old, content, fmt.Sprintf("from trash #%d", ent.ID))})
+	changes, err := commit(ctx, env, "restore", []planned{plannedWrite(p, old, content, fmt.Sprintf("from trash #%d", ent.ID))}, a.AllowVCS)
 	if err != nil {
 		return nil, err
 	}

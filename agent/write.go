@@ -21,13 +21,14 @@ func (writeTool) Description() string {
 	return "Create or overwrite a file with the given content (old content to the trash, a fresh ¶PATH#TAG back); also an archive member (a.zip:dir/f.txt) or a SQLite row (db.sqlite:table inserts, db.sqlite:table:key updates, blank content deletes)"
 }
 func (writeTool) Schema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"File path inside the root (missing parent directories are created), an archive member a.zip:dir/f.txt (the archive is rewritten atomically, created if missing), or a SQLite row: db.sqlite:table (insert) or db.sqlite:table:key (update; blank content deletes)"},"content":{"type":"string","description":"The complete new content of the file or member; for SQLite a JSON5 object of column values"},"expectedSha256":{"type":"string","description":"Optional stale-file gate: the sha256 (hex) of the file as you read it (read's details.sha256); \"\" means the file must not exist yet"}},"required":["path","content"],"additionalProperties":false}`)
+	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"File path inside the root (missing parent directories are created), an archive member a.zip:dir/f.txt (the archive is rewritten atomically, created if missing), or a SQLite row: db.sqlite:table (insert) or db.sqlite:table:key (update; blank content deletes)"},"content":{"type":"string","description":"The complete new content of the file or member; for SQLite a JSON5 object of column values"},"expectedSha256":{"type":"string","description":"Optional stale-file gate: the sha256 (hex) of the file as you read it (read's details.sha256); \"\" means the file must not exist yet"},"allowVcs":{"type":"boolean","description":"Allow changes under .git, .hg or .svn, refused by default (a write there can make git run code on the next git command)"}},"required":["path","content"],"additionalProperties":false}`)
 }
 
 type writeArgs struct {
 	Path           string  `json:"path"`
 	Content        string  `json:"content"`
 	ExpectedSha256 *string `json:"expectedSha256"`
+	AllowVCS       bool    `json:"allowVcs"`
 }
 
 type writeDetails struct {
@@ -101,7 +102,7 @@ func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resul
 	if strings.TrimSpace(a.Path) == "" {
 		return nil, &Error{Kind: KindUsage, Message: "write: path is empty; pass the file to create or overwrite"}
 	}
-	if res, ok, err := writeTarget(ctx, env, a.Path, a.Content, a.ExpectedSha256); ok || err != nil {
+	if res, ok, err := writeTarget(ctx, env, a.Path, a.Content, a.ExpectedSha256, a.AllowVCS); ok || err != nil {
 		return res, err
 	}
 	if strings.HasSuffix(a.Path, "/") || strings.HasSuffix(a.Path, string(filepath.Separator)) {
@@ -128,7 +129,7 @@ func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resul
 	}
 	newBytes, style := edit.KeepLineStyle(content, old)
 	d.KeptCRLF, d.KeptBOM, d.Bytes = style.CRLF, style.BOM, len(newBytes)
-	changes, err := commit(ctx, env, "write", []planned{plannedWrite(p, old, newBytes, "")})
+	changes, err := commit(ctx, env, "write", []planned{plannedWrite(p, old, newBytes, "")}, a.AllowVCS)
 	if err != nil {
 		return nil, err
 	}

@@ -120,6 +120,10 @@ func InVCSDir(rel string) bool {
 	return false
 }
 
+func vcsRefused(rel string) *Error {
+	return &Error{Kind: KindPermission, Msg: fmt.Sprintf("%s is inside version-control metadata (.git, .hg, .svn): changes there are refused, because they can make git run code (hooks, core.fsmonitor). Pass allowVcs: true if you really mean it", rel)}
+}
+
 // fileState is a file as Commit finds it under the lock.
 type fileState struct {
 	exists  bool
@@ -166,7 +170,7 @@ func (w *Workspace) Commit(ctx context.Context, tool string, changes []Change, o
 		}
 		seen[c.Path.Abs] = true
 		if !opts.AllowVCS && InVCSDir(c.Path.Rel) {
-			return nil, &Error{Kind: KindPermission, Msg: fmt.Sprintf("%s is inside version-control metadata (.git, .hg, .svn); changes there are refused because they can make git run code. Pass the explicit override (allowVcs) if you really mean it", c.Path.Rel)}
+			return nil, vcsRefused(c.Path.Rel)
 		}
 		ents[i] = &entry{ch: c}
 		paths[i] = c.Path

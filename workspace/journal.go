@@ -478,6 +478,9 @@ type RowChange struct {
 // trash before the write, an audit row after it.
 func (w *Workspace) CommitRow(ctx context.Context, tool string, rc RowChange, opts CommitOptions) (CommittedFile, error) {
 	res := CommittedFile{Path: Path{Abs: rc.DB.Abs, Rel: rc.Key}}
+	if !opts.AllowVCS && InVCSDir(rc.DB.Rel) {
+		return res, vcsRefused(rc.DB.Rel)
+	}
 	unlock, err := w.Lock(ctx, rc.DB)
 	if err != nil {
 		return res, err

@@ -2,8 +2,10 @@ package workspace
 
 import (
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 )
 
@@ -28,6 +30,10 @@ func (w *Workspace) Resolve(p string) (Path, error) {
 	}
 	if strings.IndexByte(p, 0) >= 0 {
 		return Path{}, &Error{Kind: KindInvalid, Msg: fmt.Sprintf("path %q contains a NUL byte; give a valid file path", p)}
+	}
+	p, err := expandPath(p)
+	if err != nil {
+		return Path{}, err
 	}
 	var lexical string
 	if filepath.IsAbs(p) {
@@ -54,6 +60,35 @@ func (w *Workspace) Resolve(p string) (Path, error) {
 		return Path{}, w.outside(p, real)
 	}
 	return Path{Abs: real, Rel: filepath.ToSlash(rel)}, nil
+}
+
+// schemeRE matches a URL scheme at the start of a path ("https://").
+var schemeRE = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]*)://`)
+
+// expandPath turns the spellings of a path that are not plain file paths
+// into one: "~" and "~/…" name the home directory (still confined to the
+// root afterwards), file:// URIs their path; any other scheme:// is refused
+// (a write would otherwise create a directory named "https:").
+func expandPath(p string) (string, error) {
+	if p == "~" || strings.HasPrefix(p, "~/") || strings.HasPrefix(p, "~"+string(filepath.Separator)) {
+		home, err := os.UserHomeDir()
+		if err != nil || home == "" {
+			return "", &Error{Kind: KindInvalid, Msg: fmt.Sprintf("path %s starts with ~, but there is no home directory to expand it to; give a path relative to the workspace root", p)}
+		}
+		return filepath.Join(home, p[1:]), nil
+	}
+	m := schemeRE.FindStringSubmatch(p)
+	if m == nil {
+		return p, nil
+	}
+	if strings.EqualFold(m[1], "file") {
+		u, err := url.Parse(p)
+		if err != nil || u.Path == "" || (u.Host != "" && u.Host != "localhost") {
+			return "", &Error{Kind: KindInvalid, Msg: fmt.Sprintf("path %s is not a local file:// URI; give file:///absolute/path or a path relative to the workspace root", p)}
+		}
+		return filepath.FromSlash(u.Path), nil
+	}
+	return "", &Error{Kind: KindInvalid, Msg: fmt.Sprintf("path %s is a %s:// URL; hashls works on files under the workspace root: give a path relative to it (nothing was created)", p, m[1])}
 }
 
 // inside reports whether the clean absolute path abs is the root or below it.
