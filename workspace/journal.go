@@ -264,6 +264,19 @@ func rollForward(ents []intentEntry, verify bool) error {
 		switch e.Op {
 		case opWrite:
 			if _, err := os.Lstat(e.Tmp); err == nil {
+				// After a crash the temp file may be incomplete even
+				// though the file already holds the new content (a
+				// write of unchanged content): only a complete one
+				// is renamed into place.
+				if verify {
+					if sum, err := fileSHA(e.Tmp); err != nil || sum != e.New {
+						if sum, err := fileSHA(e.Path); err != nil || sum != e.New {
+							return fmt.Errorf("%s: its temp file %s is incomplete and it does not hold the new content", e.Rel, filepath.Base(e.Tmp))
+						}
+						_ = os.Remove(e.Tmp)
+						continue
+					}
+				}
 				if err := os.Rename(e.Tmp, e.Path); err != nil {
 					return fmt.Errorf("rename into %s: %w", e.Rel, err)
 				}

@@ -1,0 +1,253 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hashls/hashls/treesitter"
+	"github.com/hashls/hashls/workspace"
+	"github.com/hashls/hashls/workspace/archive"
+)
+
+// The crash test: a child process applies multi-file edits, patches,
+// writes, archive writes and restores in a loop while the test SIGKILLs it
+// at random moments. After each kill the next open recovers, and then every
+// multi-file change is wholly old or wholly new, every file byte-identical
+// to one a tool wrote, no temp file is left and the store is intact.
+//
+// The workload keeps a checkable invariant: g/a.txt, g/b.txt and g/c.txt
+// always hold the same text "gen N / d K" (plus padding), written together;
+// g/d.txt exists exactly when K > 0 and then holds "d K". edit advances N;
+// apply_patch advances N and adds or deletes g/d.txt in the same patch.
+//
+// HASHLS_CRASH_KILLS sets the number of kills (default 200, 30 with
+// -short); bench/crash.sh runs it long.
+
+const crashChildEnv = "HASHLS_CRASH_CHILD"
+
+func crashText(gen, d int) string {
+	return fmt.Sprintf("gen %d\nd %d\n%s", gen, d, strings.Repeat("padding line to make the write take a little while\n", 200))
+}
+
+var crashHeadRE = regexp.MustCompile(`^gen (\d+)\nd (\d+)\n`)
+
+func parseCrashText(s string) (gen, d int, ok bool) {
+	m := crashHeadRE.FindStringSubmatch(s)
+	if m == nil || s != crashText(atoi(m[1]), atoi(m[2])) {
+		return 0, 0, false
+	}
+	return atoi(m[1]), atoi(m[2]), true
+}
+
+func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
+
+// TestCrashChild is the child's loop; it runs only under crashChildEnv.
+func TestCrashChild(t *testing.T) {
+	if os.Getenv(crashChildEnv) == "" {
+		t.Skip("the crash test's child process")
+	}
+	root := os.Getenv(crashChildEnv)
+	ws, err := workspace.Open(root, workspace.Options{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "child open:", err)
+		os.Exit(3)
+	}
+	env := &Env{WS: ws, Resolver: &treesitter.Resolver{}}
+	rng := rand.New(rand.NewPCG(uint64(os.Getpid()), uint64(time.Now().UnixNano())))
+	for i := 0; ; i++ {
+		if err := crashStep(env, rng.IntN(5)); err != nil {
+			fmt.Fprintln(os.Stderr, "child step:", err)
+			os.Exit(4)
+		}
+	}
+}
+
+// crashStep runs one operation of the workload.
+func crashStep(env *Env, op int) error {
+	run := func(name string, args any) (*Result, error) {
+		raw, _ := json.Marshal(args)
+		return runEnv(env, name, raw)
+	}
+	root := env.WS.Root()
+	cur, err := os.ReadFile(filepath.Join(root, "g/a.txt"))
+	if err != nil {
+		return err
+	}
+	gen, d, ok := parseCrashText(string(cur))
+	if !ok {
+		return fmt.Errorf("g/a.txt holds unexpected content %.40q", cur)
+	}
+	switch op {
+	case 0: // a three-file hashline edit
+		var input strings.Builder
+		for _, f := range []string{"g/a.txt", "g/b.txt", "g/c.txt"} {
+			rd, err := run("read", map[string]string{"path": f + ":1-2"})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(&input, "¶%s#%s\nreplace 1..1:\n+gen %d\n", f, rd.Details.(*readDetails).Tag, gen+1)
+		}
+		_, err := run("edit", map[string]string{"input": input.String()})
+		return err
+	case 1: // a patch over four files: three updates and an add or a delete
+		var p strings.Builder
+		p.WriteString("*** Begin Patch\n")
+		nd := 0
+		if d == 0 {
+			nd = gen + 1
+			fmt.Fprintf(&p, "*** Add File: g/d.txt\n+d %d\n", nd)
+		} else {
+			p.WriteString("*** Delete File: g/d.txt\n")
+		}
+		for _, f := range []string{"g/a.txt", "g/b.txt", "g/c.txt"} {
+			fmt.Fprintf(&p, "*** Update File: %s\n@@\n-gen %d\n-d %d\n+gen %d\n+d %d\n", f, gen, d, gen+1, nd)
+		}
+		p.WriteString("*** End Patch")
+		_, err := run("apply_patch", map[string]string{"input": p.String()})
+		return err
+	case 2: // a single-file write
+		_, err := run("write", map[string]string{"path": "w.txt", "content": fmt.Sprintf("w %d\n", gen)})
+		return err
+	case 3: // an archive member
+		_, err := run("write", map[string]string{"path": "arc.zip:m.txt", "content": fmt.Sprintf("m %d\n", gen)})
+		return err
+	default: // restore w.txt's newest trash entry
+		tr, err := run("trash", map[string]any{"path": "w.txt", "limit": 1})
+		if err != nil {
+			return err
+		}
+		ents := tr.Details.(map[string]any)["entries"].([]trashItem)
+		if len(ents) == 0 {
+			return nil
+		}
+		_, err = run("restore", map[string]any{"id": ents[0].ID})
+		return err
+	}
+}
+
+func TestCrashRecovery(t *testing.T) {
+	if os.Getenv(crashChildEnv) != "" {
+		t.Skip("in the child")
+	}
+	kills := 200
+	if testing.Short() {
+		kills = 30
+	}
+	if s := os.Getenv("HASHLS_CRASH_KILLS"); s != "" {
+		kills = atoi(s)
+	}
+	root := t.TempDir()
+	state := t.TempDir()
+	t.Setenv("HASHLS_STATE_DIR", state)
+	for _, f := range []string{"g/a.txt", "g/b.txt", "g/c.txt"} {
+		os.MkdirAll(filepath.Join(root, "g"), 0o755)
+		os.WriteFile(filepath.Join(root, f), []byte(crashText(0, 0)), 0o644)
+	}
+	os.WriteFile(filepath.Join(root, "w.txt"), []byte("w 0\n"), 0o644)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, uint64(time.Now().UnixNano())))
+	outcomes := map[string]int{}
+	start := time.Now()
+	lastGen := 0
+	for k := 0; k < kills; k++ {
+		cmd := exec.Command(exe, "-test.run=^TestCrashChild$")
+		cmd.Env = append(os.Environ(), crashChildEnv+"="+root)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(20+rng.IntN(200)) * time.Millisecond)
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		err := cmd.Wait()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+			t.Fatalf("kill %d: the child ended on its own (%v): %s", k, err, stderr.String())
+		}
+		// The next open recovers.
+		ws, err := workspace.Open(root, workspace.Options{})
+		if err != nil {
+			t.Fatalf("kill %d: open after the crash: %v", k, err)
+		}
+		for _, r := range ws.Recovered() {
+			if r.Err != nil {
+				t.Fatalf("kill %d: recovery of journal #%d failed: %v", k, r.Intent, r.Err)
+			}
+			outcomes[r.Outcome]++
+		}
+		gen := checkCrashInvariants(t, k, ws)
+		if gen < lastGen {
+			t.Fatalf("kill %d: generation went back from %d to %d", k, lastGen, gen)
+		}
+		lastGen = gen
+		ws.Close()
+	}
+	t.Logf("%d kills in %v: %d generations committed; recoveries: %v", kills, time.Since(start).Round(time.Millisecond), lastGen, outcomes)
+	if lastGen == 0 {
+		t.Fatal("the child never committed anything: the kills came too early to test anything")
+	}
+}
+
+// checkCrashInvariants checks the workload's invariant and returns the
+// generation found.
+func checkCrashInvariants(t *testing.T, k int, ws *workspace.Workspace) int {
+	t.Helper()
+	root := ws.Root()
+	read := func(rel string) (string, bool) {
+		b, err := os.ReadFile(filepath.Join(root, rel))
+		return string(b), err == nil
+	}
+	a, _ := read("g/a.txt")
+	gen, d, ok := parseCrashText(a)
+	if !ok {
+		t.Fatalf("kill %d: g/a.txt is not a file a tool wrote: %.60q", k, a)
+	}
+	for _, f := range []string{"g/b.txt", "g/c.txt"} {
+		if got, _ := read(f); got != a {
+			t.Fatalf("kill %d: %s differs from g/a.txt (a multi-file change is half applied): %.30q vs %.30q", k, f, got, a)
+		}
+	}
+	dt, dok := read("g/d.txt")
+	switch {
+	case d == 0 && dok:
+		t.Fatalf("kill %d: g/d.txt exists (%q) but the patch that deleted it is applied", k, dt)
+	case d > 0 && dt != fmt.Sprintf("d %d\n", d):
+		t.Fatalf("kill %d: g/d.txt = %q (exists %v), want \"d %d\"", k, dt, dok, d)
+	}
+	if w, _ := read("w.txt"); !regexp.MustCompile(`^w \d+\n$`).MatchString(w) {
+		log, _ := ws.Store().AuditLog(6)
+		t.Fatalf("kill %d: w.txt = %q; recovered %+v; audit %+v", k, w, ws.Recovered(), log)
+	}
+	if _, err := os.Stat(filepath.Join(root, "arc.zip")); err == nil {
+		m, err := archive.ReadMember(filepath.Join(root, "arc.zip"), "m.txt", 1<<20)
+		if err != nil || !regexp.MustCompile(`^m \d+\n$`).Match(m) {
+			t.Fatalf("kill %d: arc.zip m.txt = %q, %v", k, m, err)
+		}
+	}
+	filepath.WalkDir(root, func(p string, de os.DirEntry, err error) error {
+		if err == nil && strings.Contains(de.Name(), ".hashls-") {
+			t.Fatalf("kill %d: temp file left: %s", k, p)
+		}
+		return nil
+	})
+	if err := ws.Store().IntegrityCheck(); err != nil {
+		t.Fatalf("kill %d: %v", k, err)
+	}
+	if recs, err := ws.Recover(context.Background()); err != nil || len(recs) != 0 {
+		t.Fatalf("kill %d: journal not empty after recovery: %+v %v", k, recs, err)
+	}
+	return gen
+}
