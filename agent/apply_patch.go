@@ -6,9 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -103,14 +100,7 @@ func (applyPatchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*
 		if t, ok := targets[p.Abs]; ok {
 			return nil, &Error{Kind: KindInput, Message: fmt.Sprintf("Invalid patch: multiple operations target the same file %s ('%s' and '%s'). Use one section per file: a single '*** Update File:' can hold several @@ chunks.", p.Rel, t.spelled, spelled)}
 		}
-		t := &patchTarget{spelled: spelled, path: p}
-		lexical := spelled
-		if !filepath.IsAbs(lexical) {
-			lexical = filepath.Join(env.WS.Root(), lexical)
-		}
-		if st, err := os.Lstat(lexical); err == nil && st.Mode()&fs.ModeSymlink != 0 {
-			t.symlink = true
-		}
+		t := &patchTarget{spelled: spelled, path: p, symlink: p.Link}
 		targets[p.Abs] = t
 		order = append(order, t)
 		return t, nil

@@ -5,14 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"math"
-	"os"
 	"path"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/hashls/hashls/workspace"
 	"github.com/hashls/hashls/workspace/search"
 )
 
@@ -107,19 +106,19 @@ func (findTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 		if p.Abs == "/" {
 			return nil, &Error{Kind: KindUsage, Message: "Searching from root directory '/' is not allowed"}
 		}
-		st, err := os.Stat(p.Abs)
+		st, err := env.WS.Stat(p)
 		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				missing = append(missing, e)
-				continue
-			}
 			return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot search %s: %v", e, err), Err: err}
+		}
+		if !st.Exists {
+			missing = append(missing, e)
+			continue
 		}
 		q := findQuery{input: e, base: p.Rel, abs: p.Abs}
 		switch {
-		case glob == "" && !st.IsDir():
+		case glob == "" && !st.Dir:
 			q.file = true
-		case !st.IsDir():
+		case !st.Dir:
 			return nil, &Error{Kind: KindUsage, Message: "Path is not a directory: " + base}
 		default:
 			if glob == "" {
@@ -163,8 +162,8 @@ func (findTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 			if !seen[q.base] {
 				seen[q.base] = true
 				var mt time.Time
-				if st, err := os.Stat(q.abs); err == nil {
-					mt = st.ModTime()
+				if st, err := env.WS.Stat(workspace.Path{Abs: q.abs, Rel: q.base}); err == nil {
+					mt = st.ModTime
 				}
 				items = append(items, search.Found{Rel: q.base, ModTime: mt})
 			}

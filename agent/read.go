@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
@@ -84,8 +83,8 @@ func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 	if err != nil {
 		return nil, err
 	}
-	if st, err := os.Stat(p.Abs); err == nil && st.IsDir() {
-		return readDirectory(p)
+	if st, err := env.WS.Stat(p); err == nil && st.Dir {
+		return readDirectory(env, p)
 	}
 	f, err := env.WS.ReadFile(p)
 	if err != nil {
@@ -290,16 +289,16 @@ func plural(n int) string {
 }
 
 // readDirectory lists a directory's entries, directories first.
-func readDirectory(p workspace.Path) (*Result, error) {
-	ents, err := os.ReadDir(p.Abs)
+func readDirectory(env *Env, p workspace.Path) (*Result, error) {
+	ents, err := env.WS.ReadDir(p)
 	if err != nil {
-		return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot list %s: %v", p.Rel, err), Err: err}
+		return nil, err
 	}
 	sort.SliceStable(ents, func(i, j int) bool {
-		if ents[i].IsDir() != ents[j].IsDir() {
-			return ents[i].IsDir()
+		if ents[i].Dir != ents[j].Dir {
+			return ents[i].Dir
 		}
-		return ents[i].Name() < ents[j].Name()
+		return ents[i].Name < ents[j].Name
 	})
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "%s/\n", p.Rel)
@@ -307,15 +306,15 @@ func readDirectory(p workspace.Path) (*Result, error) {
 		sb.WriteString("(empty directory)\n")
 	}
 	for _, e := range ents {
-		if e.IsDir() {
-			fmt.Fprintf(&sb, "  %s/\n", e.Name())
+		if e.Dir {
+			fmt.Fprintf(&sb, "  %s/\n", e.Name)
 			continue
 		}
 		size := ""
-		if info, err := e.Info(); err == nil && info.Size() > 0 {
-			size = " (" + humanSize(info.Size()) + ")"
+		if e.Size > 0 {
+			size = " (" + humanSize(e.Size) + ")"
 		}
-		fmt.Fprintf(&sb, "  %s%s\n", e.Name(), size)
+		fmt.Fprintf(&sb, "  %s%s\n", e.Name, size)
 	}
 	return &Result{Text: sb.String(), Details: &readDetails{Path: p.Rel, ResolvedPath: p.Rel, IsDirectory: true, Lines: len(ents)}}, nil
 }

@@ -220,3 +220,35 @@ func TestLineNumbersAgree(t *testing.T) {
 		t.Fatalf("edit by the search's number: %q", got)
 	}
 }
+
+// Open buffers are files to every existence check of the tools: a buffer
+// the editor has not saved yet is listed, read and searched.
+func TestToolsSeeUnsavedBuffers(t *testing.T) {
+	env := newTestEnv(t)
+	writeRootFile(t, env, "d/on-disk.txt", "disk\n")
+	p, err := env.WS.Resolve("d/unsaved.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.WS.SetOverlay(p, []byte("needle in a buffer\n"), 1)
+	if res := mustRunTool(t, env, "read", map[string]string{"path": "d"}); !strings.Contains(res.Text, "unsaved.txt") {
+		t.Errorf("directory listing misses the unsaved buffer:\n%s", res.Text)
+	}
+	if res := mustRunTool(t, env, "read", map[string]string{"path": "d/unsaved.txt"}); !strings.Contains(res.Text, "1:needle in a buffer") {
+		t.Errorf("read of the unsaved buffer:\n%s", res.Text)
+	}
+	if res := mustRunTool(t, env, "search", map[string]any{"pattern": "needle", "paths": []string{"d/unsaved.txt"}}); !strings.Contains(res.Text, "needle in a buffer") {
+		t.Errorf("search of the unsaved buffer:\n%s", res.Text)
+	}
+	// A directory search matches buffers, not the disk text behind them.
+	writeRootFile(t, env, "d/stale-disk.txt", "needle on disk only\n")
+	sp, _ := env.WS.Resolve("d/stale-disk.txt")
+	env.WS.SetOverlay(sp, []byte("edited away\n"), 2)
+	res := mustRunTool(t, env, "search", map[string]any{"pattern": "needle", "paths": []string{"d"}})
+	if !strings.Contains(res.Text, "unsaved.txt") || strings.Contains(res.Text, "stale-disk.txt") {
+		t.Errorf("directory search must follow the buffers:\n%s", res.Text)
+	}
+	if _, err := runTool(env, "write", map[string]any{"path": "d/unsaved.txt", "content": "x\n", "expectedSha256": ""}); KindOf(err) != KindStale {
+		t.Errorf("write must-not-exist over an open buffer: %v (kind %s), want stale", err, KindOf(err))
+	}
+}

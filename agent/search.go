@@ -4,12 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -327,11 +325,7 @@ func entryExists(env *Env, entry string) bool {
 	}
 	base, _ := splitGlobPath(pathStr)
 	p, err := env.WS.Resolve(base)
-	if err != nil {
-		return false
-	}
-	_, err = os.Stat(p.Abs)
-	return err == nil
+	return err == nil && env.WS.Exists(p)
 }
 
 // expandDelimitedEntries splits entries that were accidentally joined with
@@ -423,18 +417,18 @@ func resolveSearchTargets(env *Env, entries []string) ([]searchTarget, []string,
 		if err != nil {
 			return nil, nil, err
 		}
-		st, err := os.Stat(p.Abs)
+		st, err := env.WS.Stat(p)
 		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				if len(sel.Ranges) > 0 {
-					return nil, nil, &Error{Kind: KindNotFound, Message: "Path not found for line-range selector: " + e}
-				}
-				missing = append(missing, e)
-				continue
-			}
 			return nil, nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot search %s: %v", e, err), Err: err}
 		}
-		t := searchTarget{input: e, path: p, isDir: st.IsDir(), ranges: sel.Ranges}
+		if !st.Exists {
+			if len(sel.Ranges) > 0 {
+				return nil, nil, &Error{Kind: KindNotFound, Message: "Path not found for line-range selector: " + e}
+			}
+			missing = append(missing, e)
+			continue
+		}
+		t := searchTarget{input: e, path: p, isDir: st.Dir, ranges: sel.Ranges}
 		if len(sel.Ranges) > 0 && t.isDir {
 			return nil, nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("Line-range selector requires a single file: %s is a directory", base)}
 		}
@@ -466,21 +460,13 @@ func resolveSearchTargets(env *Env, entries []string) ([]searchTarget, []string,
 // pathExists reports whether p exists inside the root.
 func pathExists(env *Env, p string) bool {
 	rp, err := env.WS.Resolve(p)
-	if err != nil {
-		return false
-	}
-	_, err = os.Stat(rp.Abs)
-	return err == nil
+	return err == nil && env.WS.Exists(rp)
 }
 
 // isRegularFile reports whether p is a regular file inside the root.
 func isRegularFile(env *Env, p string) bool {
 	rp, err := env.WS.Resolve(p)
-	if err != nil {
-		return false
-	}
-	st, err := os.Stat(rp.Abs)
-	return err == nil && st.Mode().IsRegular()
+	return err == nil && isRegular(env, rp)
 }
 
 // resolveArchiveTarget resolves "archive:member"; nil means the archive is
@@ -490,17 +476,17 @@ func resolveArchiveTarget(env *Env, input, archive, member string, ranges []work
 	if err != nil {
 		return nil, err
 	}
-	st, err := os.Stat(p.Abs)
+	st, err := env.WS.Stat(p)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			if len(ranges) > 0 {
-				return nil, &Error{Kind: KindNotFound, Message: "Path not found for line-range selector: " + input}
-			}
-			return nil, nil
-		}
 		return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot search %s: %v", input, err), Err: err}
 	}
-	if st.IsDir() {
+	if !st.Exists {
+		if len(ranges) > 0 {
+			return nil, &Error{Kind: KindNotFound, Message: "Path not found for line-range selector: " + input}
+		}
+		return nil, nil
+	}
+	if st.Dir {
 		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("Cannot search archive member(s): %s is a directory, not an archive", archive)}
 	}
 	t := &searchTarget{input: input, path: p, archive: true, member: member, ranges: ranges}
@@ -543,6 +529,55 @@ type searchHit struct {
 	content  []byte // archive members: searched and shown from memory, no tag
 }
 
+// scanOverlays matches the text of every open buffer inside a target's
+// scope (the file itself, or a file under a directory target that its glob
+// admits) and adds the buffers that match to hits.
+func scanOverlays(env *Env, m *search.Matcher, targets []searchTarget, overlays []workspace.Path, hits *[]searchHit, seen map[string]bool, d *searchDetails) {
+	for _, p := range overlays {
+		if seen[p.Abs] || !overlayInScope(p, targets) {
+			continue
+		}
+		text, _, ok := env.WS.Overlay(p)
+		if !ok {
+			continue
+		}
+		fr, _, err := m.ScanReader(bytes.NewReader(text), nil, nil)
+		d.FilesSearched++
+		switch {
+		case err != nil:
+			d.TooLong++
+		case fr.Binary:
+			d.BinarySkipped++
+		case fr.Lines > 0:
+			seen[p.Abs] = true
+			*hits = append(*hits, searchHit{abs: p.Abs, rel: p.Rel, lines: fr.Lines})
+		}
+	}
+}
+
+// overlayInScope reports whether the open buffer p lies in a target's
+// scope.
+func overlayInScope(p workspace.Path, targets []searchTarget) bool {
+	for _, t := range targets {
+		switch {
+		case t.archive:
+		case !t.isDir:
+			if t.path.Abs == p.Abs {
+				return true
+			}
+		case t.path.Rel == ".":
+			if t.glob == nil || t.glob.Match(p.Rel) {
+				return true
+			}
+		case strings.HasPrefix(p.Rel, t.path.Rel+"/"):
+			if t.glob == nil || t.glob.Match(strings.TrimPrefix(p.Rel, t.path.Rel+"/")) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // scanTargets runs pass 1 over every target and merges the hits (sorted by
 // path, each file once).
 func scanTargets(ctx context.Context, env *Env, m *search.Matcher, targets []searchTarget, gitignore bool, d *searchDetails) ([]searchHit, error) {
@@ -567,6 +602,13 @@ func scanTargets(ctx context.Context, env *Env, m *search.Matcher, targets []sea
 		d.Unreadable += res.Unreadable
 		d.TooLong += res.TooLong
 	}
+	// Open buffers are searched as the editor holds them, not as the disk
+	// does: pass 1 skips them and scanOverlays matches their text.
+	overlays := env.WS.Overlays()
+	isOpen := make(map[string]bool, len(overlays))
+	for _, p := range overlays {
+		isOpen[p.Abs] = true
+	}
 	var archiveProblems []string
 	for _, t := range targets {
 		if t.archive {
@@ -581,13 +623,16 @@ func scanTargets(ctx context.Context, env *Env, m *search.Matcher, targets []sea
 			continue
 		}
 		if !t.isDir {
-			files = append(files, t.path.Abs)
+			if !isOpen[t.path.Abs] {
+				files = append(files, t.path.Abs)
+			}
 			continue
 		}
 		res, err := search.Scan(ctx, m, search.ScanOptions{Root: t.path.Abs, Glob: t.glob, Hidden: true, Gitignore: gitignore, Progress: progress})
 		if err != nil {
 			return nil, err
 		}
+		res.Hits = slices.DeleteFunc(res.Hits, func(h search.Hit) bool { return isOpen[h.Abs] })
 		prefix := t.path.Rel
 		add(res, func(h search.Hit) string {
 			if prefix == "." {
@@ -609,6 +654,9 @@ func scanTargets(ctx context.Context, env *Env, m *search.Matcher, targets []sea
 			}
 			return filepath.ToSlash(rel)
 		})
+	}
+	if len(overlays) > 0 {
+		scanOverlays(env, m, targets, overlays, &hits, seen, d)
 	}
 	if len(archiveProblems) > 0 {
 		if len(targets) == 1 && len(hits) == 0 && targets[0].exactMember() {
@@ -670,8 +718,8 @@ func renderSearchFile(env *Env, m *search.Matcher, h searchHit, perFile, budget 
 	p := workspace.Path{Abs: h.abs, Rel: h.rel}
 	content := h.content
 	if content == nil {
-		if st, err := os.Stat(h.abs); err == nil && st.Size() > searchMaxRenderedFile {
-			return renderStreamed(m, h, budget, ranges)
+		if st, err := env.WS.Stat(p); err == nil && !st.Overlay && st.Size > searchMaxRenderedFile {
+			return renderStreamed(env, m, h, budget, ranges)
 		}
 		f, err := env.WS.ReadFile(p)
 		if err != nil {
@@ -808,8 +856,8 @@ func loneCRToLF(b []byte) []byte {
 }
 
 // renderStreamed renders a huge file's matching lines without loading it.
-func renderStreamed(m *search.Matcher, h searchHit, budget int, ranges []workspace.LineRange) (*renderedFile, error) {
-	f, err := os.Open(h.abs)
+func renderStreamed(env *Env, m *search.Matcher, h searchHit, budget int, ranges []workspace.LineRange) (*renderedFile, error) {
+	f, err := env.WS.OpenReader(workspace.Path{Abs: h.abs, Rel: h.rel})
 	if err != nil {
 		return nil, err
 	}

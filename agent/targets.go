@@ -2,13 +2,10 @@ package agent
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -63,10 +60,11 @@ type targetWriteDetails struct {
 	Row              *sqlitedb.WriteResult `json:"row,omitempty"`
 }
 
-// isRegular reports whether abs is an existing regular file.
-func isRegular(abs string) bool {
-	st, err := os.Stat(abs)
-	return err == nil && st.Mode().IsRegular()
+// isRegular reports whether p is an existing regular file (or an open
+// buffer).
+func isRegular(env *Env, p workspace.Path) bool {
+	in, err := env.WS.Stat(p)
+	return err == nil && in.Regular
 }
 
 // archiveTarget picks the archive reading of path. forWrite falls back to
@@ -85,13 +83,13 @@ func archiveTarget(env *Env, path string, forWrite bool) (p workspace.Path, c ar
 			}
 			continue
 		}
-		if isRegular(p.Abs) {
+		if isRegular(env, p) {
 			return p, c, true, nil
 		}
 	}
 	// No archive file exists. A plain file whose name merely holds ".zip:"
 	// is read as a plain file.
-	if whole, err := env.WS.Resolve(path); err == nil && isRegular(whole.Abs) {
+	if whole, err := env.WS.Resolve(path); err == nil && isRegular(env, whole) {
 		return workspace.Path{}, archive.Candidate{}, false, nil
 	}
 	if firstErr != nil {
@@ -126,7 +124,7 @@ func sqliteTarget(env *Env, path, verb string) (p workspace.Path, c sqlitedb.Can
 			}
 			continue
 		}
-		if !isRegular(p.Abs) {
+		if !isRegular(env, p) {
 			continue
 		}
 		if sqlitedb.IsSQLiteFile(p.Abs) {
@@ -136,7 +134,7 @@ func sqliteTarget(env *Env, path, verb string) (p workspace.Path, c sqlitedb.Can
 			nonSQLite, nonSQLiteRel = &cands[i], p.Rel
 		}
 	}
-	if whole, err := env.WS.Resolve(path); err == nil && isRegular(whole.Abs) {
+	if whole, err := env.WS.Resolve(path); err == nil && isRegular(env, whole) {
 		return workspace.Path{}, sqlitedb.Candidate{}, false, nil
 	}
 	if nonSQLite != nil {
@@ -211,17 +209,12 @@ func readTarget(ctx context.Context, env *Env, path string) (res *Result, ok boo
 	return nil, false, nil
 }
 
-func fileSHA256(abs string) (string, error) {
-	f, err := os.Open(abs)
+func fileSHA256(env *Env, p workspace.Path) (string, error) {
+	sum, err := env.WS.FileSHA256(p)
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return hex.EncodeToString(sum[:]), nil
 }
 
 func archiveErr(p workspace.Path, err error) error {
@@ -244,7 +237,7 @@ func readArchive(env *Env, path string, p workspace.Path, c archive.Candidate) (
 	if err != nil {
 		return nil, archiveErr(p, err)
 	}
-	sum, err := fileSHA256(p.Abs)
+	sum, err := fileSHA256(env, p)
 	if err != nil {
 		return nil, archiveErr(p, err)
 	}

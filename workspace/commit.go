@@ -362,6 +362,11 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 			return abandon(fsError("write", e.ch.Path.Rel, err))
 		}
 	}
+	// The temp files' names durable too when several files change: a
+	// power loss during the renames must find every one of them.
+	if len(disk) > 1 {
+		syncDirs(in.Entries)
+	}
 	// 3. Renames and removes, then the directories made durable.
 	if err := rollForward(in.Entries, false); err != nil {
 		return abandon(&Error{Kind: ioKindOf(err), Msg: fmt.Sprintf("commit: %v", err), Err: err})

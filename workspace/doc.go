@@ -1,17 +1,103 @@
 // Package workspace owns everything about the files under one root: path
-// confinement, open-buffer overlays, atomic file IO that keeps line endings,
-// BOM and mode, and the persistent store (snapshots and tags, audit log,
-// trash) kept in SQLite.
+// confinement, open-buffer overlays, the one commit path through which every
+// change to a file is made, and the persistent store (snapshots and tags,
+// audit log, trash, the commit journal) kept in SQLite.
 //
-// The entry point is Open, which returns a *Workspace for a root directory;
-// OpenStore opens the store on its own.
+// The entry point is Open, which returns a *Workspace for a root directory
+// (and finishes any commit a crash interrupted); OpenStore opens the store
+// on its own.
 //
-// Every path a tool touches goes through Workspace.Resolve, which confines it
-// to the root (symlinks resolved). ReadFile returns the editor's buffer when
-// the file is open (SetOverlay) and the disk otherwise; WriteFile checks that
-// the caller's base content is still current, then either hands the change
-// to the editor (SetBufferEditor) or replaces the file atomically. Lock
-// serialises read → check → write across goroutines and hashls processes.
+// Every path a tool touches goes through Workspace.Resolve, which confines
+// it to the root (symlinks resolved; "~" expanded, then confined; URLs
+// refused). ReadFile, Stat, Exists, ReadDir and FileSHA256 see the editor's
+// open buffers (SetOverlay) before the disk, so a tool never needs to know
+// whether a file is open. Tools never change files themselves: they plan
+// Change values and call Commit (or CommitRow for a row of a SQLite
+// database). Lock serialises read → check → commit across goroutines and
+// hashls processes.
+//
+// # Committing a change
+//
+// Commit applies a set of changes all or nothing. Its steps, and what is
+// durable after each:
+//
+//  1. Lock every path (in-process mutexes and flock on a lock file per path
+//     in the state directory, in one global order, so two commits never
+//     deadlock), read each file as tools see it (the buffer when the editor
+//     has it open, else the disk) and check it against the change's Base.
+//     Any mismatch refuses the whole set with KindStale; nothing is written.
+//     Changes under .git, .hg and .svn are refused unless the caller says
+//     AllowVCS.
+//  2. The intent. One store transaction adds a trash entry for every file
+//     content that is replaced or deleted (for an open buffer whose disk
+//     text differs, the disk text too) and one row in the intents table
+//     listing every disk operation: the path, write or delete, the sha256
+//     of the disk text before and of the new content after, the temp file
+//     name, the trash entry holding the old disk text, the mode. When
+//     several files change, this transaction is committed with
+//     synchronous=FULL: it is on disk before step 3 begins. A single file's
+//     intent is committed with the store's usual synchronous=NORMAL (WAL):
+//     it survives a process crash; a power loss may lose it, which can then
+//     leave only a temp file behind (the rename of one file is atomic by
+//     itself).
+//  3. Temp files. Each new content is written to ".NAME.hashls-NONCE-I.tmp"
+//     beside its file (O_EXCL, mode and owner of the file it replaces),
+//     fsynced and closed; with several files their directories are fsynced
+//     too, so every temp file and its name are durable before the first
+//     rename.
+//  4. Renames and removes, in the order of the set, then an fsync of every
+//     directory touched.
+//  5. Open documents: the editor applies its edits (BufferEditor, a
+//     versioned workspace/applyEdit), into its undo history.
+//  6. Finish. One store transaction records the new snapshots (so the tags
+//     the result shows are accepted by the next edit), one audit row per
+//     file, and deletes the intent.
+//
+// A failure before or in step 6 undoes what was done from the in-memory old
+// contents (renames of the old content into place, through the same temp
+// names) and deletes the intent; the error says that nothing was changed.
+// When the undo itself fails, the intent stays and the next open finishes
+// it from the trash.
+//
+// # Recovery
+//
+// Open (and Recover, which is safe at any time) reads every intent left in
+// the journal. An intent whose paths are locked by a live process is in
+// flight and left alone. For the others:
+//
+//   - Roll forward when every write's file already holds its new content or
+//     its temp file holds it complete (its sha256 checked): the remaining
+//     temp files are renamed into place, and files to delete that still
+//     hold their old content are removed.
+//   - Roll back otherwise: every file that holds its new content (or, for a
+//     delete, is gone) gets its old content back from the trash entry the
+//     intent names, through a temp file and a rename; created files are
+//     removed; every temp file is removed.
+//
+// Each is audited with transport "recovery", and the intent is deleted.
+//
+// Why this is correct. Every temp file's name is in an intent before the
+// file is created, and the old content of every file is in the trash in the
+// same transaction, so whatever instant a crash hits, recovery knows every
+// temp file and can reach both versions of every file. Before the intent is
+// durable, no file has been touched. Between the intent and the first
+// rename, every file is old: rolling back leaves it so, and rolling forward
+// is chosen only when every new content is complete on disk. During the
+// renames some files are new and the rest have complete, durable temp files
+// (step 3 finished before the first rename), so rolling forward completes
+// the set. After the last rename every file is new, and finishing only adds
+// the audit rows. Each recovery step first hashes what it finds and acts
+// only on a file holding the old or the new content of the intent, so a
+// file changed by someone else since is left alone, and a crash during
+// recovery is recovered again by the next open: recovery is idempotent.
+// Orphan temp files cannot outlive recovery, except a single-file temp file
+// whose intent a power loss took (step 2).
+//
+// A SQLite row (CommitRow) is written in the database's own transaction,
+// which makes it atomic; the journal only records that it was under way, and
+// the old row goes to the trash before the write.
+//
+// # The store
 //
 // The store is one SQLite database per root under the state directory
 // (<state>/roots/<base>-<hash>.db), opened with one writer connection

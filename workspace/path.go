@@ -13,6 +13,9 @@ import (
 type Path struct {
 	Abs string // absolute, inside the root (symlinks in existing parents resolved)
 	Rel string // slash-separated, relative to the root ("." for the root)
+	// Link: the path as the caller spelled it is itself a symbolic link
+	// (Abs is where it leads).
+	Link bool
 }
 
 // maxLinks bounds symlink hops while resolving one path (like the kernel's
@@ -59,7 +62,13 @@ func (w *Workspace) Resolve(p string) (Path, error) {
 	if err != nil {
 		return Path{}, w.outside(p, real)
 	}
-	return Path{Abs: real, Rel: filepath.ToSlash(rel)}, nil
+	out := Path{Abs: real, Rel: filepath.ToSlash(rel)}
+	if real != lexical {
+		if st, err := os.Lstat(lexical); err == nil && st.Mode()&os.ModeSymlink != 0 {
+			out.Link = true
+		}
+	}
+	return out, nil
 }
 
 // schemeRE matches a URL scheme at the start of a path ("https://").

@@ -1,0 +1,153 @@
+package workspace
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"sort"
+	"syscall"
+	"time"
+)
+
+// Info is what Stat reports of a path. A file the editor has open exists,
+// whether or not it is on disk yet.
+type Info struct {
+	Exists  bool
+	Dir     bool
+	Regular bool  // a regular file on disk, or an open buffer
+	Overlay bool  // the editor has it open (Size is the buffer's)
+	Size    int64 // bytes
+	ModTime time.Time
+	Mode    fs.FileMode
+}
+
+// Stat reports p as tools see it: the editor's open buffer when there is
+// one, else the disk (symlinks followed). A missing path is Info{} and no
+// error; other failures are KindPermission or KindIO errors.
+func (w *Workspace) Stat(p Path) (Info, error) {
+	var in Info
+	w.mu.RLock()
+	o, open := w.overlays[p.Abs]
+	w.mu.RUnlock()
+	st, err := os.Stat(p.Abs)
+	switch {
+	case err == nil:
+		in = Info{Exists: true, Dir: st.IsDir(), Regular: st.Mode().IsRegular(), Size: st.Size(), ModTime: st.ModTime(), Mode: st.Mode()}
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+	default:
+		return Info{}, fsError("stat", p.Rel, err)
+	}
+	if open && !in.Dir {
+		in.Exists, in.Regular, in.Overlay, in.Size = true, true, true, int64(len(o.text))
+		if in.Mode == 0 {
+			in.Mode = 0o644
+		}
+	}
+	return in, nil
+}
+
+// Exists reports whether p exists as tools see it (an open buffer counts).
+// An error other than "not found" counts as existing: the caller's next
+// step then meets and reports it.
+func (w *Workspace) Exists(p Path) bool {
+	in, err := w.Stat(p)
+	return err != nil || in.Exists
+}
+
+// DirEntry is one entry of ReadDir.
+type DirEntry struct {
+	Name    string
+	Dir     bool
+	Overlay bool // an open buffer with no file on disk yet
+	Size    int64
+	ModTime time.Time
+}
+
+// ReadDir lists the directory p, sorted by name: its entries on disk (links
+// followed for the kind and size) plus the editor's open buffers directly
+// inside it that are not on disk yet. A missing directory is KindNotFound,
+// a file KindIsDir's opposite (KindInvalid).
+func (w *Workspace) ReadDir(p Path) ([]DirEntry, error) {
+	ents, err := os.ReadDir(p.Abs)
+	if err != nil {
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, &Error{Kind: KindNotFound, Msg: fmt.Sprintf("directory not found: %s; check the path", p.Rel), Err: err}
+		case errors.Is(err, syscall.ENOTDIR):
+			return nil, &Error{Kind: KindInvalid, Msg: fmt.Sprintf("%s is a file, not a directory; read it instead", p.Rel), Err: err}
+		}
+		return nil, fsError("list", p.Rel, err)
+	}
+	out := make([]DirEntry, 0, len(ents))
+	seen := make(map[string]bool, len(ents))
+	for _, e := range ents {
+		d := DirEntry{Name: e.Name(), Dir: e.IsDir()}
+		if st, err := os.Stat(p.Abs + string(os.PathSeparator) + e.Name()); err == nil {
+			d.Dir, d.Size, d.ModTime = st.IsDir(), st.Size(), st.ModTime()
+		} else if fi, err := e.Info(); err == nil {
+			d.Size, d.ModTime = fi.Size(), fi.ModTime()
+		}
+		seen[d.Name] = true
+		out = append(out, d)
+	}
+	w.mu.RLock()
+	for abs, o := range w.overlays {
+		dir, name := splitAbs(abs)
+		if dir == p.Abs && !seen[name] {
+			out = append(out, DirEntry{Name: name, Overlay: true, Size: int64(len(o.text))})
+		}
+	}
+	w.mu.RUnlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// splitAbs splits an absolute path into its directory and base name.
+func splitAbs(abs string) (dir, name string) {
+	for i := len(abs) - 1; i >= 0; i-- {
+		if os.IsPathSeparator(abs[i]) {
+			if i == 0 {
+				return abs[:1], abs[1:]
+			}
+			return abs[:i], abs[i+1:]
+		}
+	}
+	return "", abs
+}
+
+// OpenReader opens p's disk content for streaming (files too large to
+// read whole). It does not see open buffers: callers use it only for files
+// over the size an editor buffer can have.
+func (w *Workspace) OpenReader(p Path) (io.ReadCloser, error) {
+	f, err := os.Open(p.Abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, notFound(p, err)
+		}
+		return nil, fsError("open", p.Rel, err)
+	}
+	return f, nil
+}
+
+// FileSHA256 returns the sha256 of p's content as tools see it (the open
+// buffer when there is one), streaming files on disk.
+func (w *Workspace) FileSHA256(p Path) ([32]byte, error) {
+	if text, _, ok := w.Overlay(p); ok {
+		return sha256.Sum256(text), nil
+	}
+	r, err := w.OpenReader(p)
+	if err != nil {
+		return [32]byte{}, err
+	}
+	defer r.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, r); err != nil {
+		return [32]byte{}, fsError("read", p.Rel, err)
+	}
+	var sum [32]byte
+	h.Sum(sum[:0])
+	return sum, nil
+}
