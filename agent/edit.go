@@ -105,7 +105,7 @@ func (editTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 			var ee *edit.Error
 			if errors.As(err, &ee) && ee.Kind == edit.KindStale {
 				// Record the live content so the tag the error reports is usable.
-				if rerr := record(env, paths[i], edit.Tag(f.Bytes), f.Bytes); rerr != nil {
+				if rerr := record(env, paths[i], edit.Tag(f.Bytes), f.Bytes, nil); rerr != nil {
 					return nil, fmt.Errorf("%w (and recording the current content failed: %v)", err, rerr)
 				}
 			}
@@ -135,7 +135,7 @@ func (editTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 		return nil, err
 	}
 	details := &editDetails{Op: "update"}
-	var texts, diffs []string
+	var texts, diffs, warnings []string
 	for i, pe := range pending {
 		c := changes[i]
 		fr := editFileResult{Path: pe.path.Rel, Tag: pe.res.NewTag, PreviousTag: pe.res.OldTag, SHA256: c.NewSHA256, Diff: pe.res.Diff,
@@ -146,10 +146,13 @@ func (editTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 		details.PerFileResults = append(details.PerFileResults, fr)
 		texts = append(texts, pe.res.Text)
 		diffs = append(diffs, pe.res.Diff)
+		for _, w := range pe.res.Warnings {
+			warnings = append(warnings, pe.path.Rel+": "+w)
+		}
 	}
 	details.Diff = strings.Join(diffs, "")
 	details.FirstChangedLine = pending[0].res.FirstChangedLine
-	return &Result{Text: strings.Join(texts, "\n\n"), Details: details, Changes: changes}, nil
+	return &Result{Text: strings.Join(texts, "\n\n"), Details: details, Changes: changes, Warnings: warnings}, nil
 }
 
 // noopResult returns the soft no-op result, or the loop-guard error on the
@@ -166,7 +169,7 @@ func noopResult(env *Env, pe *pendingEdit, input string) (*Result, error) {
 		}
 	}
 	fr := editFileResult{Path: pe.path.Rel, Tag: pe.res.NewTag, PreviousTag: pe.res.OldTag, NoOp: true, Warnings: pe.res.Warnings}
-	return &Result{Text: pe.res.Text, Details: &editDetails{Op: "update", PerFileResults: []editFileResult{fr}}}, nil
+	return &Result{Text: pe.res.Text, Details: &editDetails{Op: "update", PerFileResults: []editFileResult{fr}}, Warnings: pe.res.Warnings}, nil
 }
 
 // storeSnapshots adapts the workspace store to edit.Snapshots.

@@ -105,54 +105,31 @@ func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 	}
 	tag := edit.Tag(f.Bytes)
 	d.Tag = tag
-	if err := record(env, p, tag, f.Bytes); err != nil {
+	if err := record(env, p, tag, f.Bytes, &sum); err != nil {
 		return nil, err
 	}
+	seen := []Shown{{Path: p.Rel, Tag: tag, SHA256: d.SHA256}}
 	if len(sel.Ranges) == 0 {
 		if text, details, ok := summarizeForRead(ctx, p.Rel, tag, f.Bytes); ok {
 			d.Summary = details
 			d.Lines = len(splitDisplayLines(f.Bytes))
-			return &Result{Text: text, Details: d}, nil
+			return &Result{Text: text, Details: d, Shown: seen}, nil
 		}
 	}
 	lines := splitDisplayLines(f.Bytes)
 	d.Lines = len(lines)
 	body, shown, tr := renderRows(p.Rel, lines, sel.Ranges, true)
 	d.Shown, d.Truncation = shown, tr
-	return &Result{Text: "¶" + p.Rel + "#" + tag + "\n" + body, Details: d}, nil
+	return &Result{Text: "¶" + p.Rel + "#" + tag + "\n" + body, Details: d, Shown: seen}, nil
 }
 
 // record records a snapshot of content for p in the store, if there is one.
-func record(env *Env, p workspace.Path, tag string, content []byte) error {
+// sum is content's sha256 when the caller has it (nil: computed).
+func record(env *Env, p workspace.Path, tag string, content []byte, sum *[32]byte) error {
 	if st := env.WS.Store(); st != nil {
-		if err := st.Record(p.Abs, tag, content); err != nil {
-			return err
-		}
+		return st.RecordAll([]workspace.Recording{{Key: p.Abs, Tag: tag, Content: content, SHA256: sum}})
 	}
 	return nil
-}
-
-// commitChange records what a tool just wrote to p: the new snapshot, an
-// audit row (tool, sha256 before and after; old nil = created) and the end
-// of p's no-op streak, in one store transaction. It returns the audit id (0
-// without a store).
-func commitChange(env *Env, tool string, p workspace.Path, old, new []byte, tag, note string) (int64, error) {
-	st := env.WS.Store()
-	if st == nil {
-		return 0, nil
-	}
-	sum := sha256.Sum256(new)
-	e := workspace.AuditEntry{Tool: tool, Path: p.Rel, SHA256After: hex.EncodeToString(sum[:]), Note: note}
-	if old != nil {
-		e.SHA256Before = sha256Hex(old)
-	}
-	return st.CommitChange(workspace.Recording{Key: p.Abs, Tag: tag, Content: new, SHA256: &sum}, e)
-}
-
-// unrecorded is the error of a change that was written but whose snapshot
-// and audit row could not be recorded.
-func unrecorded(p workspace.Path, err error) error {
-	return fmt.Errorf("%s was written, but recording its snapshot and audit row failed: %w; re-read it before the next edit", p.Rel, err)
 }
 
 // splitDisplayLines splits content into lines as read shows them, matching

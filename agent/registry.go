@@ -16,6 +16,19 @@ type Result struct {
 	Text    string   `json:"text"`
 	Details any      `json:"details,omitempty"`
 	Changes []Change `json:"changes,omitempty"`
+	// Shown lists the files whose text the result shows under a tag (read,
+	// search): what an edit may name next.
+	Shown []Shown `json:"shown,omitempty"`
+	// Warnings are what the caller should know although the tool
+	// succeeded (an editor logs them).
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Shown is one file a result shows, with the tag it was shown under.
+type Shown struct {
+	Path   string `json:"path"` // root-relative
+	Tag    string `json:"tag"`
+	SHA256 string `json:"sha256"`
 }
 
 // Change is one file a tool changed through the commit path.

@@ -9,6 +9,8 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+
+	"github.com/hashls/hashls/edit"
 )
 
 // Run validates args against tool name's schema (an object with known
@@ -90,4 +92,47 @@ func AsError(err error) *Error {
 		return ae
 	}
 	return &Error{Kind: KindOf(err), Message: err.Error(), Err: err}
+}
+
+// ArgPaths returns the files a tool's arguments name: the top-level path
+// and paths fields, the ¶PATH headers of a hashline edit input and the file
+// headers of a patch. Transports use it to say which files a failed call
+// was about.
+func ArgPaths(args json.RawMessage) []string {
+	var a struct {
+		Path  string          `json:"path"`
+		Paths json.RawMessage `json:"paths"`
+		Input string          `json:"input"`
+	}
+	if json.Unmarshal(args, &a) != nil {
+		return nil
+	}
+	var out []string
+	if a.Path != "" {
+		out = append(out, a.Path)
+	}
+	var list []string
+	var one string
+	switch {
+	case len(a.Paths) == 0:
+	case json.Unmarshal(a.Paths, &list) == nil:
+		out = append(out, list...)
+	case json.Unmarshal(a.Paths, &one) == nil && one != "":
+		out = append(out, one)
+	}
+	if a.Input != "" {
+		if p, err := edit.ParsePatch(a.Input); err == nil {
+			for _, op := range p.Ops {
+				out = append(out, op.Path)
+				if op.MoveTo != "" {
+					out = append(out, op.MoveTo)
+				}
+			}
+		} else if secs, err := edit.SplitInput(a.Input); err == nil {
+			for _, s := range secs {
+				out = append(out, s.Path)
+			}
+		}
+	}
+	return out
 }

@@ -3,6 +3,8 @@ package agent
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -168,6 +170,7 @@ func (searchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resu
 	budget := searchInternalCap
 	var notes []string
 	var recs []workspace.Recording // snapshots of the shown files, recorded in one transaction
+	var shownFiles []Shown
 	for _, h := range page {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -182,6 +185,9 @@ func (searchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resu
 		}
 		budget -= fr.shown
 		sb.WriteString(fr.text)
+		if fr.tag != "" {
+			shownFiles = append(shownFiles, Shown{Path: h.rel, Tag: fr.tag, SHA256: fr.sha256})
+		}
 		d.Files = append(d.Files, h.rel)
 		d.FileMatches[h.rel] = fr.total
 		d.MatchCount += fr.shown
@@ -257,7 +263,7 @@ func (searchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resu
 		out += fmt.Sprintf("\n[Output truncated at %d KiB. Narrow the pattern or the paths, or use skip.]\n", searchMaxBytes>>10)
 		d.Truncated = true
 	}
-	return &Result{Text: out, Details: d}, nil
+	return &Result{Text: out, Details: d, Shown: shownFiles}, nil
 }
 
 // decodePaths accepts a string or an array of strings; entries are trimmed
@@ -705,6 +711,8 @@ func scanArchive(m *search.Matcher, t searchTarget, hits *[]searchHit) (found bo
 
 type renderedFile struct {
 	text           string
+	tag            string // "" for an archive member (no tag)
+	sha256         string
 	shown, total   int
 	linesTruncated bool
 }
@@ -773,7 +781,9 @@ func renderSearchFile(env *Env, m *search.Matcher, h searchHit, perFile, budget 
 		sb.WriteString("¶" + h.rel + "\n")
 	} else {
 		tag := edit.Tag(raw)
-		*recs = append(*recs, workspace.Recording{Key: p.Abs, Tag: tag, Content: raw})
+		sum := sha256.Sum256(raw)
+		*recs = append(*recs, workspace.Recording{Key: p.Abs, Tag: tag, Content: raw, SHA256: &sum})
+		rf.tag, rf.sha256 = tag, hex.EncodeToString(sum[:])
 		sb.WriteString("¶" + h.rel + "#" + tag + "\n")
 	}
 	last := 0 // last line number written

@@ -160,7 +160,7 @@ func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resul
 		d.Warnings = append(d.Warnings, w)
 		text += "\nWarning: " + w + "."
 	}
-	return &Result{Text: text, Details: d, Changes: changes}, nil
+	return &Result{Text: text, Details: d, Changes: changes, Warnings: d.Warnings}, nil
 }
 
 // checkExpectedSha is the stale-file gate of write: want "" means the file

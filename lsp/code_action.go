@@ -210,26 +210,16 @@ func (s *server) copyAnchorCommand(ctx context.Context, arg []byte, token protoc
 }
 
 // mintTag runs the read tool on one line of the document and returns the
-// file's tag from its details (or its ¶ header).
+// tag the result shows the file under.
 func (s *server) mintTag(ctx context.Context, sn *snapshot, line int, token protocol.ProgressToken) (string, error) {
 	args, _ := json.Marshal(map[string]string{"path": fmt.Sprintf("%s:%d-%d", sn.path.Rel, line, line)})
 	res, err := s.callTool(ctx, "read", args, token)
 	if err != nil {
 		return "", err
 	}
-	if b, jerr := json.Marshal(res.Details); jerr == nil {
-		var d struct {
-			Tag string `json:"tag"`
-		}
-		if json.Unmarshal(b, &d) == nil && d.Tag != "" {
-			return d.Tag, nil
-		}
-	}
-	for _, l := range strings.Split(res.Text, "\n") {
-		if rest, ok := strings.CutPrefix(l, "¶"); ok {
-			if i := strings.LastIndexByte(rest, '#'); i >= 0 {
-				return strings.TrimSpace(rest[i+1:]), nil
-			}
+	for _, f := range res.Shown {
+		if f.Path == sn.path.Rel {
+			return f.Tag, nil
 		}
 	}
 	return "", jsonrpc2.Errorf(jsonrpc2.InternalError, "the read tool returned no tag for %s", sn.path.Rel)

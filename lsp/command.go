@@ -68,8 +68,10 @@ func (s *server) hasTool(name string) bool {
 
 // commandResult is the result of every hashls.<tool> command.
 type commandResult struct {
-	Text    string `json:"text"`
-	Details any    `json:"details,omitempty"`
+	Text    string         `json:"text"`
+	Details any            `json:"details,omitempty"`
+	Changes []agent.Change `json:"changes,omitempty"` // the files changed, typed
+	Shown   []agent.Shown  `json:"shown,omitempty"`   // the files shown under a tag
 }
 
 // runTool runs one agent tool and returns {text, details}, or an LSP error
@@ -79,7 +81,7 @@ func (s *server) runTool(ctx context.Context, tool string, args []byte, token pr
 	if err != nil {
 		return nil, err
 	}
-	return marshalAny(commandResult{Text: res.Text, Details: res.Details})
+	return marshalAny(commandResult{Text: res.Text, Details: res.Details, Changes: res.Changes, Shown: res.Shown})
 }
 
 // callTool runs tool with progress reporting and an activity notification,

@@ -62,7 +62,8 @@ var fakeTools = []agent.Tool{
 		if _, err := env.WS.Commit(ctx, "t_replace", []workspace.Change{{Path: p, Base: workspace.BaseOf(f.Bytes), New: []byte(next), NewTag: "TEST"}}, workspace.CommitOptions{Label: "t_replace"}); err != nil {
 			return nil, err
 		}
-		return &agent.Result{Text: "replaced", Details: map[string]any{"path": p.Rel, "diff": "-" + a.Find + "\n+" + a.Replace, "auditId": 7, "warnings": []string{"just a test warning"}}}, nil
+		return &agent.Result{Text: "replaced", Changes: []agent.Change{{Path: p.Rel, Op: "update", Diff: "-" + a.Find + "\n+" + a.Replace, AuditID: 7}},
+			Warnings: []string{"just a test warning"}}, nil
 	}},
 	fakeTool{"t_slow", func(ctx context.Context, env *agent.Env, raw json.RawMessage) (*agent.Result, error) {
 		var a fakeArgs
@@ -323,7 +324,7 @@ func TestBufferEditGoesToEditor(t *testing.T) {
 			t.Errorf("applyEdit lacks %s: %s", w, last)
 		}
 	}
-	// Warnings from details become window/logMessage; activity carries path, diff, audit id.
+	// Warnings become window/logMessage; activity carries path, diff, audit id.
 	c.waitNote("window/logMessage", func(p json.RawMessage) bool { return strings.Contains(string(p), "just a test warning") })
 	c.waitNote(MethodActivity, func(p json.RawMessage) bool {
 		var a Activity

@@ -3,7 +3,6 @@ package lsp
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -140,38 +139,52 @@ type Activity struct {
 	DurationMs float64  `json:"durationMs"`
 }
 
-// reportActivity sends hashls/activity for one tool run.
+// reportActivity sends hashls/activity for one tool run. Paths, audit ids
+// and diffs come from the result's typed changes and shown files; a failed
+// run names the paths its arguments gave.
 func (s *server) reportActivity(ctx context.Context, tool string, args []byte, res *agent.Result, err error, d time.Duration) {
 	if !s.currentSettings().Activity {
 		return
 	}
 	a := Activity{Tool: tool, Outcome: "ok", DurationMs: float64(d.Microseconds()) / 1000}
-	var c collector
-	c.walk("", decodeAny(args))
+	paths := map[string]bool{}
 	if err != nil {
 		a.Outcome = "error"
-		a.ErrorKind = agent.KindInternal
-		var je *jsonrpc2.Error
-		if errors.As(toolError(tool, err), &je) {
-			var d struct {
-				Kind string `json:"kind"`
-			}
-			if json.Unmarshal(je.Data, &d) == nil && d.Kind != "" {
-				a.ErrorKind = d.Kind
-			}
-		}
+		a.ErrorKind = agent.KindOf(err)
 		a.Message = err.Error()
-	} else if res != nil && res.Details != nil {
-		if b, jerr := json.Marshal(res.Details); jerr == nil {
-			c.walk("", decodeAny(b))
+		for _, p := range agent.ArgPaths(args) {
+			paths[p] = true
 		}
 	}
-	a.Paths = c.pathList()
-	a.AuditIDs = c.audits
-	a.Diff = strings.Join(c.diffs, "\n")
-	if a.Paths == nil {
-		a.Paths = []string{}
+	if res != nil {
+		var diffs []string
+		for _, c := range res.Changes {
+			paths[c.Path] = true
+			if c.MovedFrom != "" {
+				paths[c.MovedFrom] = true
+			}
+			if c.AuditID != 0 {
+				a.AuditIDs = append(a.AuditIDs, c.AuditID)
+			}
+			if c.Diff != "" {
+				diffs = append(diffs, c.Diff)
+			}
+		}
+		for _, f := range res.Shown {
+			paths[f.Path] = true
+		}
+		if len(paths) == 0 {
+			for _, p := range agent.ArgPaths(args) {
+				paths[p] = true
+			}
+		}
+		a.Diff = strings.Join(diffs, "\n")
 	}
+	a.Paths = make([]string, 0, len(paths))
+	for p := range paths {
+		a.Paths = append(a.Paths, p)
+	}
+	sort.Strings(a.Paths)
 	raw, merr := json.Marshal(&a)
 	if merr != nil {
 		return
@@ -181,112 +194,12 @@ func (s *server) reportActivity(ctx context.Context, tool string, args []byte, r
 	}
 }
 
-func decodeAny(b []byte) any {
-	var v any
-	if json.Unmarshal(b, &v) != nil {
-		return nil
-	}
-	return v
-}
-
-// collector gathers paths, audit ids, diffs and warnings from a tool's
-// arguments and details, whatever their exact shape: keys named path/paths,
-// audit_id/auditId(s), diff and warnings, at any depth.
-type collector struct {
-	paths     map[string]bool
-	audits    []int64
-	diffs     []string // the diffs found at the shallowest depth
-	diffDepth int
-	warnings  []string
-	depth     int
-}
-
-func (c *collector) addPath(p string) {
-	if p == "" {
-		return
-	}
-	if c.paths == nil {
-		c.paths = map[string]bool{}
-	}
-	c.paths[p] = true
-}
-
-func (c *collector) walk(key string, v any) {
-	k := strings.ToLower(strings.ReplaceAll(key, "_", ""))
-	switch x := v.(type) {
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for kk := range x {
-			keys = append(keys, kk)
-		}
-		sort.Strings(keys)
-		c.depth++
-		for _, kk := range keys {
-			c.walk(kk, x[kk])
-		}
-		c.depth--
-	case []any:
-		for _, e := range x {
-			c.walk(key, e)
-		}
-	case string:
-		switch k {
-		case "path", "paths", "file", "files":
-			c.addPath(x)
-		case "input":
-			// An edit input names its files in ¶PATH#TAG headers.
-			for _, line := range strings.Split(x, "\n") {
-				if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "¶"); ok {
-					if i := strings.LastIndexByte(rest, '#'); i >= 0 {
-						rest = rest[:i]
-					}
-					c.addPath(strings.TrimSpace(rest))
-				}
-			}
-		case "diff":
-			// A whole-result diff wins over the per-file ones it repeats.
-			switch {
-			case x == "":
-			case len(c.diffs) == 0 || c.depth < c.diffDepth:
-				c.diffs, c.diffDepth = []string{x}, c.depth
-			case c.depth == c.diffDepth:
-				c.diffs = append(c.diffs, x)
-			}
-		case "warning", "warnings":
-			c.warnings = append(c.warnings, x)
-		}
-	case float64:
-		switch k {
-		case "auditid", "auditids", "audit":
-			c.audits = append(c.audits, int64(x))
-		}
-	}
-}
-
-func (c *collector) pathList() []string {
-	if len(c.paths) == 0 {
-		return nil
-	}
-	out := make([]string, 0, len(c.paths))
-	for p := range c.paths {
-		out = append(out, p)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // logWarnings sends a tool result's warnings as window/logMessage.
 func (s *server) logWarnings(ctx context.Context, tool string, res *agent.Result) {
-	if res == nil || res.Details == nil {
+	if res == nil {
 		return
 	}
-	b, err := json.Marshal(res.Details)
-	if err != nil {
-		return
-	}
-	var c collector
-	c.walk("", decodeAny(b))
-	for _, w := range c.warnings {
+	for _, w := range res.Warnings {
 		s.logMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf("hashls %s: %s", tool, w))
 	}
 }

@@ -604,31 +604,6 @@ func auditTx(tx *sql.Tx, e AuditEntry) (int64, error) {
 	return res.LastInsertId()
 }
 
-// CommitChange records what a tool just wrote in one transaction: the new
-// snapshot (see Record), the audit row, and the end of the file's no-op
-// streak. It returns the audit row's id.
-func (s *Store) CommitChange(rec Recording, e AuditEntry) (int64, error) {
-	if err := s.check(); err != nil {
-		return 0, err
-	}
-	var id int64
-	err := s.write(func(tx *sql.Tx) error {
-		if err := s.recordTx(tx, rec, time.Now().UnixNano()); err != nil {
-			return err
-		}
-		var err error
-		if id, err = auditTx(tx, e); err != nil {
-			return err
-		}
-		_, err = tx.Exec(`DELETE FROM noop WHERE key = ?`, rec.Key)
-		return err
-	})
-	if err != nil {
-		return 0, storeErr(s.path, err)
-	}
-	return id, nil
-}
-
 // AuditLog returns the newest limit entries, newest first (limit <= 0: all).
 func (s *Store) AuditLog(limit int) ([]AuditEntry, error) {
 	if err := s.check(); err != nil {

@@ -485,23 +485,3 @@ func TestStoreMigratesV1(t *testing.T) {
 	}
 }
 
-func TestCommitChange(t *testing.T) {
-	s := openTestStore(t, t.TempDir())
-	if n, err := s.BumpNoop("/k", "p"); err != nil || n != 1 {
-		t.Fatalf("BumpNoop = %d, %v", n, err)
-	}
-	id, err := s.CommitChange(Recording{Key: "/k", Tag: "ABCD", Content: []byte("new\n")},
-		AuditEntry{Tool: "edit", Path: "k", SHA256Before: "aa", SHA256After: "bb"})
-	if err != nil || id == 0 {
-		t.Fatalf("CommitChange = %d, %v", id, err)
-	}
-	if snap, ok, err := s.Lookup("/k", "ABCD"); err != nil || !ok || string(snap.Content) != "new\n" || !snap.Head {
-		t.Fatalf("snapshot = %+v %v %v", snap, ok, err)
-	}
-	if log, err := s.AuditLog(1); err != nil || len(log) != 1 || log[0].ID != id || log[0].Tool != "edit" {
-		t.Fatalf("audit = %+v %v", log, err)
-	}
-	if n, err := s.BumpNoop("/k", "p"); err != nil || n != 1 {
-		t.Fatalf("no-op streak not reset: %d, %v", n, err)
-	}
-}

@@ -347,26 +347,27 @@ export function parseAnchorResult(res: unknown): AnchorResult {
   if (typeof r !== 'object' || r === null || typeof r.text !== 'string' || r.text === '') {
     throw new Error(`hashls.copyBlockAnchor returned no anchor text: ${JSON.stringify(res)}`);
   }
-  const firstLine = r.text.split('\n')[0];
+  if (typeof r.anchor !== 'string' || typeof r.tag !== 'string' || typeof r.path !== 'string') {
+    throw new Error(`hashls.copyBlockAnchor returned no anchor, tag or path: ${JSON.stringify(res)}`);
+  }
   return {
     text: r.text,
-    anchor: typeof r.anchor === 'string' ? r.anchor : firstLine,
-    tag: typeof r.tag === 'string' ? r.tag : (/#([0-9A-F]{4})/.exec(firstLine)?.[1] ?? ''),
-    path: typeof r.path === 'string' ? r.path : firstLine.replace(/^¶/, '').replace(/#.*$/, ''),
+    anchor: r.anchor,
+    tag: r.tag,
+    path: r.path,
     startLine: Number.isInteger(r.startLine) ? (r.startLine as number) : 0,
     endLine: Number.isInteger(r.endLine) ? (r.endLine as number) : 0,
     range: isRange(r.range) ? r.range : undefined,
   };
 }
 
-/** tagOf is the tag in a read result (details.tag, else the first ¶PATH#TAG). */
+/** tagOf is the tag a read result shows its file under (the typed `shown` list). */
 export function tagOf(res: unknown): string | undefined {
-  const d = (res as { details?: { tag?: unknown } } | null)?.details;
-  if (d && typeof d.tag === 'string' && d.tag !== '') {
-    return d.tag;
+  const shown = (res as { shown?: unknown } | null)?.shown;
+  if (Array.isArray(shown) && shown.length > 0 && typeof shown[0]?.tag === 'string' && shown[0].tag !== '') {
+    return shown[0].tag;
   }
-  const m = /¶[^\n#]+#([0-9A-Fa-f]{4})/.exec(resultText(res));
-  return m ? m[1] : undefined;
+  return undefined;
 }
 
 /** firstLine is the first line of a text. */

@@ -67,11 +67,12 @@ test('results: errors, select and anchor results, tags', () => {
   assert.equal(core.parseSelectResult({ range }, 'file:///x').uri, 'file:///x');
   assert.throws(() => core.parseSelectResult(null, 'u'), /no range/);
   assert.throws(() => core.parseSelectResult({ range: { start: { line: -1, character: 0 }, end: { line: 0, character: 0 } } }, 'u'), /no range/);
-  const an = core.parseAnchorResult({ text: '¶a.go#1A2B\nreplace block 5:' });
+  const an = core.parseAnchorResult({ text: '¶a.go#1A2B\nreplace block 5:', anchor: '¶a.go#1A2B', tag: '1A2B', path: 'a.go' });
   assert.deepEqual([an.anchor, an.tag, an.path], ['¶a.go#1A2B', '1A2B', 'a.go']);
   assert.throws(() => core.parseAnchorResult({ text: '' }), /no anchor/);
-  assert.equal(core.tagOf({ text: '¶a.go#FFFF\n1:x', details: { tag: '0A0B' } }), '0A0B');
-  assert.equal(core.tagOf({ text: '¶a.go#C0DE\n1:x' }), 'C0DE');
+  assert.throws(() => core.parseAnchorResult({ text: '¶a.go#1A2B\nreplace block 5:' }), /no anchor, tag or path/);
+  assert.equal(core.tagOf({ text: '¶a.go#FFFF\n1:x', shown: [{ path: 'a.go', tag: '0A0B', sha256: 'x' }] }), '0A0B');
+  assert.equal(core.tagOf({ text: '¶a.go#C0DE\n1:x' }), undefined, 'the text is never scraped');
   assert.equal(core.tagOf({}), undefined);
   const store = new core.DocStore(2);
   const p1 = store.put('read', 'src/a.go:1-3', 'one');
@@ -186,7 +187,7 @@ test('commands: edit opens a document with a fresh header, then submits it', asy
   const host = fakeHost(editor);
   const h = core.createCommandHandler(host);
   const { sent, next } = fakeNext({
-    'hashls.read': { text: '¶a.go#BEEF\n1:package a', details: { tag: 'BEEF' } },
+    'hashls.read': { text: '¶a.go#BEEF\n1:package a', shown: [{ path: 'a.go', tag: 'BEEF', sha256: 'x' }] },
     'hashls.edit': (a) => ({ text: `edited a.go (${a.input.length} bytes of input)\n...` }),
   });
   await h('hashls.edit', [], next);

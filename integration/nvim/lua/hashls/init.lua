@@ -261,15 +261,20 @@ function M.commands()
   return {}
 end
 
+-- remember keeps the tags a result names in its typed fields: the files it
+-- showed and the files it changed.
 local function remember(result)
-  local d = type(result) == 'table' and result.details
-  if type(d) == 'table' and type(d.path) == 'string' and type(d.tag) == 'string' then
-    M.tags[d.path] = d.tag
+  if type(result) ~= 'table' then
+    return
   end
-  local text = type(result) == 'table' and result.text
-  if type(text) == 'string' then
-    for path, tag in text:gmatch('¶([^\n#]+)#(%x%x%x%x)') do
-      M.tags[path] = tag
+  for _, f in ipairs(type(result.shown) == 'table' and result.shown or {}) do
+    if type(f) == 'table' and type(f.path) == 'string' and type(f.tag) == 'string' then
+      M.tags[f.path] = f.tag
+    end
+  end
+  for _, c in ipairs(type(result.changes) == 'table' and result.changes or {}) do
+    if type(c) == 'table' and type(c.path) == 'string' and type(c.newTag) == 'string' and c.newTag ~= '' then
+      M.tags[c.path] = c.newTag
     end
   end
 end
@@ -393,7 +398,8 @@ local function header_for(bufnr)
     return '¶PATH#TAG'
   end
   local res = M.exec('hashls.read', { path = p .. ':1' }, nil, bufnr)
-  local tag = res and type(res.details) == 'table' and res.details.tag
+  local shown = res and type(res.shown) == 'table' and res.shown[1]
+  local tag = type(shown) == 'table' and shown.tag
   return '¶' .. p .. '#' .. (tag or M.tags[p] or 'TAG')
 end
 
