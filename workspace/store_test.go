@@ -484,4 +484,3 @@ func TestStoreMigratesV1(t *testing.T) {
 		t.Fatal(err)
 	}
 }
-
