@@ -234,3 +234,46 @@ func TestWrite(t *testing.T) {
 		t.Errorf("after failed writes: %s %v", out, err)
 	}
 }
+
+// Keys are reported exactly: 64-bit integer keys digit for digit (past
+// 2^53, where a float64 would round them), and WITHOUT ROWID tables by the
+// primary key they were given.
+func TestWriteKeysExact(t *testing.T) {
+	abs := makeDB(t)
+	db, err := sql.Open("sqlite", abs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{
+		`CREATE TABLE kv(k TEXT PRIMARY KEY, v INT) WITHOUT ROWID`,
+		`CREATE TABLE nk(k INTEGER PRIMARY KEY, v INT) WITHOUT ROWID`,
+	} {
+		if _, err := db.Exec(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	for _, c := range []struct {
+		table, content, key, text string
+		rowid                     int64
+	}{
+		{"users", `{id: 9007199254740995, name: 'big'}`, "9007199254740995", "Inserted row into users (id = 9007199254740995)", 9007199254740995},
+		{"users", `{id: 9223372036854775807, name: 'max'}`, "9223372036854775807", "Inserted row into users (id = 9223372036854775807)", 9223372036854775807},
+		{"kv", `{k: 'alpha', v: 1}`, "alpha", "Inserted row into kv (k = alpha)", 0},
+		{"nk", `{k: 9007199254740993, v: 1}`, "9007199254740993", "Inserted row into nk (k = 9007199254740993)", 0},
+	} {
+		r, err := write(t, abs, c.table, "", false, c.content)
+		if err != nil || r.Key != c.key || r.Text != c.text || r.RowID != c.rowid || r.NewRow == nil {
+			t.Errorf("insert %s %s: %+v %v; want key %s", c.table, c.content, r, err, c.key)
+			continue
+		}
+		// The reported key selects the row.
+		u, err := write(t, abs, c.table, r.Key, true, `{v: 7}`)
+		if c.table == "users" {
+			u, err = write(t, abs, c.table, r.Key, true, `{email: 'e'}`)
+		}
+		if err != nil || u.Op != "update" || u.Key != c.key {
+			t.Errorf("update %s:%s: %+v %v", c.table, r.Key, u, err)
+		}
+	}
+}

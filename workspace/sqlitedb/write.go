@@ -1,6 +1,7 @@
 package sqlitedb
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -171,31 +172,57 @@ func insertRow(ctx context.Context, conn *sql.Conn, t *tableInfo, fields []Field
 	}
 	res := WriteResult{Op: "insert", Table: t.name, Changed: true}
 	res.Text = "Inserted row into " + t.name
-	if !t.withoutRowid {
-		if id, err := r.LastInsertId(); err == nil {
-			res.RowID = id
-			res.NewRow, _, _ = rowJSON(ctx, conn, t, "rowid", id)
-			key := strconv.FormatInt(id, 10)
-			if len(t.pk) == 1 && res.NewRow != nil {
-				var m map[string]any
-				if json.Unmarshal(res.NewRow, &m) == nil {
-					if v, ok := m[t.pk[0]]; ok {
-						key = strings.Trim(string(mustJSON(v)), `"`)
-					}
-				}
-				res.Text += fmt.Sprintf(" (%s = %s)", t.pk[0], key)
-			} else {
-				res.Text += fmt.Sprintf(" (rowid %d)", id)
-			}
+	switch {
+	case !t.withoutRowid:
+		id, err := r.LastInsertId()
+		if err != nil {
+			break
+		}
+		res.RowID = id
+		res.NewRow, _, _ = rowJSON(ctx, conn, t, "rowid", id)
+		res.Key = strconv.FormatInt(id, 10)
+		if key, ok := pkValue(t, res.NewRow); ok {
 			res.Key = key
+			res.Text += fmt.Sprintf(" (%s = %s)", t.pk[0], key)
+		} else {
+			res.Text += fmt.Sprintf(" (rowid %d)", id)
+		}
+	case len(t.pk) == 1:
+		// WITHOUT ROWID: the row is found by the primary key it was given.
+		for i, f := range fields {
+			if c, ok := t.column(f.Key); ok && strings.EqualFold(c.name, t.pk[0]) {
+				res.NewRow, _, _ = rowJSON(ctx, conn, t, c.name, args[i])
+				break
+			}
+		}
+		if key, ok := pkValue(t, res.NewRow); ok {
+			res.Key = key
+			res.Text += fmt.Sprintf(" (%s = %s)", t.pk[0], key)
 		}
 	}
 	return res, nil
 }
 
-func mustJSON(v any) []byte {
-	b, _ := json.Marshal(v)
-	return b
+// pkValue returns the single-column primary key of row (a rowJSON object)
+// as a row selector spells it: numbers digit for digit (a 64-bit key is
+// never rounded through a float), strings unquoted.
+func pkValue(t *tableInfo, row json.RawMessage) (string, bool) {
+	if len(t.pk) != 1 || row == nil {
+		return "", false
+	}
+	dec := json.NewDecoder(bytes.NewReader(row))
+	dec.UseNumber()
+	var m map[string]any
+	if dec.Decode(&m) != nil {
+		return "", false
+	}
+	switch v := m[t.pk[0]].(type) {
+	case json.Number:
+		return v.String(), true
+	case string:
+		return v, true
+	}
+	return "", false
 }
 
 // constraintErr reports constraint and type failures as usage errors.
