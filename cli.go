@@ -36,7 +36,7 @@ Usage:
 
 Flags:
   --root DIR   workspace root (default: the current directory); every path resolves inside it
-  --json       print one JSON object: {"text": ..., "details": ...} or {"error": {"kind": ..., "message": ...}}
+  --json       print one JSON object: {"text": ..., "details": ...} or {"error": {"kind": ..., "message": ..., "suggestedAction": ...}}
 
 Environment:
   HASHLS_STATE_DIR   where the store lives (default $XDG_STATE_HOME/hashls, else ~/.local/state/hashls)
@@ -111,7 +111,7 @@ func (c *cli) parseFlags(args []string) ([]string, error) {
 
 func (c *cli) usageError(msg string) int {
 	if c.json {
-		c.printJSON(map[string]any{"error": &agent.Error{Kind: agent.KindUsage, Message: msg}})
+		c.printJSON(map[string]any{"error": agent.AsError(&agent.Error{Kind: agent.KindUsage, Message: msg})})
 	} else {
 		fmt.Fprintf(c.stderr, "hashls: %s\nRun 'hashls help' for usage.\n", msg)
 	}

@@ -1,7 +1,11 @@
 // Package agent holds the tools that coding agents call (read, edit, write,
 // search, find, ...): one file per tool, each with its JSON schema,
 // validation, execution and result text plus details. The registry lists
-// them; package lsp and the CLI run them through Run.
+// them; package lsp and the CLI run them through Run. Beside the hashline
+// tools sit the file tools (read_file, edit_file, ... : filetools.go), the
+// sha256-gated contract on the same engine. Every error is an *Error with a
+// kind from one taxonomy (KindStale and the constants beside it) and a
+// suggested action.
 //
 // The entry points are Tools (the registry) and Run (validate arguments and
 // execute one tool against an Env).

@@ -43,7 +43,7 @@ func KindOf(err error) string {
 			return KindStale
 		case workspace.KindPermission:
 			return KindPermission
-		case workspace.KindInvalid:
+		case workspace.KindInvalid, workspace.KindIsDir:
 			return KindUsage
 		case workspace.KindInternal:
 			return KindInternal

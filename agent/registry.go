@@ -47,27 +47,37 @@ type Change struct {
 	Note      string  `json:"note,omitempty"`
 }
 
-// Error kinds, shared by the CLI (--json) and the LSP server (error data).
+// Error kinds: the one taxonomy of every tool, shared by the CLI (--json),
+// the LSP server (error data) and MCP. The first nine are the file-tool
+// contract's (stale_file, not_found, already_exists, permission_denied,
+// invalid_argument, conflict, too_large, binary_file, outside_root); the
+// rest name failures that contract has no word for. Every error also
+// carries a suggested action (SuggestedAction, defaulted per kind).
 const (
-	KindUsage      = "usage"             // bad arguments: unknown field, wrong type, invalid JSON
-	KindNotFound   = "not_found"         // missing file
-	KindOutside    = "outside_root"      // path escapes the workspace root
-	KindInput      = "invalid_input"     // malformed edit input
-	KindEdit       = "invalid_edit"      // the edit does not fit the file
-	KindStale      = "stale"             // content changed since it was read
-	KindNoChange   = "no_change"         // edit applied but changed nothing (hard)
-	KindBinary     = "binary"            // binary file where text is needed
-	KindStore      = "store"             // the store is corrupt, locked or unavailable
-	KindPermission = "permission_denied" // the OS refused access
-	KindIO         = "io"                // other filesystem errors
-	KindInternal   = "internal"          // a broken invariant (a bug): reported, never a panic
+	KindStale         = "stale_file"        // content changed since it was read (sha256 or tag)
+	KindNotFound      = "not_found"         // missing file (or trash entry)
+	KindAlreadyExists = "already_exists"    // a create or move onto a path that exists
+	KindPermission    = "permission_denied" // the OS refused access, or a change under .git/.hg/.svn without allowVcs
+	KindUsage         = "invalid_argument"  // bad arguments: unknown field, wrong type, invalid JSON, a directory where a file is needed
+	KindEdit          = "conflict"          // the edit does not fit the file: oldText found 0 or 2+ times, a hashline range or patch chunk that does not apply
+	KindTooLarge      = "too_large"         // the file or request exceeds a limit
+	KindBinary        = "binary_file"       // binary file where text is needed
+	KindOutside       = "outside_root"      // path escapes the workspace root
+	KindInput         = "invalid_input"     // malformed hashline edit or patch text
+	KindNoChange      = "no_change"         // edit applied but changed nothing (hard)
+	KindStore         = "store"             // the store is corrupt, locked or unavailable
+	KindIO            = "io"                // other filesystem errors
+	KindInternal      = "internal"          // a broken invariant (a bug): reported, never a panic
 )
 
-// Error is a tool error with a kind and a caller-facing message.
+// Error is a tool error: a kind, a caller-facing message, and the action
+// the caller should take next (AsError fills in the kind's default when a
+// tool gave none).
 type Error struct {
-	Kind    string `json:"kind"`
-	Message string `json:"message"`
-	Err     error  `json:"-"`
+	Kind            string `json:"kind"`
+	Message         string `json:"message"`
+	SuggestedAction string `json:"suggestedAction,omitempty"`
+	Err             error  `json:"-"`
 }
 
 func (e *Error) Error() string { return e.Message }
@@ -127,6 +137,17 @@ func New(d Deps) *Toolset {
 		searchTool{},
 		trashTool{},
 		writeTool{},
+		// The file tools (filetools.go): the sha256-gated contract.
+		createFileTool{},
+		deleteFileTool{},
+		editFileTool{},
+		globTool{},
+		listDirectoryTool{},
+		moveFileTool{},
+		readFileTool{},
+		restoreFileTool{},
+		searchFilesTool{},
+		writeFileTool{},
 	}
 	sort.Slice(tools, func(i, j int) bool { return tools[i].Name() < tools[j].Name() })
 	ts := &Toolset{deps: d, tools: tools, byName: map[string]Tool{}}

@@ -23,19 +23,19 @@ func (ts *Toolset) Run(ctx context.Context, name string, args json.RawMessage, c
 		for _, t := range ts.tools {
 			names = append(names, t.Name())
 		}
-		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("unknown tool %q; tools: %s", name, strings.Join(names, ", "))}
+		return nil, AsError(&Error{Kind: KindUsage, Message: fmt.Sprintf("unknown tool %q; tools: %s", name, strings.Join(names, ", "))})
 	}
 	if ts.deps.WS == nil {
 		return nil, &Error{Kind: KindInternal, Message: fmt.Sprintf("tool %s: no workspace (the tool set was built for listing only; this is a hashls bug)", name)}
 	}
 	env := &Env{WS: ts.deps.WS, Resolver: ts.deps.Resolver, Progress: call.Progress, Transport: call.Transport}
 	if err := checkArgs(t, args); err != nil {
-		return nil, err
+		return nil, AsError(err)
 	}
 	defer func() {
 		if r := recover(); r != nil {
 			res = nil
-			err = &Error{Kind: KindInternal, Message: fmt.Sprintf("internal error in tool %s: %v (this is a hashls bug; please report it with the input)\n%s", name, r, debug.Stack())}
+			err = AsError(&Error{Kind: KindInternal, Message: fmt.Sprintf("internal error in tool %s: %v (this is a hashls bug; please report it with the input)\n%s", name, r, debug.Stack())})
 		}
 	}()
 	res, err = t.Run(ctx, env, args)
@@ -85,13 +85,19 @@ func checkArgs(t Tool, args json.RawMessage) error {
 }
 
 // AsError converts any error into an *Error: an *Error is kept, any other
-// error gets its kind from KindOf.
+// error gets its kind from KindOf. The result always has a suggested
+// action: the tool's own, else the kind's default (SuggestedAction).
 func AsError(err error) *Error {
 	var ae *Error
-	if errors.As(err, &ae) {
-		return ae
+	if !errors.As(err, &ae) {
+		ae = &Error{Kind: KindOf(err), Message: err.Error(), Err: err}
 	}
-	return &Error{Kind: KindOf(err), Message: err.Error(), Err: err}
+	if ae.SuggestedAction == "" {
+		c := *ae
+		c.SuggestedAction = SuggestedAction(c.Kind)
+		ae = &c
+	}
+	return ae
 }
 
 // ArgPaths returns the files a tool's arguments name: the top-level path

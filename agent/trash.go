@@ -138,21 +138,47 @@ func (restoreTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Res
 	if a.ID != float64(int64(a.ID)) || a.ID < 1 {
 		return nil, &Error{Kind: KindUsage, Message: "restore: id must be a trash entry id (a whole number); list them with the trash tool"}
 	}
-	st, err := storeOf(env, "restore")
+	r, err := restoreTrash(ctx, env, "restore", int64(a.ID), a.Path, a.AllowVCS, nil)
 	if err != nil {
 		return nil, err
 	}
-	ent, content, err := st.TrashGet(int64(a.ID))
+	p, ent, c := r.path, r.entry, r.changes[0]
+	text := fmt.Sprintf("¶%s#%s\nRestored %d bytes from trash #%d to %s", p.Rel, c.NewTag, r.size, ent.ID, p.Rel)
+	d := map[string]any{"path": p.Rel, "tag": c.NewTag, "sha256": c.NewSHA256, "trashId": ent.ID, "auditId": c.AuditID}
+	if len(c.TrashIDs) > 0 {
+		text += fmt.Sprintf(" (its previous content is trash #%d)", c.TrashIDs[0])
+		d["replacedTrashId"] = c.TrashIDs[0]
+		d["diff"] = c.Diff
+	}
+	return &Result{Text: text, Details: d, Changes: r.changes}, nil
+}
+
+// restored is what restoreTrash did.
+type restored struct {
+	entry   workspace.TrashEntry
+	path    workspace.Path
+	size    int
+	changes []Change
+}
+
+// restoreTrash writes trash entry id back through the commit path, to
+// target ("" = the entry's own path); what it replaces goes to the trash.
+// gate, when set, sees what is there now (nil: nothing) and may refuse.
+func restoreTrash(ctx context.Context, env *Env, tool string, id int64, target string, allowVCS bool, gate func(p workspace.Path, old []byte) error) (*restored, error) {
+	st, err := storeOf(env, tool)
+	if err != nil {
+		return nil, err
+	}
+	ent, content, err := st.TrashGet(id)
 	if err != nil {
 		return nil, err
 	}
 	if strings.HasPrefix(ent.Reason, "sqlite ") {
 		// A SQLite row (kept as JSON), not a file: writing it to a path
 		// named db:table:key would create a stray file.
-		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("trash #%d holds a SQLite row of %s (%s), not a file, so restore cannot write it back. Put it back with the write tool: path %q, content:\n%s",
-			ent.ID, displayKey(env, ent.Key), ent.Reason, displayKey(env, ent.Key), content)}
+		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("trash #%d holds a SQLite row of %s (%s), not a file, so %s cannot write it back. Put it back with the write tool: path %q, content:\n%s",
+			ent.ID, displayKey(env, ent.Key), ent.Reason, tool, displayKey(env, ent.Key), content)}
 	}
-	target := a.Path
 	if target == "" {
 		target = displayKey(env, ent.Key)
 	}
@@ -167,19 +193,16 @@ func (restoreTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Res
 	case !workspace.IsKind(err, workspace.KindNotFound):
 		return nil, err
 	}
-	changes, err := commit(ctx, env, "restore", []planned{plannedWrite(p, old, content, fmt.Sprintf("from trash #%d", ent.ID))}, a.AllowVCS)
+	if gate != nil {
+		if err := gate(p, old); err != nil {
+			return nil, err
+		}
+	}
+	changes, err := commit(ctx, env, tool, []planned{plannedWrite(p, old, content, fmt.Sprintf("from trash #%d", ent.ID))}, allowVCS)
 	if err != nil {
 		return nil, err
 	}
-	c := changes[0]
-	text := fmt.Sprintf("¶%s#%s\nRestored %d bytes from trash #%d to %s", p.Rel, c.NewTag, len(content), ent.ID, p.Rel)
-	d := map[string]any{"path": p.Rel, "tag": c.NewTag, "sha256": c.NewSHA256, "trashId": ent.ID, "auditId": c.AuditID}
-	if len(c.TrashIDs) > 0 {
-		text += fmt.Sprintf(" (its previous content is trash #%d)", c.TrashIDs[0])
-		d["replacedTrashId"] = c.TrashIDs[0]
-		d["diff"] = c.Diff
-	}
-	return &Result{Text: text, Details: d, Changes: changes}, nil
+	return &restored{entry: ent, path: p, size: len(content), changes: changes}, nil
 }
 
 type auditItem struct {

@@ -114,14 +114,15 @@ func (s *server) callTool(ctx context.Context, tool string, args []byte, token p
 }
 
 // toolError turns a tool failure into an LSP error: InvalidParams for bad
-// arguments, RequestFailed otherwise, with {"kind", "tool"} as data.
+// arguments, RequestFailed otherwise, with {"kind", "suggestedAction",
+// "tool"} as data.
 func toolError(tool string, err error) error {
 	ae := agent.AsError(err)
 	code := jsonrpc2.Code(protocol.LSPErrorCodesRequestFailed)
 	if ae.Kind == agent.KindUsage {
 		code = jsonrpc2.InvalidParams
 	}
-	data, _ := json.Marshal(map[string]string{"kind": ae.Kind, "tool": tool})
+	data, _ := json.Marshal(map[string]string{"kind": ae.Kind, "suggestedAction": ae.SuggestedAction, "tool": tool})
 	return &jsonrpc2.Error{Code: code, Message: ae.Message, Data: data}
 }
 

@@ -19,7 +19,9 @@
 //   - hashls.<tool> {the tool's arguments} → {"text", "details"}. Failures
 //     are JSON-RPC errors: code -32602 (InvalidParams) for bad arguments,
 //     -32803 (RequestFailed) otherwise, -32800 when cancelled; error.data is
-//     {"kind": <agent error kind, e.g. "stale">, "tool": <name>}.
+//     {"kind": <agent error kind, e.g. "stale_file">, "suggestedAction":
+//     <what to do next>, "tool": <name>} (the kinds: agent.KindStale and
+//     the constants beside it).
 //   - hashls.selectBlock {"uri", "line"} → {"uri", "range", "startLine",
 //     "endLine"}: the block beginning on (or enclosing) the 1-based line.
 //   - hashls.copyBlockAnchor {"uri", "line"} → {"text": "¶PATH#TAG\nreplace

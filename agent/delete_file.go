@@ -1,0 +1,217 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/hashls/hashls/workspace"
+)
+
+// delete_file, restore_file and move_file: a file's lifecycle in the file
+// tools. A delete keeps the content in the trash, restore_file brings a
+// trash entry back (restore's code) and never overwrites what it has not
+// been shown, and a move is one commit of the destination written and the
+// source deleted, never onto an existing path.
+
+type deleteFileTool struct{}
+type restoreFileTool struct{}
+type moveFileTool struct{}
+
+func (deleteFileTool) Name() string { return "delete_file" }
+func (deleteFileTool) Description() string {
+	return "Delete a file; its content goes to the trash (restore_file brings it back); optionally only if expectedSha256 is still its sha256"
+}
+func (deleteFileTool) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{` +
+		`"path":{"type":"string","description":"File path inside the workspace root (one file, not a directory; a symbolic link is refused)"},` +
+		`"expectedSha256":{"type":"string","description":"Optional: the sha256 (hex) read_file returned; the delete is refused with stale_file when the file changed since"},` +
+		`"allowVcs":{"type":"boolean","description":"Allow deleting under .git, .hg or .svn, refused by default"}` +
+		`},"required":["path"],"additionalProperties":false}`)
+}
+
+func (restoreFileTool) Name() string { return "restore_file" }
+func (restoreFileTool) Description() string {
+	return "Restore a trashed file by trash id or by path (its newest trash entry); an existing file is replaced only with expectedSha256 of its current content"
+}
+func (restoreFileTool) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{` +
+		`"id":{"type":"integer","minimum":1,"description":"Trash entry id (from delete_file, the trash tool, or any change's trashIds)"},` +
+		`"path":{"type":"string","description":"Without id: restore this path's newest trash entry to it. With id: restore the entry to this path instead of its own"},` +
+		`"expectedSha256":{"type":"string","description":"Needed when the destination exists: the sha256 of its current content (read_file's); \"\" (or leaving it out) means it must not exist"},` +
+		`"allowVcs":{"type":"boolean","description":"Allow changes under .git, .hg or .svn, refused by default"}` +
+		`},"additionalProperties":false}`)
+}
+
+func (moveFileTool) Name() string { return "move_file" }
+func (moveFileTool) Description() string {
+	return "Move or rename a file; never overwrites (already_exists when the destination exists); optionally only if expectedSha256 is still the source's sha256"
+}
+func (moveFileTool) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{` +
+		`"source":{"type":"string","description":"The file to move (one file, not a directory or a symbolic link)"},` +
+		`"destination":{"type":"string","description":"Its new path; must not exist (missing parent directories are created)"},` +
+		`"expectedSha256":{"type":"string","description":"Optional: the source's sha256 (hex) as read_file returned it"},` +
+		`"allowVcs":{"type":"boolean","description":"Allow changes under .git, .hg or .svn, refused by default"}` +
+		`},"required":["source","destination"],"additionalProperties":false}`)
+}
+
+func (deleteFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
+	var a struct {
+		Path           string  `json:"path"`
+		ExpectedSha256 *string `json:"expectedSha256"`
+		AllowVCS       bool    `json:"allowVcs"`
+	}
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return nil, toolErr(KindUsage, "", "delete_file: %v", err)
+	}
+	f, err := gatedSource(env, "delete_file", "path", a.Path, a.ExpectedSha256)
+	if err != nil {
+		return nil, err
+	}
+	changes, err := commit(ctx, env, "delete_file", []planned{plannedDelete(f.Path, f.Bytes, "deleted")}, a.AllowVCS)
+	if err != nil {
+		return nil, err
+	}
+	head := fmt.Sprintf("Deleted %s", f.Path.Rel)
+	if ids := changes[0].TrashIDs; len(ids) > 0 {
+		head += fmt.Sprintf(`; restore it with restore_file {"id": %d}`, ids[0])
+	}
+	return fileWriteResult(changes, nil, head), nil
+}
+
+func (restoreFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
+	var a struct {
+		ID             *int64  `json:"id"`
+		Path           string  `json:"path"`
+		ExpectedSha256 *string `json:"expectedSha256"`
+		AllowVCS       bool    `json:"allowVcs"`
+	}
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return nil, toolErr(KindUsage, "", "restore_file: %v", err)
+	}
+	if err := checkSHAArg("restore_file", "expectedSha256", a.ExpectedSha256, false); err != nil {
+		return nil, err
+	}
+	var id int64
+	switch {
+	case a.ID != nil && *a.ID < 1:
+		return nil, toolErr(KindUsage, "List the trash with the trash tool.", "restore_file: id %d is not a trash entry id", *a.ID)
+	case a.ID != nil:
+		id = *a.ID
+	case a.Path == "":
+		return nil, toolErr(KindUsage, "Pass the trash entry id, or the path of the deleted file.", "restore_file: give id or path")
+	default:
+		newest, err := newestTrash(env, a.Path)
+		if err != nil {
+			return nil, err
+		}
+		id = newest
+	}
+	// Never overwrite what the caller has not been shown.
+	gate := func(p workspace.Path, old []byte) error {
+		if old != nil && a.ExpectedSha256 == nil {
+			return toolErr(KindAlreadyExists, "Read it with read_file and pass its sha256 as expectedSha256 to replace it, or restore to another path.",
+				"restore_file: %s exists; restoring over it needs expectedSha256 of its current content. Nothing was changed", p.Rel)
+		}
+		return checkExpectedSha(p, old, a.ExpectedSha256)
+	}
+	target := ""
+	if a.ID != nil {
+		target = a.Path
+	}
+	r, err := restoreTrash(ctx, env, "restore_file", id, target, a.AllowVCS, gate)
+	if err != nil {
+		return nil, err
+	}
+	return fileWriteResult(r.changes, nil, fmt.Sprintf("Restored %s (%d bytes) from trash #%d", r.path.Rel, r.size, r.entry.ID)), nil
+}
+
+// newestTrash returns the id of the newest trash entry of the file spelled.
+func newestTrash(env *Env, spelled string) (int64, error) {
+	st, err := storeOf(env, "restore_file")
+	if err != nil {
+		return 0, err
+	}
+	p, err := resolveFile(env, "restore_file", "path", spelled)
+	if err != nil {
+		return 0, err
+	}
+	ents, err := st.TrashList(p.Abs, 1)
+	if err != nil {
+		return 0, err
+	}
+	if len(ents) == 0 {
+		return 0, toolErr(KindNotFound, "List what the trash holds with the trash tool, and restore by id.", "restore_file: the trash holds nothing for %s", p.Rel)
+	}
+	return ents[0].ID, nil
+}
+
+func (moveFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
+	var a struct {
+		Source         string  `json:"source"`
+		Destination    string  `json:"destination"`
+		ExpectedSha256 *string `json:"expectedSha256"`
+		AllowVCS       bool    `json:"allowVcs"`
+	}
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return nil, toolErr(KindUsage, "", "move_file: %v", err)
+	}
+	src, err := gatedSource(env, "move_file", "source", a.Source, a.ExpectedSha256)
+	if err != nil {
+		return nil, err
+	}
+	dst, err := resolveFile(env, "move_file", "destination", a.Destination)
+	if err != nil {
+		return nil, err
+	}
+	if dst.Abs == src.Path.Abs {
+		return nil, toolErr(KindUsage, "Give a different destination.", "move_file: source and destination are the same file (%s)", dst.Rel)
+	}
+	if err := mustNotExist(env, "move_file", dst); err != nil {
+		return nil, err
+	}
+	// One commit: the destination written (moved from the source) and the
+	// source deleted; a rename has no text diff.
+	to := plannedWrite(dst, nil, src.Bytes, "moved from "+src.Path.Rel)
+	to.ch.MovedFrom, to.binary = src.Path.Rel, true
+	if !src.Overlay {
+		to.ch.Mode = src.Mode // a moved file keeps its permissions
+	}
+	from := plannedDelete(src.Path, src.Bytes, "moved to "+dst.Rel)
+	from.binary = true
+	changes, err := commit(ctx, env, "move_file", []planned{to, from}, a.AllowVCS)
+	if err != nil {
+		return nil, existsOnStale(env, "move_file", dst, err)
+	}
+	return fileWriteResult(changes, nil, fmt.Sprintf("Moved %s to %s", src.Path.Rel, dst.Rel)), nil
+}
+
+// gatedSource reads the one existing file a delete or move acts on: a
+// symbolic link (the tools never act through one) and a directory are
+// refused, and expectedSha256, when given, must be its sha256.
+func gatedSource(env *Env, tool, field, spelled string, expected *string) (*workspace.File, error) {
+	if err := checkSHAArg(tool, "expectedSha256", expected, false); err != nil {
+		return nil, err
+	}
+	p, err := resolveFile(env, tool, field, spelled)
+	if err != nil {
+		return nil, err
+	}
+	if env.WS.IsSymlink(spelled) {
+		return nil, toolErr(KindUsage, "Name the link's target ("+p.Rel+") instead.", "%s: %s is a symbolic link; %s does not act through links", tool, shortQuote(spelled), tool)
+	}
+	var f *workspace.File
+	if expected != nil && *expected != "" {
+		f, err = readGated(env, tool, p)
+	} else {
+		f, err = readExisting(env, tool, p, true)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := checkExpectedSha(p, f.Bytes, expected); err != nil {
+		return nil, err
+	}
+	return f, nil
+}

@@ -1,0 +1,133 @@
+package agent
+
+import (
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"github.com/hashls/hashls/workspace"
+)
+
+// The file tools are the plain, sha256-gated contract many agents are built
+// around: read_file, list_directory, search_files, glob, create_file,
+// write_file, edit_file, delete_file, restore_file, move_file (and
+// apply_patch's expectedSha256ByPath). They run on the same engine as the
+// hashline tools: the same overlays, the same store (read_file records the
+// snapshot its sha256 and tag name, so either family's proof is accepted by
+// the other), the same commit path, trash and audit log. Every mutation is
+// one workspace.Commit.
+
+// SuggestedAction is the default next step for an error of kind.
+func SuggestedAction(kind string) string {
+	switch kind {
+	case KindStale:
+		return "Re-read the file to obtain the current sha256 and re-apply your edit."
+	case KindNotFound:
+		return "Check the path (list_directory and glob list what exists); create a new file with create_file."
+	case KindAlreadyExists:
+		return "Read the existing file and change it with write_file or edit_file (its sha256 as expectedSha256), or choose another path."
+	case KindPermission:
+		return "Check the permissions of the file and its directory; for a deliberate change under .git, .hg or .svn pass allowVcs: true."
+	case KindUsage:
+		return "Fix the arguments as the message says; `hashls tool NAME --schema` shows a tool's arguments."
+	case KindEdit:
+		return "Re-read the file and base the change on its current content."
+	case KindTooLarge:
+		return "Ask for less: read a slice with startLine/endLine/maxBytes, or narrow the path or pattern."
+	case KindBinary:
+		return "These tools handle text files only; leave binary files alone or replace them whole outside hashls."
+	case KindOutside:
+		return "Use a path inside the workspace root."
+	case KindInput:
+		return "Fix the edit or patch text as the message says and send it again."
+	case KindNoChange:
+		return "The file already holds that content: re-read it before changing it again."
+	case KindStore:
+		return "Retry; if it persists, check the state directory (HASHLS_STATE_DIR) and its disk."
+	case KindInternal:
+		return "This is a hashls bug: report it with the input; nothing was changed."
+	default:
+		return "Retry; if it persists, check the path and the disk."
+	}
+}
+
+// toolErr is an *Error with its own suggested action.
+func toolErr(kind, action, format string, args ...any) *Error {
+	return &Error{Kind: kind, Message: fmt.Sprintf(format, args...), SuggestedAction: action}
+}
+
+// checkSHAArg validates an expectedSha256 argument: 64 hex digits, or ""
+// (the file must not exist); absent is refused when required.
+func checkSHAArg(tool, field string, v *string, required bool) error {
+	if v == nil {
+		if required {
+			return toolErr(KindUsage, "Read the file with read_file and pass its sha256 as "+field+" (\"\" when the file must not exist).",
+				"%s: %s is required: the sha256 of the file as you last read it", tool, field)
+		}
+		return nil
+	}
+	if *v == "" {
+		return nil
+	}
+	if b, err := hex.DecodeString(*v); err != nil || len(b) != 32 {
+		return toolErr(KindUsage, "Pass the 64 hex digits of read_file's sha256, or \"\" for a file that must not exist.",
+			"%s: %s %q is not a sha256", tool, field, shortQuote(*v))
+	}
+	return nil
+}
+
+// shortQuote keeps messages bounded: a long caller string is cut.
+func shortQuote(s string) string {
+	if len(s) <= 80 {
+		return s
+	}
+	cut := 80
+	for cut > 0 && !utf8Start(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// resolveFile resolves a file path argument of a file tool: empty and
+// directory-like paths are refused.
+func resolveFile(env *Env, tool, field, spelled string) (workspace.Path, error) {
+	if strings.TrimSpace(spelled) == "" {
+		return workspace.Path{}, toolErr(KindUsage, "", "%s: %s is empty; give a file path relative to the workspace root", tool, field)
+	}
+	if strings.HasSuffix(spelled, "/") || strings.HasSuffix(spelled, `\`) {
+		return workspace.Path{}, toolErr(KindUsage, "Give the path of a file; parent directories are created as needed.", "%s: %s %q ends in '/', which names a directory", tool, field, shortQuote(spelled))
+	}
+	return env.WS.Resolve(spelled)
+}
+
+// readExisting reads p for a tool that reads or changes an existing file:
+// missing files and directories (and binary files unless binaryOK) are
+// refused with the contract's kinds.
+func readExisting(env *Env, tool string, p workspace.Path, binaryOK bool) (*workspace.File, error) {
+	f, err := env.WS.ReadFile(p)
+	switch {
+	case err == nil:
+	case workspace.IsKind(err, workspace.KindNotFound):
+		return nil, toolErr(KindNotFound, "Check the path with list_directory or glob; create a new file with create_file.",
+			"%s: %s does not exist", tool, p.Rel)
+	case workspace.IsKind(err, workspace.KindIsDir):
+		return nil, toolErr(KindUsage, "Give the path of a file; list a directory with list_directory.", "%s: %s is a directory, not a file", tool, p.Rel)
+	default:
+		return nil, err
+	}
+	if !binaryOK && workspace.IsBinary(f.Bytes) {
+		return nil, toolErr(KindBinary, "", "%s: %s is a binary file (%d bytes); the file tools handle text files only", tool, p.Rel, len(f.Bytes))
+	}
+	return f, nil
+}
+
+// readGated reads the file an expectedSha256 names: a missing file is
+// stale_file (the version the caller read is gone), a directory
+// invalid_argument; binary files are read (the gate needs no text).
+func readGated(env *Env, tool string, p workspace.Path) (*workspace.File, error) {
+	f, err := readExisting(env, tool, p, true)
+	if err != nil && AsError(err).Kind == KindNotFound {
+		return nil, toolErr(KindStale, "", "%s: %s does not exist any more, but expectedSha256 names a version of it", tool, p.Rel)
+	}
+	return f, err
+}

@@ -1,0 +1,220 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashls/hashls/workspace"
+	"github.com/hashls/hashls/workspace/search"
+)
+
+// list_directory limits.
+const (
+	listDirDefaultEntries   = 1000
+	listDirMaxEntries       = 10000
+	listDirDefaultRecursive = 10 // depth of a recursive listing without depth
+	listDirMaxDepth         = 64
+	listDirWalkCap          = 100000 // entries collected before the walk stops
+)
+
+type listDirectoryTool struct{}
+
+func (listDirectoryTool) Name() string { return "list_directory" }
+func (listDirectoryTool) Description() string {
+	return "List a directory's entries with kind, size and modification time, optionally recursive to a depth, gitignore-aware, capped at maxEntries"
+}
+func (listDirectoryTool) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{` +
+		`"path":{"type":"string","description":"Directory inside the workspace root (default \".\", the root)"},` +
+		`"recursive":{"type":"boolean","description":"List subdirectories' entries too (default false)"},` +
+		`"depth":{"type":"integer","minimum":1,"description":"How many levels to list (default 1, or 10 when recursive; at most 64)"},` +
+		`"maxEntries":{"type":"integer","minimum":1,"description":"At most this many entries, in path order (default 1000, at most 10000)"},` +
+		`"gitignore":{"type":"boolean","description":"Leave out what .gitignore ignores (default true); .git itself is never listed"},` +
+		`"hidden":{"type":"boolean","description":"Include names starting with '.' (default true)"}` +
+		`},"additionalProperties":false}`)
+}
+
+// dirEntry is one listed path.
+type dirEntry struct {
+	Path    string    `json:"path"` // root-relative
+	Name    string    `json:"name"`
+	Kind    string    `json:"kind"` // "file", "directory", "symlink" or "other"
+	Size    int64     `json:"size"`
+	ModTime time.Time `json:"modTime,omitzero"`
+	Overlay bool      `json:"overlay,omitempty"` // open in the editor: size is the buffer's
+}
+
+type listDirectoryDetails struct {
+	Path         string     `json:"path"`
+	Entries      []dirEntry `json:"entries"`
+	TotalEntries int        `json:"totalEntries"` // before maxEntries (a lower bound when walkCapped)
+	Truncated    bool       `json:"truncated"`
+	Depth        int        `json:"depth"`
+	WalkCapped   bool       `json:"walkCapped,omitempty"`
+}
+
+func (listDirectoryTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
+	var a struct {
+		Path       string `json:"path"`
+		Recursive  bool   `json:"recursive"`
+		Depth      *int   `json:"depth"`
+		MaxEntries *int   `json:"maxEntries"`
+		Gitignore  *bool  `json:"gitignore"`
+		Hidden     *bool  `json:"hidden"`
+	}
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return nil, toolErr(KindUsage, "", "list_directory: %v", err)
+	}
+	depth, limit := 1, listDirDefaultEntries
+	if a.Recursive {
+		depth = listDirDefaultRecursive
+	}
+	if a.Depth != nil {
+		if *a.Depth < 1 || *a.Depth > listDirMaxDepth {
+			return nil, toolErr(KindUsage, "", "list_directory: depth must be 1..%d, not %d", listDirMaxDepth, *a.Depth)
+		}
+		depth = *a.Depth
+	}
+	if a.MaxEntries != nil {
+		if *a.MaxEntries < 1 || *a.MaxEntries > listDirMaxEntries {
+			return nil, toolErr(KindUsage, "", "list_directory: maxEntries must be 1..%d, not %d", listDirMaxEntries, *a.MaxEntries)
+		}
+		limit = *a.MaxEntries
+	}
+	if a.Path == "" {
+		a.Path = "."
+	}
+	p, err := env.WS.Resolve(a.Path)
+	if err != nil {
+		return nil, err
+	}
+	info, err := env.WS.Stat(p)
+	switch {
+	case workspace.IsKind(err, workspace.KindNotFound):
+		return nil, toolErr(KindNotFound, "Check the path: list its parent directory, or search with glob.", "list_directory: %s does not exist", p.Rel)
+	case err != nil:
+		return nil, err
+	case info.Kind != workspace.InfoDir:
+		return nil, toolErr(KindUsage, "Read a file with read_file; list_directory lists directories.", "list_directory: %s is a %s, not a directory", p.Rel, info.Kind)
+	}
+
+	var mu sync.Mutex
+	var ents []dirEntry
+	capped := false
+	wo := search.WalkOptions{Hidden: a.Hidden == nil || *a.Hidden, Gitignore: a.Gitignore == nil || *a.Gitignore,
+		Descend: func(rel string) bool { return strings.Count(rel, "/")+1 < depth }}
+	_, err = search.Walk(ctx, p.Abs, wo, func(_ int, e *search.Entry) bool {
+		de := dirEntry{Path: joinRel(p.Rel, e.Rel), Name: path.Base(e.Rel), Kind: entryKind(e.Type)}
+		if fi, err := e.Info(); err == nil {
+			de.ModTime = fi.ModTime()
+			if de.Kind == workspace.InfoFile {
+				de.Size = fi.Size()
+			}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(ents) >= listDirWalkCap {
+			capped = true
+			return false
+		}
+		ents = append(ents, de)
+		return true
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list_directory %s: %w", p.Rel, err)
+	}
+	ents = withOverlays(env, p, depth, ents)
+	sort.Slice(ents, func(i, j int) bool { return ents[i].Path < ents[j].Path })
+	d := &listDirectoryDetails{Path: p.Rel, TotalEntries: len(ents), Depth: depth, WalkCapped: capped, Truncated: capped}
+	if len(ents) > limit {
+		ents, d.Truncated = ents[:limit], true
+	}
+	d.Entries = ents
+
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%s/ (%d entr%s", p.Rel, d.TotalEntries, map[bool]string{true: "y", false: "ies"}[d.TotalEntries == 1])
+	if depth > 1 {
+		fmt.Fprintf(&sb, ", depth %d", depth)
+	}
+	sb.WriteString(")\n")
+	for _, e := range ents {
+		name := strings.TrimPrefix(e.Path, p.Rel+"/")
+		if p.Rel == "." {
+			name = e.Path
+		}
+		switch e.Kind {
+		case workspace.InfoDir:
+			fmt.Fprintf(&sb, "  %s/\n", name)
+		case workspace.InfoFile:
+			fmt.Fprintf(&sb, "  %s  %s  %s", name, humanSize(e.Size), e.ModTime.Format(time.DateTime))
+			if e.Overlay {
+				sb.WriteString("  (open in the editor)")
+			}
+			sb.WriteByte('\n')
+		default:
+			fmt.Fprintf(&sb, "  %s  (%s)\n", name, e.Kind)
+		}
+	}
+	if d.Truncated {
+		fmt.Fprintf(&sb, "[Showing %d of %d%s entries; raise maxEntries (at most %d), lower depth or list a subdirectory.]\n",
+			len(ents), d.TotalEntries, map[bool]string{true: "+", false: ""}[capped], listDirMaxEntries)
+	}
+	return &Result{Text: sb.String(), Details: d}, nil
+}
+
+// entryKind names a walk entry's type.
+func entryKind(t fs.FileMode) string {
+	switch {
+	case t.IsDir():
+		return workspace.InfoDir
+	case t&fs.ModeSymlink != 0:
+		return workspace.InfoSymlink
+	case t.IsRegular():
+		return workspace.InfoFile
+	default:
+		return workspace.InfoOther
+	}
+}
+
+// withOverlays applies the editor's open buffers below dir (within depth)
+// to ents: a listed file gets its buffer's size, an unsaved buffer with no
+// file on disk is added.
+func withOverlays(env *Env, dir workspace.Path, depth int, ents []dirEntry) []dirEntry {
+	open := env.WS.Overlays()
+	if len(open) == 0 {
+		return ents
+	}
+	index := map[string]int{}
+	for i, e := range ents {
+		index[e.Path] = i
+	}
+	for _, op := range open {
+		rel := op.Rel
+		if dir.Rel != "." {
+			if !strings.HasPrefix(rel, dir.Rel+"/") {
+				continue
+			}
+			rel = strings.TrimPrefix(rel, dir.Rel+"/")
+		}
+		if strings.Count(rel, "/")+1 > depth {
+			continue
+		}
+		info, err := env.WS.Stat(op)
+		if err != nil || !info.Overlay {
+			continue
+		}
+		if i, ok := index[op.Rel]; ok {
+			ents[i].Size, ents[i].Overlay = info.Size, true
+			continue
+		}
+		ents = append(ents, dirEntry{Path: op.Rel, Name: path.Base(op.Rel), Kind: workspace.InfoFile, Size: info.Size, ModTime: info.ModTime, Overlay: true})
+	}
+	return ents
+}

@@ -1,0 +1,187 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/hashls/hashls/edit"
+)
+
+// read_file limits.
+const (
+	readFileDefaultBytes = 256 << 10
+	readFileMaxBytes     = 16 << 20
+	readFileMaxSize      = 64 << 20 // larger files are too_large
+)
+
+type readFileTool struct{}
+
+func (readFileTool) Name() string { return "read_file" }
+func (readFileTool) Description() string {
+	return "Read a text file (optionally lines startLine..endLine, at most maxBytes) with the sha256 of its full content for expectedSha256; the file tools' read"
+}
+func (readFileTool) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{` +
+		`"path":{"type":"string","description":"File path inside the workspace root"},` +
+		`"startLine":{"type":"integer","minimum":1,"description":"First line to return (1-based, default 1)"},` +
+		`"endLine":{"type":"integer","minimum":1,"description":"Last line to return, inclusive (default: the last line)"},` +
+		`"maxBytes":{"type":"integer","minimum":1,"description":"Return at most this many bytes of content, cut at a line end (default 262144, at most 16777216)"}` +
+		`},"required":["path"],"additionalProperties":false}`)
+}
+
+// readFileDetails is read_file's data. SHA256 is always of the whole file
+// (the open buffer's text when the editor has it open), however the
+// content was sliced; Tag names the same snapshot for hashline edits.
+type readFileDetails struct {
+	Path          string `json:"path"`
+	SHA256        string `json:"sha256"`
+	Tag           string `json:"tag"`
+	Content       string `json:"content"`
+	StartLine     int    `json:"startLine"`
+	EndLine       int    `json:"endLine"`
+	TotalLines    int    `json:"totalLines"`
+	Truncated     bool   `json:"truncated"`
+	NextStartLine int    `json:"nextStartLine,omitempty"` // where to continue when truncated
+	Size          int    `json:"size"`
+	BOM           bool   `json:"bom,omitempty"` // the file starts with a UTF-8 BOM (not in content)
+	Overlay       bool   `json:"overlay,omitempty"`
+}
+
+func (readFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
+	var a struct {
+		Path      string `json:"path"`
+		StartLine *int   `json:"startLine"`
+		EndLine   *int   `json:"endLine"`
+		MaxBytes  *int   `json:"maxBytes"`
+	}
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return nil, toolErr(KindUsage, "", "read_file: %v", err)
+	}
+	start, end, maxBytes := 1, 0, readFileDefaultBytes
+	switch {
+	case a.StartLine != nil && *a.StartLine < 1:
+		return nil, toolErr(KindUsage, "Lines are 1-based: pass startLine 1 for the first line.", "read_file: startLine %d is invalid", *a.StartLine)
+	case a.EndLine != nil && *a.EndLine < 1:
+		return nil, toolErr(KindUsage, "Lines are 1-based: pass an endLine of 1 or more.", "read_file: endLine %d is invalid", *a.EndLine)
+	case a.StartLine != nil && a.EndLine != nil && *a.EndLine < *a.StartLine:
+		return nil, toolErr(KindUsage, "Pass an endLine at or after startLine.", "read_file: endLine %d is before startLine %d", *a.EndLine, *a.StartLine)
+	case a.MaxBytes != nil && (*a.MaxBytes < 1 || *a.MaxBytes > readFileMaxBytes):
+		return nil, toolErr(KindUsage, "", "read_file: maxBytes must be 1..%d, not %d", readFileMaxBytes, *a.MaxBytes)
+	}
+	if a.StartLine != nil {
+		start = *a.StartLine
+	}
+	if a.EndLine != nil {
+		end = *a.EndLine
+	}
+	if a.MaxBytes != nil {
+		maxBytes = *a.MaxBytes
+	}
+	p, err := resolveFile(env, "read_file", "path", a.Path)
+	if err != nil {
+		return nil, err
+	}
+	if info, err := env.WS.Stat(p); err == nil && info.Size > readFileMaxSize {
+		return nil, toolErr(KindTooLarge, "Search it with search_files, or read it outside the file tools.",
+			"read_file: %s is %s, over the %d MiB limit", p.Rel, humanSize(info.Size), readFileMaxSize>>20)
+	}
+	f, err := readExisting(env, "read_file", p, false)
+	if err != nil {
+		return nil, err
+	}
+	tag := edit.Tag(f.Bytes)
+	if err := record(env, p, tag, f.Bytes); err != nil {
+		return nil, err
+	}
+	body := bytes.TrimPrefix(f.Bytes, []byte("\xEF\xBB\xBF"))
+	starts := lineStarts(body)
+	total := len(starts)
+	d := &readFileDetails{Path: p.Rel, SHA256: sha256Hex(f.Bytes), Tag: tag, TotalLines: total, Size: len(f.Bytes),
+		BOM: len(body) < len(f.Bytes), Overlay: f.Overlay}
+	if total > 0 && start > total {
+		return nil, toolErr(KindUsage, fmt.Sprintf("Pass a startLine from 1 to %d.", total), "read_file: startLine %d is past the end of %s, which has %d line%s", start, p.Rel, total, plural(total))
+	}
+	if end == 0 || end > total {
+		end = total
+	}
+	if total > 0 {
+		from, to := starts[start-1], len(body)
+		if end < total {
+			to = starts[end]
+		}
+		shownEnd := end
+		if to-from > maxBytes {
+			// Cut at the last line end that fits; a first line longer than
+			// maxBytes is cut inside (at a UTF-8 boundary).
+			endOf := func(line int) int { // the offset after line (1-based)
+				if line < total {
+					return starts[line]
+				}
+				return len(body)
+			}
+			i := sort.Search(end-start+1, func(i int) bool { return endOf(start+i)-from > maxBytes }) // lines start..start+i-1 fit
+			if i > 0 {
+				shownEnd, to = start+i-1, endOf(start+i-1)
+				d.NextStartLine = shownEnd + 1
+			} else {
+				to = from + maxBytes
+				for to > from && !utf8Start(body[to]) {
+					to--
+				}
+				shownEnd = start
+				if start < total {
+					d.NextStartLine = start + 1
+				}
+			}
+			d.Truncated = true
+		}
+		d.Content, d.StartLine, d.EndLine = string(body[from:to]), start, shownEnd
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%s (sha256 %s, tag %s, ", p.Rel, d.SHA256, tag)
+	switch {
+	case total == 0:
+		sb.WriteString("empty file)\n")
+	case d.Truncated && d.NextStartLine > 0:
+		fmt.Fprintf(&sb, "lines %d-%d of %d, truncated at %d bytes: continue with startLine %d)\n", d.StartLine, d.EndLine, total, maxBytes, d.NextStartLine)
+	case d.Truncated:
+		fmt.Fprintf(&sb, "line %d of %d cut at %d bytes)\n", d.StartLine, total, maxBytes)
+	default:
+		fmt.Fprintf(&sb, "lines %d-%d of %d)\n", d.StartLine, d.EndLine, total)
+	}
+	sb.WriteString(d.Content)
+	return &Result{Text: sb.String(), Details: d}, nil
+}
+
+// lineStarts returns the byte offset where each line of b starts, with
+// read's numbering: "\r\n", "\n" and a lone "\r" each end a line, and the
+// empty line after a final break is not a line.
+func lineStarts(b []byte) []int {
+	if len(b) == 0 {
+		return nil
+	}
+	starts := []int{0}
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '\r':
+			if i+1 < len(b) && b[i+1] == '\n' {
+				i++
+			}
+			fallthrough
+		case '\n':
+			if i+1 < len(b) {
+				starts = append(starts, i+1)
+			}
+		}
+	}
+	return starts
+}
+
+// lineAt returns the 1-based line holding byte offset off.
+func lineAt(starts []int, off int) int {
+	return sort.Search(len(starts), func(i int) bool { return starts[i] > off })
+}

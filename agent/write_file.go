@@ -1,0 +1,202 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/hashls/hashls/edit"
+	"github.com/hashls/hashls/workspace"
+)
+
+// create_file and write_file replace a whole file, as write does, under
+// the file tools' rules: create_file only creates (already_exists
+// otherwise), write_file only writes with expectedSha256, and content is
+// written as given (no read-header stripping, no archive or SQLite paths).
+
+type createFileTool struct{}
+type writeFileTool struct{}
+
+func (createFileTool) Name() string { return "create_file" }
+func (createFileTool) Description() string {
+	return "Create a new text file (missing parent directories are created); fails with already_exists when the path exists"
+}
+func (createFileTool) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{` +
+		`"path":{"type":"string","description":"The new file's path inside the workspace root"},` +
+		`"content":{"type":"string","description":"The file's content, written as given"},` +
+		`"allowVcs":{"type":"boolean","description":"Allow a file under .git, .hg or .svn, refused by default"}` +
+		`},"required":["path","content"],"additionalProperties":false}`)
+}
+
+func (writeFileTool) Name() string { return "write_file" }
+func (writeFileTool) Description() string {
+	return "Overwrite a file with new content, only if expectedSha256 (read_file's sha256) is still its sha256; the old content goes to the trash"
+}
+func (writeFileTool) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{` +
+		`"path":{"type":"string","description":"File path inside the workspace root"},` +
+		`"content":{"type":"string","description":"The complete new content. Sent with \\n line ends to a CRLF file (or without the BOM to a file with one), the file's line ends and BOM are kept"},` +
+		`"expectedSha256":{"type":"string","description":"Required: the sha256 (hex) read_file returned for the file; \"\" means the file must not exist yet"},` +
+		`"allowVcs":{"type":"boolean","description":"Allow changes under .git, .hg or .svn, refused by default"}` +
+		`},"required":["path","content","expectedSha256"],"additionalProperties":false}`)
+}
+
+// fileWriteDetails is the data of create_file, write_file, edit_file,
+// delete_file, restore_file and move_file: what the file holds now (SHA256
+// and Tag are the proofs for the next change) and where the old content
+// went.
+type fileWriteDetails struct {
+	Path      string  `json:"path"`
+	Op        string  `json:"op"` // "create", "update", "delete" or "move"
+	MovedFrom string  `json:"movedFrom,omitempty"`
+	SHA256    string  `json:"sha256,omitempty"`    // of the new content ("" after a delete)
+	Tag       string  `json:"tag,omitempty"`       // the hashline tag of the same content
+	OldSHA256 string  `json:"oldSha256,omitempty"` // "" when the file did not exist
+	Diff      string  `json:"diff,omitempty"`
+	TrashIDs  []int64 `json:"trashIds,omitempty"` // where the replaced or deleted content is kept
+	AuditIDs  []int64 `json:"auditIds,omitempty"`
+	Overlay   bool    `json:"overlay,omitempty"` // applied to the editor's open buffer
+	// Replacements counts edit_file's replacements per edit.
+	Replacements []int    `json:"replacements,omitempty"`
+	Notes        []string `json:"notes,omitempty"`
+}
+
+func (createFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
+	var a struct {
+		Path     string `json:"path"`
+		Content  string `json:"content"`
+		AllowVCS bool   `json:"allowVcs"`
+	}
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return nil, toolErr(KindUsage, "", "create_file: %v", err)
+	}
+	p, err := resolveFile(env, "create_file", "path", a.Path)
+	if err != nil {
+		return nil, err
+	}
+	if err := mustNotExist(env, "create_file", p); err != nil {
+		return nil, err
+	}
+	content := []byte(a.Content)
+	changes, err := commit(ctx, env, "create_file", []planned{plannedWrite(p, nil, content, "")}, a.AllowVCS)
+	if err != nil {
+		return nil, existsOnStale(env, "create_file", p, err)
+	}
+	return fileWriteResult(changes, nil, fmt.Sprintf("Created %s (%d bytes)", p.Rel, len(content))), nil
+}
+
+func (writeFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
+	var a struct {
+		Path           string  `json:"path"`
+		Content        string  `json:"content"`
+		ExpectedSha256 *string `json:"expectedSha256"`
+		AllowVCS       bool    `json:"allowVcs"`
+	}
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return nil, toolErr(KindUsage, "", "write_file: %v", err)
+	}
+	if err := checkSHAArg("write_file", "expectedSha256", a.ExpectedSha256, true); err != nil {
+		return nil, err
+	}
+	p, err := resolveFile(env, "write_file", "path", a.Path)
+	if err != nil {
+		return nil, err
+	}
+	var old []byte
+	if *a.ExpectedSha256 != "" {
+		f, err := readGated(env, "write_file", p)
+		if err != nil {
+			return nil, err
+		}
+		old = f.Bytes
+	} else if err := mustNotExist(env, "write_file", p); err != nil {
+		return nil, err
+	}
+	if err := checkExpectedSha(p, old, a.ExpectedSha256); err != nil {
+		return nil, err
+	}
+	content, style := edit.KeepLineStyle(a.Content, old)
+	changes, err := commit(ctx, env, "write_file", []planned{plannedWrite(p, old, content, "")}, a.AllowVCS)
+	if err != nil {
+		return nil, err
+	}
+	var notes []string
+	if style.CRLF {
+		notes = append(notes, "kept the file's CRLF line endings for content sent with \\n")
+	}
+	if style.BOM {
+		notes = append(notes, "kept the file's UTF-8 BOM")
+	}
+	return fileWriteResult(changes, notes, fmt.Sprintf("Wrote %d bytes to %s", len(content), p.Rel)), nil
+}
+
+// mustNotExist refuses a path that exists (a file, an open buffer or a
+// directory) with already_exists.
+func mustNotExist(env *Env, tool string, p workspace.Path) error {
+	info, err := env.WS.Stat(p)
+	switch {
+	case workspace.IsKind(err, workspace.KindNotFound):
+		return nil
+	case err != nil:
+		return err
+	}
+	what := "a file"
+	if info.Kind == workspace.InfoDir {
+		what = "a directory"
+	} else if info.Overlay {
+		what = "a file open in the editor"
+	}
+	return toolErr(KindAlreadyExists, "Read it with read_file and change it with write_file or edit_file (its sha256 as expectedSha256), or choose another path.",
+		"%s: %s already exists (%s); nothing was changed", tool, p.Rel, what)
+}
+
+// existsOnStale turns the commit path's stale refusal of a change that
+// expected p to be absent into already_exists (p appeared meanwhile).
+func existsOnStale(env *Env, tool string, p workspace.Path, err error) error {
+	if workspace.IsKind(err, workspace.KindStale) {
+		if e := mustNotExist(env, tool, p); e != nil {
+			return e
+		}
+	}
+	return err
+}
+
+// fileWriteResult renders what the file tools' changes did: one line per
+// file with its new sha256, then notes.
+func fileWriteResult(changes []Change, notes []string, head string) *Result {
+	d := &fileWriteDetails{Notes: notes}
+	for i, c := range changes {
+		d.TrashIDs = append(d.TrashIDs, c.TrashIDs...)
+		if c.AuditID != 0 {
+			d.AuditIDs = append(d.AuditIDs, c.AuditID)
+		}
+		if c.Note != "" {
+			d.Notes = append(d.Notes, c.Note)
+		}
+		if i > 0 {
+			continue // a move's second change: the source's delete
+		}
+		d.Path, d.Op, d.MovedFrom, d.SHA256, d.Tag, d.OldSHA256, d.Diff, d.Overlay = c.Path, c.Op, c.MovedFrom, c.NewSHA256, c.NewTag, c.OldSHA256, c.Diff, c.Overlay
+	}
+	if d.MovedFrom != "" {
+		d.Op = "move"
+	}
+	var sb strings.Builder
+	sb.WriteString(head)
+	if d.SHA256 != "" {
+		fmt.Fprintf(&sb, "\n%s sha256 %s (tag %s)", d.Path, d.SHA256, d.Tag)
+	}
+	if len(d.TrashIDs) > 0 {
+		ids := make([]string, len(d.TrashIDs))
+		for i, id := range d.TrashIDs {
+			ids[i] = fmt.Sprintf("#%d", id)
+		}
+		fmt.Fprintf(&sb, "\nPrevious content in the trash: %s (restore_file brings it back)", strings.Join(ids, ", "))
+	}
+	for _, n := range d.Notes {
+		sb.WriteString("\nNote: " + n)
+	}
+	return &Result{Text: sb.String() + "\n", Details: d, Changes: changes}
+}
