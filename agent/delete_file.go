@@ -198,7 +198,7 @@ func gatedSource(env *Env, tool, field, spelled string, expected *string) (*work
 	if err != nil {
 		return nil, err
 	}
-	if env.WS.IsSymlink(spelled) {
+	if p.Link {
 		return nil, toolErr(KindUsage, "Name the link's target ("+p.Rel+") instead.", "%s: %s is a symbolic link; %s does not act through links", tool, shortQuote(spelled), tool)
 	}
 	var f *workspace.File

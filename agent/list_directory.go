@@ -97,10 +97,10 @@ func (listDirectoryTool) Run(ctx context.Context, env *Env, raw json.RawMessage)
 	}
 	info, err := env.WS.Stat(p)
 	switch {
-	case workspace.IsKind(err, workspace.KindNotFound):
-		return nil, toolErr(KindNotFound, "Check the path: list its parent directory, or search with glob.", "list_directory: %s does not exist", p.Rel)
 	case err != nil:
 		return nil, err
+	case !info.Exists:
+		return nil, toolErr(KindNotFound, "Check the path: list its parent directory, or search with glob.", "list_directory: %s does not exist", p.Rel)
 	case info.Kind != workspace.InfoDir:
 		return nil, toolErr(KindUsage, "Read a file with read_file; list_directory lists directories.", "list_directory: %s is a %s, not a directory", p.Rel, info.Kind)
 	}

@@ -3,6 +3,8 @@ package agent
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -94,13 +96,14 @@ func (readFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Re
 		return nil, err
 	}
 	tag := edit.Tag(f.Bytes)
-	if err := record(env, p, tag, f.Bytes); err != nil {
+	sum := sha256.Sum256(f.Bytes)
+	if err := record(env, p, tag, f.Bytes, &sum); err != nil {
 		return nil, err
 	}
 	body := bytes.TrimPrefix(f.Bytes, []byte("\xEF\xBB\xBF"))
 	starts := lineStarts(body)
 	total := len(starts)
-	d := &readFileDetails{Path: p.Rel, SHA256: sha256Hex(f.Bytes), Tag: tag, TotalLines: total, Size: len(f.Bytes),
+	d := &readFileDetails{Path: p.Rel, SHA256: hex.EncodeToString(sum[:]), Tag: tag, TotalLines: total, Size: len(f.Bytes),
 		BOM: len(body) < len(f.Bytes), Overlay: f.Overlay}
 	if total > 0 && start > total {
 		return nil, toolErr(KindUsage, fmt.Sprintf("Pass a startLine from 1 to %d.", total), "read_file: startLine %d is past the end of %s, which has %d line%s", start, p.Rel, total, plural(total))
@@ -154,7 +157,7 @@ func (readFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Re
 		fmt.Fprintf(&sb, "lines %d-%d of %d)\n", d.StartLine, d.EndLine, total)
 	}
 	sb.WriteString(d.Content)
-	return &Result{Text: sb.String(), Details: d}, nil
+	return &Result{Text: sb.String(), Details: d, Shown: []Shown{{Path: p.Rel, Tag: tag, SHA256: d.SHA256}}}, nil
 }
 
 // lineStarts returns the byte offset where each line of b starts, with

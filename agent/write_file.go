@@ -137,10 +137,10 @@ func (writeFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*R
 func mustNotExist(env *Env, tool string, p workspace.Path) error {
 	info, err := env.WS.Stat(p)
 	switch {
-	case workspace.IsKind(err, workspace.KindNotFound):
-		return nil
 	case err != nil:
 		return err
+	case !info.Exists:
+		return nil
 	}
 	what := "a file"
 	if info.Kind == workspace.InfoDir {

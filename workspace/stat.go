@@ -12,9 +12,19 @@ import (
 	"time"
 )
 
+// Kinds of Info.Kind.
+const (
+	InfoFile    = "file"
+	InfoDir     = "directory"
+	InfoSymlink = "symlink" // a link whose target is missing (Resolve follows the others)
+	InfoOther   = "other"   // a device, socket or named pipe
+)
+
 // Info is what Stat reports of a path. A file the editor has open exists,
 // whether or not it is on disk yet.
 type Info struct {
+	Path    Path
+	Kind    string // InfoFile, InfoDir, InfoSymlink, InfoOther; "" when missing
 	Exists  bool
 	Dir     bool
 	Regular bool  // a regular file on disk, or an open buffer
@@ -28,20 +38,31 @@ type Info struct {
 // one, else the disk (symlinks followed). A missing path is Info{} and no
 // error; other failures are KindPermission or KindIO errors.
 func (w *Workspace) Stat(p Path) (Info, error) {
-	var in Info
+	in := Info{Path: p}
 	w.mu.RLock()
 	o, open := w.overlays[p.Abs]
 	w.mu.RUnlock()
 	st, err := os.Stat(p.Abs)
 	switch {
 	case err == nil:
-		in = Info{Exists: true, Dir: st.IsDir(), Regular: st.Mode().IsRegular(), Size: st.Size(), ModTime: st.ModTime(), Mode: st.Mode()}
+		in.Exists, in.Dir, in.Regular, in.Size, in.ModTime, in.Mode = true, st.IsDir(), st.Mode().IsRegular(), st.Size(), st.ModTime(), st.Mode()
+		switch {
+		case in.Dir:
+			in.Kind = InfoDir
+		case in.Regular:
+			in.Kind = InfoFile
+		default:
+			in.Kind = InfoOther
+		}
 	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		if lst, lerr := os.Lstat(p.Abs); lerr == nil && lst.Mode()&fs.ModeSymlink != 0 {
+			in.Exists, in.Kind, in.Mode = true, InfoSymlink, lst.Mode()
+		}
 	default:
 		return Info{}, fsError("stat", p.Rel, err)
 	}
 	if open && !in.Dir {
-		in.Exists, in.Regular, in.Overlay, in.Size = true, true, true, int64(len(o.text))
+		in.Exists, in.Regular, in.Overlay, in.Kind, in.Size = true, true, true, InfoFile, int64(len(o.text))
 		if in.Mode == 0 {
 			in.Mode = 0o644
 		}

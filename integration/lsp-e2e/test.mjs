@@ -163,7 +163,7 @@ test('hashls serve: initialize, didOpen, read + edit via applyEdit, documentSymb
     // with the tool's error kind in the error data, and nothing is sent.
     await assert.rejects(
       conn.sendRequest(ExecuteCommandRequest.type, { command: 'hashls.edit', arguments: [{ input: `¶main.go#${tag}\nreplace 6..6:\n+\tfmt.Println("stale")\n` }] }),
-      (err) => { assert.ok(['stale', 'invalid_edit'].includes(err.data?.kind), JSON.stringify(err)); return true; },
+      (err) => { assert.ok(['stale_file', 'conflict'].includes(err.data?.kind), JSON.stringify(err)); return true; },
     );
     assert.equal(applyEdits.length, 1, 'no edit sent for a stale tag');
 
