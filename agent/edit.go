@@ -82,11 +82,30 @@ func (editTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 		paths[i] = p
 	}
 	// Plan every section in memory; the commit path checks, under its
-	// lock, that no file moved since it was read here.
+	// lock, that no file moved since it was read here. When one did (another
+	// process committed in between), the edit is planned again against the
+	// new content, so the caller gets the engine's own verdict on its tag
+	// (recovered, or rejected with the live tag), never a bare race.
 	opts := edit.Options{Resolver: env.Resolver}
 	if st := env.WS.Store(); st != nil {
 		opts.Snapshots = storeSnapshots{st}
 	}
+	for attempt := 1; ; attempt++ {
+		res, err := planAndCommitEdit(ctx, env, a, secs, paths, opts)
+		if attempt < maxEditAttempts && workspace.IsKind(err, workspace.KindStale) {
+			continue
+		}
+		return res, err
+	}
+}
+
+// maxEditAttempts bounds how often an edit is planned again after a
+// concurrent change.
+const maxEditAttempts = 3
+
+// planAndCommitEdit plans every section against the files as they are now
+// and commits the result.
+func planAndCommitEdit(ctx context.Context, env *Env, a editArgs, secs []edit.Section, paths []workspace.Path, opts edit.Options) (*Result, error) {
 	pending := make([]*pendingEdit, len(secs))
 	for i, sec := range secs {
 		f, err := env.WS.ReadFile(paths[i])

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Whole-process wall time of `hashls tool edit` applying a 50-hunk edit to a
-# 10,000-line file (goal: <= 10 ms), next to `hashls tool read` and `version`.
+# 10,000-line file, next to `hashls tool read` and `version` (quote the
+# ratio edit ÷ version: machines differ 3x from day to day).
 # Usage: bench/edit.sh [runs]   (needs python3; uses hyperfine when present,
 # apt-get install hyperfine)
+# BASE=/path/to/older/hashls adds its version and edit to the same run, for
+# a before/after ratio on one machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-30}
@@ -25,14 +28,25 @@ ops = [f"replace {i*200+1}..{i*200+1}:\n+changed {i}" for i in range(50)]
 print(json.dumps({"input": f"¶big.txt#{tag}\n" + "\n".join(ops)}))
 PY
 cp big.txt "$work/big.orig"
+if [ -n "${BASE:-}" ]; then
+  # The base binary gets its own root (so its own store file, whatever its
+  # schema) holding the same file, and mints the same tag there.
+  mkdir -p "$work/base-root"; cp big.txt "$work/base-root/"
+  "$BASE" --root "$work/base-root" tool read '{"path":"big.txt:1"}' >/dev/null
+fi
 if command -v hyperfine >/dev/null; then
   # -N: no shell in between; --prepare restores the file so every edit
   # applies against the tag that read minted.
   hyperfine -N --warmup 3 --runs "$runs" --prepare "cp $work/big.orig big.txt" \
+    ${BASE:+--prepare "cp $work/big.orig big.txt" --prepare "cp $work/big.orig big.txt"} \
+    ${BASE:+--prepare "cp $work/big.orig $work/base-root/big.txt" --prepare "cp $work/big.orig $work/base-root/big.txt"} \
     -n version -n "read (20 lines)" -n "edit (50 hunks)" \
     "$work/hashls version" \
     "$work/hashls tool read '{\"path\":\"big.txt:1-20\"}'" \
-    "$work/hashls tool edit '$(cat "$work/edit.json")'" 2>&1 |
+    "$work/hashls tool edit '$(cat "$work/edit.json")'" \
+    ${BASE:+-n "base version" -n "base edit (50 hunks)"} \
+    ${BASE:+"$BASE version"} \
+    ${BASE:+"$BASE --root $work/base-root tool edit '$(cat "$work/edit.json")'"} 2>&1 |
     grep -E "Benchmark|Time|Range"
   exit 0
 fi
