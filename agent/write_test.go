@@ -2,10 +2,13 @@ package agent
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hashls/hashls/edit"
 )
 
 func TestWriteExpectedSha256(t *testing.T) {
@@ -154,5 +157,67 @@ func TestEditResultCarriesSHA256(t *testing.T) {
 	}
 	if got := res.Details.(*editDetails).PerFileResults[0].SHA256; got != c[0].NewSHA256 {
 		t.Fatalf("details sha256 %q", got)
+	}
+}
+
+// Every mutating tool refuses changes under .git, .hg and .svn unless the
+// call passes allowVcs, and then changes nothing.
+func TestVCSRefusedInEveryTool(t *testing.T) {
+	const hook = "#!/bin/sh\necho hi\n"
+	for _, tc := range []struct {
+		tool string
+		args func(env *Env) map[string]any
+	}{
+		{"write", func(*Env) map[string]any { return map[string]any{"path": ".git/hooks/pre-commit", "content": "x\n"} }},
+		{"create_file", func(*Env) map[string]any { return map[string]any{"path": ".hg/hgrc", "content": "x\n"} }},
+		{"write_file", func(*Env) map[string]any {
+			return map[string]any{"path": ".git/hooks/pre-commit", "content": "x\n", "expectedSha256": sha256Hex([]byte(hook))}
+		}},
+		{"edit", func(*Env) map[string]any {
+			return map[string]any{"input": "¶.git/hooks/pre-commit#" + edit.Tag([]byte(hook)) + "\nreplace 2..2:\n+rm -rf ~\n"}
+		}},
+		{"edit_file", func(*Env) map[string]any {
+			return map[string]any{"path": ".git/hooks/pre-commit", "expectedSha256": sha256Hex([]byte(hook)), "edits": []map[string]any{{"oldText": "echo hi", "newText": "echo bye"}}}
+		}},
+		{"apply_patch", func(*Env) map[string]any {
+			return map[string]any{"input": "*** Begin Patch\n*** Update File: .git/hooks/pre-commit\n@@\n-echo hi\n+echo bye\n*** End Patch"}
+		}},
+		{"delete_file", func(*Env) map[string]any { return map[string]any{"path": ".git/hooks/pre-commit"} }},
+		{"move_file", func(*Env) map[string]any {
+			return map[string]any{"source": ".git/hooks/pre-commit", "destination": "hook.sh"}
+		}},
+		{"restore", func(env *Env) map[string]any {
+			res, err := runTool(env, "write", map[string]any{"path": "notes.txt", "content": "new\n"})
+			if err != nil || len(res.Changes) != 1 || len(res.Changes[0].TrashIDs) != 1 {
+				t.Fatalf("setup write: %v", err)
+			}
+			return map[string]any{"id": res.Changes[0].TrashIDs[0], "path": ".svn/entries"}
+		}},
+	} {
+		t.Run(tc.tool, func(t *testing.T) {
+			env := newTestEnv(t)
+			writeRootFile(t, env, ".git/hooks/pre-commit", hook)
+			writeRootFile(t, env, "notes.txt", "old\n")
+			if _, err := runTool(env, "read", map[string]any{"path": ".git/hooks/pre-commit"}); err != nil {
+				t.Fatal(err)
+			}
+			args := tc.args(env)
+			_, err := runTool(env, tc.tool, args)
+			if KindOf(err) != KindPermission || !strings.Contains(fmt.Sprint(err), "allowVcs") {
+				t.Fatalf("%s: %v (kind %s), want permission_denied naming allowVcs", tc.tool, err, KindOf(err))
+			}
+			if got, _ := os.ReadFile(filepath.Join(env.WS.Root(), ".git/hooks/pre-commit")); string(got) != hook {
+				t.Fatalf("the hook changed: %q", got)
+			}
+			for _, p := range []string{".hg", ".svn", "hook.sh"} {
+				if _, err := os.Stat(filepath.Join(env.WS.Root(), p)); err == nil {
+					t.Fatalf("%s was created", p)
+				}
+			}
+			args["allowVcs"] = true
+			if _, err := runTool(env, tc.tool, args); err != nil {
+				t.Fatalf("%s with allowVcs: %v", tc.tool, err)
+			}
+		})
 	}
 }
