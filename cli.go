@@ -212,7 +212,7 @@ func (c *cli) toolset() (*agent.Toolset, error) {
 	if err != nil {
 		return nil, err
 	}
-	return agent.New(agent.Deps{WS: ws, Resolver: &treesitter.Resolver{}}), nil
+	return agent.New(agent.Deps{WS: ws, Resolver: &treesitter.Resolver{}, Edit: editSettingsFromEnv()}), nil
 }
 
 func (c *cli) listTools() int {
@@ -272,4 +272,16 @@ func version() string {
 		}
 	}
 	return "(devel)"
+}
+
+// editSettingsFromEnv reads HASHLS_SEEN_LINES ("off", "0" or "false"
+// turns the check off) and HASHLS_EDIT_HEADERS ("bracket" or "pilcrow").
+func editSettingsFromEnv() agent.EditSettings {
+	var s agent.EditSettings
+	switch strings.ToLower(strings.TrimSpace(os.Getenv("HASHLS_SEEN_LINES"))) {
+	case "off", "0", "false", "no":
+		s.AllowUnseen = true
+	}
+	s.BracketHeaders = strings.EqualFold(strings.TrimSpace(os.Getenv("HASHLS_EDIT_HEADERS")), "bracket")
+	return s
 }

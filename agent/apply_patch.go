@@ -213,7 +213,7 @@ func (applyPatchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*
 			plans = append(plans, plannedDelete(src.path, src.file.Bytes, "deleted"))
 		case op.Kind == edit.PatchUpdate && s.dst == nil && bytes.Equal(s.newBytes, src.file.Bytes):
 			tag := edit.Tag(src.file.Bytes)
-			if err := record(env, src.path, tag, src.file.Bytes, nil); err != nil {
+			if err := record(env, src.path, tag, src.file.Bytes, nil, nil); err != nil {
 				return nil, err
 			}
 			files = append(files, applyPatchFile{Path: src.path.Rel, Op: "update", Tag: tag, SHA256: sha256Hex(src.file.Bytes), Unchanged: true, Overlay: src.file.Overlay})

@@ -98,7 +98,7 @@ func runTool(env *Env, name string, args any) (*Result, error) {
 
 // runEnv runs tool name through a tool set built over env, as the CLI does.
 func runEnv(env *Env, name string, raw json.RawMessage) (*Result, error) {
-	ts := New(Deps{WS: env.WS, Resolver: env.Resolver})
+	ts := New(Deps{WS: env.WS, Resolver: env.Resolver, Edit: env.Edit})
 	return ts.Run(context.Background(), name, raw, Call{Progress: env.Progress, Transport: "test"})
 }
 
@@ -210,6 +210,18 @@ func TestHashlineConformance(t *testing.T) {
 func checkWarnings(t *testing.T, text string, want []string) {
 	t.Helper()
 	_, warn, has := strings.Cut(text, "\n\nWarnings:\n")
+	// The post-edit syntax warning is hashls's own (the reference has no
+	// parse proof): the corpus does not list it.
+	if has {
+		var kept []string
+		for _, w := range strings.Split(warn, "\n") {
+			if !strings.HasPrefix(w, "The edited file has syntax errors") {
+				kept = append(kept, w)
+			}
+		}
+		warn = strings.Join(kept, "\n")
+		has = warn != ""
+	}
 	if len(want) == 0 {
 		if has {
 			t.Errorf("unexpected warnings: %s", warn)

@@ -20,8 +20,9 @@ import (
 	"github.com/hashls/hashls/workspace/archive"
 )
 
-// The crash test: a child process applies multi-file edits, patches,
-// writes, archive writes and restores in a loop while the test SIGKILLs it
+// The crash test: a child process applies multi-file edits (some deleting
+// or moving a file with REM / MV), patches, writes, archive writes and
+// restores in a loop while the test SIGKILLs it
 // at random moments. After each kill the next open recovers, and then every
 // multi-file change is wholly old or wholly new, every file byte-identical
 // to one a tool wrote, no temp file is left and the store is intact.
@@ -29,7 +30,8 @@ import (
 // The workload keeps a checkable invariant: g/a.txt, g/b.txt and g/c.txt
 // always hold the same text "gen N / d K" (plus padding), written together;
 // g/d.txt exists exactly when K > 0 and then holds "d K". edit advances N;
-// apply_patch advances N and adds or deletes g/d.txt in the same patch.
+// apply_patch advances N and adds or deletes g/d.txt in the same patch; an
+// edit with REM or MV (to g/old/) ends g/d.txt while setting K to 0.
 //
 // HASHLS_CRASH_KILLS sets the number of kills (default 200, 30 with
 // -short); bench/crash.sh runs it long.
@@ -66,7 +68,7 @@ func TestCrashChild(t *testing.T) {
 	env := &Env{WS: ws, Resolver: &treesitter.Resolver{}}
 	rng := rand.New(rand.NewPCG(uint64(os.Getpid()), uint64(time.Now().UnixNano())))
 	for i := 0; ; i++ {
-		if err := crashStep(env, rng.IntN(5)); err != nil {
+		if err := crashStep(env, rng.IntN(6)); err != nil {
 			fmt.Fprintln(os.Stderr, "child step:", err)
 			os.Exit(4)
 		}
@@ -118,6 +120,28 @@ func crashStep(env *Env, op int) error {
 		return err
 	case 2: // a single-file write
 		_, err := run("write", map[string]string{"path": "w.txt", "content": fmt.Sprintf("w %d\n", gen)})
+		return err
+	case 5: // a hashline edit that ends g/d.txt by REM or MV, with the three files
+		if d == 0 {
+			return nil
+		}
+		var input strings.Builder
+		for _, f := range []string{"g/a.txt", "g/b.txt", "g/c.txt", "g/d.txt"} {
+			rd, err := run("read", map[string]string{"path": f + ":1-2"})
+			if err != nil {
+				return err
+			}
+			tag := rd.Details.(*readDetails).Tag
+			switch {
+			case f != "g/d.txt":
+				fmt.Fprintf(&input, "¶%s#%s\nSWAP 1.=2:\n+gen %d\n+d 0\n", f, tag, gen+1)
+			case gen%2 == 0:
+				fmt.Fprintf(&input, "¶%s#%s\nREM\n", f, tag)
+			default:
+				fmt.Fprintf(&input, "¶%s#%s\nMV g/old/d-%d.txt\n", f, tag, gen+1)
+			}
+		}
+		_, err := run("edit", map[string]string{"input": input.String()})
 		return err
 	case 3: // an archive member
 		_, err := run("write", map[string]string{"path": "arc.zip:m.txt", "content": fmt.Sprintf("m %d\n", gen)})
@@ -226,6 +250,16 @@ func checkCrashInvariants(t *testing.T, k int, ws *workspace.Workspace) int {
 		t.Fatalf("kill %d: g/d.txt exists (%q) but the patch that deleted it is applied", k, dt)
 	case d > 0 && dt != fmt.Sprintf("d %d\n", d):
 		t.Fatalf("kill %d: g/d.txt = %q (exists %v), want \"d %d\"", k, dt, dok, d)
+	}
+	if ents, err := os.ReadDir(filepath.Join(root, "g/old")); err == nil {
+		for _, e := range ents {
+			if strings.Contains(e.Name(), ".hashls-") {
+				continue // reported below
+			}
+			if m, _ := read("g/old/" + e.Name()); !regexp.MustCompile(`^d \d+\n$`).MatchString(m) {
+				t.Fatalf("kill %d: moved file g/old/%s = %q", k, e.Name(), m)
+			}
+		}
 	}
 	if w, _ := read("w.txt"); !regexp.MustCompile(`^w \d+\n$`).MatchString(w) {
 		log, _ := ws.Store().AuditLog(6)

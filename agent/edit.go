@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -20,11 +21,12 @@ func (editTool) Description() string {
 	return "Apply hashline edits: ¶PATH#TAG sections with replace/delete/insert ops on line numbers or tree-sitter blocks; stale tags are recovered or refused"
 }
 func (editTool) Schema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"input":{"type":"string","description":"One or more sections: a ¶PATH#TAG header (from read/search/edit output) then ops: replace N..M:, delete N..M, insert before|after N:, insert head:, insert tail:, replace block N:, delete block N, insert after block N:, with +TEXT body rows"},"allowVcs":{"type":"boolean","description":"Allow changes under .git, .hg or .svn, refused by default (a write there can make git run code on the next git command)"}},"required":["input"],"additionalProperties":false}`)
+	return json.RawMessage(`{"type":"object","properties":{"input":{"type":"string","description":"One or more sections: a ¶PATH#TAG or [PATH#TAG] header (from read/search/edit output) then ops: replace N..M:, delete N..M, insert before|after N:, insert head:, insert tail:, replace block N:, delete block N, insert after block N: (or SWAP N.=M:, DEL N.=M, INS.PRE N:, INS.POST N:, INS.HEAD:, INS.TAIL:, SWAP.BLK N:, DEL.BLK N, INS.BLK.POST N:), with +TEXT body rows; REM deletes the section's file, MV DEST moves it"},"headers":{"type":"string","enum":["pilcrow","bracket"],"description":"Form of the result headers: pilcrow (¶PATH#TAG, the default) or bracket ([PATH#TAG])"},"allowVcs":{"type":"boolean","description":"Allow changes under .git, .hg or .svn, refused by default (a write there can make git run code on the next git command)"}},"required":["input"],"additionalProperties":false}`)
 }
 
 type editArgs struct {
 	Input    string `json:"input"`
+	Headers  string `json:"headers"`
 	AllowVCS bool   `json:"allowVcs"`
 }
 
@@ -38,6 +40,8 @@ type editFileResult struct {
 	FirstChangedLine int      `json:"firstChangedLine,omitempty"`
 	Warnings         []string `json:"warnings,omitempty"`
 	NoOp             bool     `json:"noop,omitempty"`
+	Removed          bool     `json:"removed,omitempty"`
+	MovedFrom        string   `json:"movedFrom,omitempty"`
 	AuditID          int64    `json:"auditId,omitempty"`
 	TrashID          int64    `json:"trashId,omitempty"`
 	Overlay          bool     `json:"overlay,omitempty"`
@@ -56,6 +60,7 @@ type pendingEdit struct {
 	path workspace.Path
 	file *workspace.File
 	res  *edit.Result
+	dest *workspace.Path // MV destination
 }
 
 func (editTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
@@ -86,12 +91,24 @@ func (editTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 	// process committed in between), the edit is planned again against the
 	// new content, so the caller gets the engine's own verdict on its tag
 	// (recovered, or rejected with the live tag), never a bare race.
-	opts := edit.Options{Resolver: env.Resolver}
+	opts := edit.Options{Resolver: env.Resolver, Checker: checkerFor(env.Resolver), BracketHeaders: env.Edit.BracketHeaders}
+	switch a.Headers {
+	case "":
+	case "bracket":
+		opts.BracketHeaders = true
+	case "pilcrow":
+		opts.BracketHeaders = false
+	default:
+		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("edit: headers %q is not a header form; use \"pilcrow\" (¶PATH#TAG) or \"bracket\" ([PATH#TAG])", a.Headers)}
+	}
 	if st := env.WS.Store(); st != nil {
 		opts.Snapshots = storeSnapshots{st}
+		if !env.Edit.AllowUnseen {
+			opts.Seen = storeSeen{st}
+		}
 	}
 	for attempt := 1; ; attempt++ {
-		res, err := planAndCommitEdit(ctx, env, a, secs, paths, opts)
+		res, err := planAndCommitEdit(ctx, env, a, secs, paths, byKey, opts)
 		if attempt < maxEditAttempts && workspace.IsKind(err, workspace.KindStale) {
 			continue
 		}
@@ -104,8 +121,9 @@ func (editTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 const maxEditAttempts = 3
 
 // planAndCommitEdit plans every section against the files as they are now
-// and commits the result.
-func planAndCommitEdit(ctx context.Context, env *Env, a editArgs, secs []edit.Section, paths []workspace.Path, opts edit.Options) (*Result, error) {
+// and commits the result. byKey maps each section's resolved path to its
+// header spelling.
+func planAndCommitEdit(ctx context.Context, env *Env, a editArgs, secs []edit.Section, paths []workspace.Path, byKey map[string]string, opts edit.Options) (*Result, error) {
 	pending := make([]*pendingEdit, len(secs))
 	for i, sec := range secs {
 		f, err := env.WS.ReadFile(paths[i])
@@ -122,15 +140,28 @@ func planAndCommitEdit(ctx context.Context, env *Env, a editArgs, secs []edit.Se
 		res, err := edit.ApplySection(sec, edit.File{Path: sec.Path, Key: paths[i].Abs, Bytes: f.Bytes}, opts)
 		if err != nil {
 			var ee *edit.Error
-			if errors.As(err, &ee) && ee.Kind == edit.KindStale {
-				// Record the live content so the tag the error reports is usable.
-				if rerr := record(env, paths[i], edit.Tag(f.Bytes), f.Bytes, nil); rerr != nil {
-					return nil, fmt.Errorf("%w (and recording the current content failed: %v)", err, rerr)
+			if errors.As(err, &ee) && (ee.Kind == edit.KindStale || ee.Kind == edit.KindUnseen) {
+				// Record the live content so the tag the error reports is
+				// usable, and the lines it shows so a retry may anchor on them.
+				var shown []workspace.LineRange
+				if len(ee.Shown) > 0 {
+					shown = fromEditRanges(ee.Shown)
+				}
+				if rerr := record(env, paths[i], edit.Tag(f.Bytes), f.Bytes, nil, shown); rerr != nil {
+					return nil, fmt.Errorf("%w (and recording the current content and the lines it shows failed: %v)", err, rerr)
 				}
 			}
 			return nil, err
 		}
-		pending[i] = &pendingEdit{sec: sec, path: paths[i], file: f, res: res}
+		pe := &pendingEdit{sec: sec, path: paths[i], file: f, res: res}
+		if res.MoveTo != "" {
+			d, err := moveDestination(env, pe, byKey)
+			if err != nil {
+				return nil, err
+			}
+			pe.dest = d
+		}
+		pending[i] = pe
 	}
 
 	// No-op handling: one section is a soft result (with a loop guard), several a hard error.
@@ -143,35 +174,132 @@ func planAndCommitEdit(ctx context.Context, env *Env, a editArgs, secs []edit.Se
 		}
 	}
 
-	plans := make([]planned, len(pending))
+	// Plan: a line edit writes the file; REM deletes it; MV writes the
+	// destination (which must not exist) and deletes the source.
+	var plans []planned
+	owner := make([]int, len(pending)) // index of each section's main change
 	for i, pe := range pending {
-		plans[i] = plannedWrite(pe.path, pe.res.Old, pe.res.New, "")
-		plans[i].ch.NewTag = pe.res.NewTag
-		plans[i].diff = pe.res.Diff
+		owner[i] = len(plans)
+		switch {
+		case pe.res.Remove:
+			plans = append(plans, plannedDelete(pe.path, pe.res.Old, "REM"))
+		case pe.dest != nil:
+			pw := plannedWrite(*pe.dest, nil, pe.res.New, "moved from "+pe.path.Rel)
+			pw.ch.NewTag = pe.res.NewTag
+			pw.ch.MovedFrom = pe.path.Rel
+			if !pe.file.Overlay {
+				pw.ch.Mode = pe.file.Mode // a moved file keeps its permissions
+			}
+			pw.diff = edit.UnifiedDiff(pe.dest.Rel, pe.res.Old, pe.res.New)
+			pw.ch.Seen = pe.seenNew()
+			plans = append(plans, pw, plannedDelete(pe.path, pe.res.Old, "moved to "+pe.dest.Rel))
+		default:
+			pw := plannedWrite(pe.path, pe.res.Old, pe.res.New, "")
+			pw.ch.NewTag = pe.res.NewTag
+			pw.diff = pe.res.Diff
+			pw.ch.Seen = pe.seenNew()
+			plans = append(plans, pw)
+		}
 	}
 	changes, err := commit(ctx, env, "edit", plans, a.AllowVCS)
 	if err != nil {
-		return nil, err
+		return nil, raceLost(env, pending, err)
 	}
 	details := &editDetails{Op: "update"}
 	var texts, diffs, warnings []string
+	var notes []string
 	for i, pe := range pending {
-		c := changes[i]
-		fr := editFileResult{Path: pe.path.Rel, Tag: pe.res.NewTag, PreviousTag: pe.res.OldTag, SHA256: c.NewSHA256, Diff: pe.res.Diff,
-			FirstChangedLine: pe.res.FirstChangedLine, Warnings: pe.res.Warnings, Overlay: c.Overlay, AuditID: c.AuditID}
+		c := changes[owner[i]]
+		fr := editFileResult{Path: c.Path, Tag: pe.res.NewTag, PreviousTag: pe.res.OldTag, SHA256: c.NewSHA256, Diff: c.Diff,
+			FirstChangedLine: pe.res.FirstChangedLine, Warnings: pe.res.Warnings, Overlay: c.Overlay, AuditID: c.AuditID,
+			Removed: pe.res.Remove, MovedFrom: c.MovedFrom}
 		if len(c.TrashIDs) > 0 {
 			fr.TrashID = c.TrashIDs[0]
 		}
+		if pe.res.Remove {
+			fr.Tag = ""
+		}
 		details.PerFileResults = append(details.PerFileResults, fr)
 		texts = append(texts, pe.res.Text)
-		diffs = append(diffs, pe.res.Diff)
+		diffs = append(diffs, c.Diff)
 		for _, w := range pe.res.Warnings {
-			warnings = append(warnings, pe.path.Rel+": "+w)
+			warnings = append(warnings, c.Path+": "+w)
 		}
+		for _, ch := range changes {
+			if ch.Note != "" && (ch.Path == pe.path.Rel || pe.dest != nil && ch.Path == pe.dest.Rel) {
+				notes = append(notes, ch.Path+": "+ch.Note)
+			}
+		}
+	}
+	if len(notes) > 0 {
+		texts = append(texts, "Notes:\n"+strings.Join(notes, "\n"))
 	}
 	details.Diff = strings.Join(diffs, "")
 	details.FirstChangedLine = pending[0].res.FirstChangedLine
 	return &Result{Text: strings.Join(texts, "\n\n"), Details: details, Changes: changes, Warnings: warnings}, nil
+}
+
+// seenNew is the lines of the new content the caller has seen (what the
+// edit showed or carried over from lines it had seen), recorded with the
+// new snapshot; nil when the edit does not track them.
+func (pe *pendingEdit) seenNew() []workspace.LineRange {
+	if !pe.res.SeenKnown {
+		return nil
+	}
+	return nonNil(fromEditRanges(pe.res.Seen))
+}
+
+// raceLost turns the commit path's stale refusal (a file changed between
+// planning and committing: another process's edit won the race) into the
+// edit tool's refusal naming the file and its live tag, recorded so the
+// tag is usable. Other errors are returned as they are.
+func raceLost(env *Env, pending []*pendingEdit, err error) error {
+	if !workspace.IsKind(err, workspace.KindStale) {
+		return err
+	}
+	for _, pe := range pending {
+		f, rerr := env.WS.ReadFile(pe.path)
+		if rerr != nil || bytes.Equal(f.Bytes, pe.file.Bytes) {
+			continue
+		}
+		tag := edit.Tag(f.Bytes)
+		if rerr := record(env, pe.path, tag, f.Bytes, nil, nil); rerr != nil {
+			return fmt.Errorf("%w (and recording the current content failed: %v)", err, rerr)
+		}
+		return &Error{Kind: KindStale, Message: fmt.Sprintf("Edit rejected for %s: the file changed while this edit was being applied (another change won the race), so nothing was written. It now hashes to #%s; re-read it with `read` and retry.", pe.sec.Path, tag), Err: err}
+	}
+	return err
+}
+
+// moveDestination resolves and checks the destination of a section's MV:
+// inside the root, not the file itself, not another section's file, and
+// not an existing file (a move never overwrites; the commit path checks
+// it again under its lock).
+func moveDestination(env *Env, pe *pendingEdit, sections map[string]string) (*workspace.Path, error) {
+	dest, err := env.WS.Resolve(pe.res.MoveTo)
+	if err != nil {
+		return nil, fmt.Errorf("MV %s in the section for %s: %w", pe.res.MoveTo, pe.sec.Path, err)
+	}
+	if dest.Abs == pe.path.Abs {
+		return nil, &Error{Kind: KindInput, Message: fmt.Sprintf("MV %s: that is the section's own file %s; give a different destination, or drop the MV line.", pe.res.MoveTo, pe.sec.Path)}
+	}
+	if other, ok := sections[dest.Abs]; ok {
+		return nil, &Error{Kind: KindInput, Message: fmt.Sprintf("MV %s: the destination is the file of another section (%s), which this input also edits; move onto a new path, or split the input.", pe.res.MoveTo, other)}
+	}
+	st, err := env.WS.Stat(dest)
+	switch {
+	case err != nil:
+		return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("MV %s: cannot check the destination: %v", dest.Rel, err), Err: err}
+	case st.Overlay:
+		return nil, &Error{Kind: KindStale, Message: fmt.Sprintf("MV %s: the editor has an open document at that path, and a move never overwrites. Choose a new path, or close that document first.", dest.Rel)}
+	case st.Exists:
+		what := "file"
+		if st.Dir {
+			what = "directory"
+		}
+		return nil, &Error{Kind: KindStale, Message: fmt.Sprintf("MV %s: a %s already exists there, and a move never overwrites. Choose a new path, or delete that %s first (a section with REM).", dest.Rel, what, what)}
+	}
+	return &dest, nil
 }
 
 // noopResult returns the soft no-op result, or the loop-guard error on the

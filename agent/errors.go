@@ -22,7 +22,9 @@ func KindOf(err error) string {
 			return KindInput
 		case edit.KindApply:
 			return KindEdit
-		case edit.KindStale:
+		case edit.KindStale, edit.KindUnseen:
+			// An unseen-lines refusal is recovered like a stale tag: the
+			// message shows the lines and the tag to retry with.
 			return KindStale
 		case edit.KindNoChange:
 			return KindNoChange

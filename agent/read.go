@@ -103,31 +103,37 @@ func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 		d.Shown, d.Truncation = shown, tr
 		return &Result{Text: text, Details: d}, nil
 	}
+	// The snapshot and the lines shown of it are recorded in one store
+	// transaction.
 	tag := edit.Tag(f.Bytes)
 	d.Tag = tag
-	if err := record(env, p, tag, f.Bytes, &sum); err != nil {
-		return nil, err
-	}
-	seen := []Shown{{Path: p.Rel, Tag: tag, SHA256: d.SHA256}}
+	shownFile := []Shown{{Path: p.Rel, Tag: tag, SHA256: d.SHA256}}
 	if len(sel.Ranges) == 0 {
-		if text, details, ok := summarizeForRead(ctx, p.Rel, tag, f.Bytes); ok {
+		if text, details, seen, ok := summarizeForReadSeen(ctx, p.Rel, tag, f.Bytes); ok {
+			if err := record(env, p, tag, f.Bytes, &sum, nonNil(seen)); err != nil {
+				return nil, err
+			}
 			d.Summary = details
 			d.Lines = len(splitDisplayLines(f.Bytes))
-			return &Result{Text: text, Details: d, Shown: seen}, nil
+			return &Result{Text: text, Details: d, Shown: shownFile}, nil
 		}
 	}
 	lines := splitDisplayLines(f.Bytes)
 	d.Lines = len(lines)
-	body, shown, tr := renderRows(p.Rel, lines, sel.Ranges, true)
+	body, shown, tr, seen := renderRowsSeen(p.Rel, lines, sel.Ranges, true)
+	if err := record(env, p, tag, f.Bytes, &sum, nonNil(seen)); err != nil {
+		return nil, err
+	}
 	d.Shown, d.Truncation = shown, tr
-	return &Result{Text: "¶" + p.Rel + "#" + tag + "\n" + body, Details: d, Shown: seen}, nil
+	return &Result{Text: "¶" + p.Rel + "#" + tag + "\n" + body, Details: d, Shown: shownFile}, nil
 }
 
 // record records a snapshot of content for p in the store, if there is one.
 // sum is content's sha256 when the caller has it (nil: computed).
-func record(env *Env, p workspace.Path, tag string, content []byte, sum *[32]byte) error {
+// seen, when not nil, is the lines of content the result displays.
+func record(env *Env, p workspace.Path, tag string, content []byte, sum *[32]byte, seen []workspace.LineRange) error {
 	if st := env.WS.Store(); st != nil {
-		return st.RecordAll([]workspace.Recording{{Key: p.Abs, Tag: tag, Content: content, SHA256: sum}})
+		return st.RecordAll([]workspace.Recording{{Key: p.Abs, Tag: tag, Content: content, SHA256: sum, Seen: seen}})
 	}
 	return nil
 }
@@ -165,12 +171,26 @@ func splitDisplayLines(b []byte) []string {
 // renderRows renders the selected rows of lines as "N:TEXT" (numbered) or
 // plain text, with context around explicit ranges and the default limits.
 func renderRows(display string, lines []string, ranges []workspace.LineRange, numbered bool) (string, *shownRange, *truncation) {
+	text, shown, tr, _ := renderRowsSeen(display, lines, ranges, numbered)
+	return text, shown, tr
+}
+
+// renderRowsSeen is renderRows that also returns the lines it displayed.
+func renderRowsSeen(display string, lines []string, ranges []workspace.LineRange, numbered bool) (string, *shownRange, *truncation, []workspace.LineRange) {
 	total := len(lines)
 	if total == 0 {
 		if numbered {
-			return "(empty file; add content with `insert head:`)\n", nil, nil
+			return "(empty file; add content with `insert head:`)\n", nil, nil, nil
 		}
-		return "", nil, nil
+		return "", nil, nil, nil
+	}
+	var seen []workspace.LineRange
+	saw := func(n int) {
+		if k := len(seen); k > 0 && seen[k-1].End == n-1 {
+			seen[k-1].End = n
+			return
+		}
+		seen = append(seen, workspace.LineRange{Start: n, End: n})
 	}
 	open := len(ranges) == 0
 	if open {
@@ -178,7 +198,7 @@ func renderRows(display string, lines []string, ranges []workspace.LineRange, nu
 	}
 	if first := ranges[0].Start; first > total {
 		return fmt.Sprintf("Line %d is past the end of %s, which has %d line%s. Use %s:%d to read the last line, or %s:1 to read from the start.\n",
-			first, display, total, plural(total), display, total, display), nil, nil
+			first, display, total, plural(total), display, total, display), nil, nil, nil
 	}
 	// Expand by context on the constrained sides, clamp, and merge.
 	var spans []workspace.LineRange
@@ -231,6 +251,7 @@ loop:
 					sb.WriteString(row[:cut])
 					sb.WriteString(fmt.Sprintf("… [line %d truncated: %d bytes]\n", n, len(lines[n-1])))
 					shown.End = n
+					saw(n)
 					if n < total {
 						tr = &truncation{Reason: "bytes", NextOffset: n + 1, TotalLines: total}
 					}
@@ -244,6 +265,7 @@ loop:
 			count++
 			bytesOut += len(row) + 1
 			shown.End = n
+			saw(n)
 		}
 	}
 	if tr != nil {
@@ -253,7 +275,7 @@ loop:
 		}
 		fmt.Fprintf(&sb, "\n[Showing lines %d-%d of %d (%s). Use %s:%d to continue.]\n", shown.Start, shown.End, total, limit, display, tr.NextOffset)
 	}
-	return sb.String(), shown, tr
+	return sb.String(), shown, tr, seen
 }
 
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/hashls/hashls/edit"
+	"github.com/hashls/hashls/workspace"
 )
 
 // read_file limits.
@@ -97,9 +98,6 @@ func (readFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Re
 	}
 	tag := edit.Tag(f.Bytes)
 	sum := sha256.Sum256(f.Bytes)
-	if err := record(env, p, tag, f.Bytes, &sum); err != nil {
-		return nil, err
-	}
 	body := bytes.TrimPrefix(f.Bytes, []byte("\xEF\xBB\xBF"))
 	starts := lineStarts(body)
 	total := len(starts)
@@ -143,6 +141,15 @@ func (readFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Re
 			d.Truncated = true
 		}
 		d.Content, d.StartLine, d.EndLine = string(body[from:to]), start, shownEnd
+	}
+	// The snapshot, with the lines shown (a hashline edit may anchor on
+	// them), so that either family's proof is accepted by the other.
+	seen := []workspace.LineRange{}
+	if total > 0 {
+		seen = append(seen, workspace.LineRange{Start: d.StartLine, End: d.EndLine})
+	}
+	if err := record(env, p, tag, f.Bytes, &sum, seen); err != nil {
+		return nil, err
 	}
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "%s (sha256 %s, tag %s, ", p.Rel, d.SHA256, tag)

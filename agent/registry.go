@@ -90,6 +90,7 @@ type Progress func(message string, done, total int)
 type Deps struct {
 	WS       *workspace.Workspace // nil only for listing tools (names, schemas)
 	Resolver edit.BlockResolver   // the language registry's block resolver; nil: block ops report "no resolver"
+	Edit     EditSettings         // the edit tool's user settings (zero value: the defaults)
 }
 
 // Call qualifies one tool run.
@@ -104,6 +105,7 @@ type Env struct {
 	Resolver  edit.BlockResolver
 	Progress  Progress // may be nil
 	Transport string
+	Edit      EditSettings
 }
 
 // Tool is one agent tool.

@@ -184,6 +184,10 @@ func (searchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resu
 			continue // changed since pass 1 (or an editor buffer differs)
 		}
 		budget -= fr.shown
+		if fr.seenContent != nil {
+			// Its snapshot is the last recording: the rows shown go with it.
+			recs[len(recs)-1].Seen = nonNil(fr.seen)
+		}
 		sb.WriteString(fr.text)
 		if fr.tag != "" {
 			shownFiles = append(shownFiles, Shown{Path: h.rel, Tag: fr.tag, SHA256: fr.sha256})
@@ -715,6 +719,9 @@ type renderedFile struct {
 	sha256         string
 	shown, total   int
 	linesTruncated bool
+	// The rows shown of a file with a tag, recorded as seen lines.
+	seenContent []byte
+	seen        []workspace.LineRange
 }
 
 // renderSearchFile renders one file's section: the ¶PATH#TAG header (its
@@ -784,6 +791,7 @@ func renderSearchFile(env *Env, m *search.Matcher, h searchHit, perFile, budget 
 		sum := sha256.Sum256(raw)
 		*recs = append(*recs, workspace.Recording{Key: p.Abs, Tag: tag, Content: raw, SHA256: &sum})
 		rf.tag, rf.sha256 = tag, hex.EncodeToString(sum[:])
+		rf.seenContent = raw
 		sb.WriteString("¶" + h.rel + "#" + tag + "\n")
 	}
 	last := 0 // last line number written
@@ -803,6 +811,13 @@ func renderSearchFile(env *Env, m *search.Matcher, h searchHit, perFile, budget 
 			fmt.Fprintf(&sb, " %d:%s\n", n, text)
 		}
 		last = n
+		if rf.seenContent != nil {
+			if k := len(rf.seen); k > 0 && rf.seen[k-1].End == n-1 {
+				rf.seen[k-1].End = n
+			} else {
+				rf.seen = append(rf.seen, workspace.LineRange{Start: n, End: n})
+			}
+		}
 	}
 	for i, mt := range matches {
 		// Before-context: walk back from the match.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hashls/hashls/edit"
 	"github.com/hashls/hashls/treesitter"
+	"github.com/hashls/hashls/workspace"
 )
 
 // The tree-sitter resolver is the engine's block resolver.
@@ -31,15 +32,22 @@ const (
 // false when read should do a plain read instead. details is the read
 // tool's "summary" object: lines, elidedSpans, elidedLines.
 func summarizeForRead(ctx context.Context, displayPath, tag string, content []byte) (text string, details map[string]any, ok bool) {
+	text, details, _, ok = summarizeForReadSeen(ctx, displayPath, tag, content)
+	return text, details, ok
+}
+
+// summarizeForReadSeen is summarizeForRead that also returns the lines the
+// summary displays (kept lines, and both lines of a merged brace pair).
+func summarizeForReadSeen(ctx context.Context, displayPath, tag string, content []byte) (text string, details map[string]any, seen []workspace.LineRange, ok bool) {
 	if len(content) > summaryMaxBytes {
-		return "", nil, false
+		return "", nil, nil, false
 	}
 	switch strings.ToLower(filepath.Ext(displayPath)) {
 	case ".md", ".txt":
-		return "", nil, false
+		return "", nil, nil, false
 	}
 	if !treesitter.Supported(displayPath) || bytes.IndexByte(content, 0) >= 0 {
-		return "", nil, false
+		return "", nil, nil, false
 	}
 	norm := normaliseForSummary(content)
 	lines := strings.Split(string(norm), "\n")
@@ -47,18 +55,26 @@ func summarizeForRead(ctx context.Context, displayPath, tag string, content []by
 		lines = lines[:len(lines)-1] // the final newline does not start a line here
 	}
 	if len(lines) > summaryMaxLines || len(lines) < summaryMinTotalLines {
-		return "", nil, false
+		return "", nil, nil, false
 	}
 	sum, err := treesitter.Summarize(ctx, displayPath, norm, treesitter.DefaultSummaryOptions())
 	if err != nil || !sum.Parsed || !sum.Elided {
-		return "", nil, false
+		return "", nil, nil, false
 	}
 	body, spans, elided := renderSummary(displayPath, lines, sum.Segments)
 	var b strings.Builder
 	b.WriteString("¶" + displayPath + "#" + tag + "\n")
 	b.WriteString(body)
 	details = map[string]any{"lines": len(lines), "elidedSpans": len(spans), "elidedLines": elided}
-	return b.String(), details, true
+	for _, seg := range sum.Segments {
+		if seg.Elided {
+			// A merged brace line shows the lines on either side; they are
+			// kept segments, so nothing inside the span is shown.
+			continue
+		}
+		seen = append(seen, workspace.LineRange{Start: seg.Start, End: seg.End})
+	}
+	return b.String(), details, workspace.MergeLineRanges(seen), true
 }
 
 // normaliseForSummary drops a UTF-8 BOM and turns CRLF into LF.

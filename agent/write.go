@@ -129,7 +129,10 @@ func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resul
 	}
 	newBytes, style := edit.KeepLineStyle(content, old)
 	d.KeptCRLF, d.KeptBOM, d.Bytes = style.CRLF, style.BOM, len(newBytes)
-	changes, err := commit(ctx, env, "write", []planned{plannedWrite(p, old, newBytes, "")}, a.AllowVCS)
+	// The caller wrote every line: an edit may anchor on any of them.
+	pw := plannedWrite(p, old, newBytes, "")
+	pw.ch.Seen = nonNil(allLines(newBytes))
+	changes, err := commit(ctx, env, "write", []planned{pw}, a.AllowVCS)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,29 @@ type BlockResolver interface {
 	BlockRange(path, text string, line int) (start, end int, ok bool)
 }
 
+// LineRange is an inclusive 1-based span of lines.
+type LineRange struct{ Start, End int }
+
+// SyntaxChecker is the parse proof: it tells the engine where a text has
+// syntax errors. The tree-sitter implementation lives in package treesitter
+// and is wired in by package agent.
+type SyntaxChecker interface {
+	// SyntaxErrors returns the line spans of the ERROR and MISSING nodes of
+	// text (LF-normalised, BOM-free) parsed as path's language, one span
+	// per node. ok is false when the language is not one that is parsed;
+	// the engine then keeps its heuristic behaviour.
+	SyntaxErrors(path, text string) (errs []LineRange, ok bool)
+}
+
+// SeenLines tells the engine which lines of a snapshot the caller was
+// shown (by read, search, a previous edit's result or a refusal).
+type SeenLines interface {
+	// Seen returns the shown lines of the snapshot of key with this sha256.
+	// known is false when nothing records what was shown for it (a tag
+	// minted by another tool); the engine then does not check.
+	Seen(key string, sha [32]byte) (ranges []LineRange, known bool, err error)
+}
+
 // Snapshot is one version of a file recorded by a snapshot store.
 type Snapshot struct {
 	Tag    string   // 4 uppercase hex digits, Tag(Content)
@@ -52,11 +75,19 @@ type File struct {
 type Options struct {
 	Resolver  BlockResolver // nil: block ops fail with the "no resolver" error
 	Snapshots Snapshots     // nil: tags validate purely by hash, no recovery
+	// Checker is the parse proof for repairs and the post-edit syntax
+	// warning; nil keeps the heuristic repairs unchecked.
+	Checker SyntaxChecker
+	// Seen, when set, refuses hunks anchored on lines no read of the
+	// tagged snapshot displayed (for snapshots it knows about).
+	Seen SeenLines
+	// BracketHeaders prints result headers as [PATH#TAG] instead of ¶PATH#TAG.
+	BracketHeaders bool
 }
 
 // BlockResolution records how a block op resolved (echoed in the response).
 type BlockResolution struct {
-	Op         string // "replace block", "delete block", "insert after block"
+	Op         string // the op as written: "replace block", "delete block", "insert after block", "SWAP.BLK", "DEL.BLK", "INS.BLK.POST"
 	AnchorLine int
 	Start, End int
 }
@@ -74,6 +105,17 @@ type Result struct {
 	Text             string // the response text for this section
 	Diff             string // unified diff Old → New (LF view), with a/ b/ headers
 	FirstChangedLine int    // 1-based first changed line in New, 0 if none
+
+	// Remove is set for a `REM` section: the file is to be deleted (New is
+	// nil). MoveTo is the destination of an `MV` section: New is to be
+	// written there and the file deleted. The caller commits both.
+	Remove bool
+	MoveTo string
+	// Seen lists the lines of New the caller has now been shown or wrote,
+	// to be recorded for New's snapshot; SeenKnown is false when the
+	// tagged snapshot had no record of what was shown (nothing to carry).
+	Seen      []LineRange
+	SeenKnown bool
 }
 
 // Error kinds reported by the engine (Error.Kind).
@@ -82,6 +124,7 @@ const (
 	KindApply    = "invalid_edit"  // the edit does not fit the file (bounds, overlap, unresolved block)
 	KindStale    = "stale"         // the tag does not prove the live content and recovery failed
 	KindNoChange = "no_change"     // the edit changed nothing (hard error in multi-section inputs)
+	KindUnseen   = "unseen"        // a hunk is anchored on lines no read of the snapshot displayed
 )
 
 // Error is an engine error with a kind and the caller-facing message.
@@ -89,6 +132,10 @@ type Error struct {
 	Kind string
 	Msg  string
 	Err  error // optional wrapped cause
+	// Shown lists the lines of the live file the message displays (as
+	// context rows); the caller records them as seen for the live content
+	// so that a retry with the live tag can anchor on them.
+	Shown []LineRange
 }
 
 func (e *Error) Error() string { return e.Msg }

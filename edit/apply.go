@@ -29,6 +29,23 @@ type applied struct {
 	out      []byte
 	warnings []string
 	regions  []region
+	// repairs lists, per hunk index that an auto-repair changed, the
+	// repairs it ran (for the parse proof).
+	repairs map[int][]string
+}
+
+// Names of the auto-repairs, as the declined-repair warning gives them.
+const (
+	repairEcho    = "boundary echo"
+	repairBalance = "delimiter balance"
+	repairLanding = "insert-after landing shift"
+)
+
+func (a *applied) noteRepair(i int, name string) {
+	if a.repairs == nil {
+		a.repairs = map[int][]string{}
+	}
+	a.repairs[i] = append(a.repairs[i], name)
 }
 
 func applyErr(msg string) *Error { return &Error{Kind: KindApply, Msg: msg} }
@@ -123,6 +140,13 @@ func applyPlain(d *doc, hunks []Hunk) (*applied, *Error) {
 				var w []string
 				m, rows, w = repairReplacement(d, n, m, rows)
 				perHunk[i] = append(perHunk[i], w...)
+				for _, x := range w {
+					if strings.HasPrefix(x, "Auto-repaired a replacement boundary echo") {
+						res.noteRepair(i, repairEcho)
+					} else {
+						res.noteRepair(i, repairBalance)
+					}
+				}
 			}
 			repls[i] = repl{n, m, rows}
 			if m >= n {
@@ -173,6 +197,10 @@ func applyPlain(d *doc, hunks []Hunk) (*applied, *Error) {
 				tail = append(tail, h.Rows) // hashls: after the sentinel = tail
 				continue
 			}
+			if h.noRepair {
+				ops = append(ops, rowOp{line: x, slot: slotAfter, seq: i, rows: h.Rows})
+				continue
+			}
 			self := x
 			landing, count := landingShift(d, x, h.Rows, func(y int) bool {
 				c := anchorCount[y]
@@ -182,6 +210,7 @@ func applyPlain(d *doc, hunks []Hunk) (*applied, *Error) {
 				return c > 0 || inDel(y)
 			})
 			if count > 0 {
+				res.noteRepair(i, repairLanding)
 				perHunk[i] = append(perHunk[i], landingWarning(x+1, count, landing+1))
 				x = landing
 			}

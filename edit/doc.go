@@ -12,6 +12,20 @@
 // ParsePatch turns a patch into file operations, ApplyPatchChunks applies an
 // update's chunks to a file's bytes, AddFileContent builds an added file.
 //
+// Two generations of the op language are accepted, mixable in a section:
+// the 15.11.1 verbs (replace/delete/insert …) and the later set (SWAP, DEL,
+// INS.PRE/POST/HEAD/TAIL, SWAP.BLK, DEL.BLK, INS.BLK.POST, `.=` ranges),
+// plus the section ops REM and MV (reported on Result; the caller commits
+// them). Hunk.Written names an op the way it was written, for messages.
+//
+// Two small interfaces beside BlockResolver make edits precise: a
+// SyntaxChecker (the parse proof: a heuristic auto-repair is kept only if
+// the repaired result has no more syntax errors than the edit as written,
+// and new syntax errors next to the changed lines are warned about) and
+// SeenLines (hunks on lines no read of the tagged snapshot displayed are
+// refused with those lines shown; Result.Seen carries the seen lines over
+// to the new content, Error.Shown lists what a refusal displayed).
+//
 // Behaviour follows the reference engine (hashline 15.11.1) as measured in
 // hashline-behaviour.md, with hashls's deliberate differences:
 //   - headers are printed ¶PATH#TAG and accepted as ¶PATH#TAG or [PATH#TAG];

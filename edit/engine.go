@@ -125,10 +125,16 @@ func resolveBlocks(d *doc, hunks []Hunk, path string, r BlockResolver) ([]Hunk, 
 		if !ok || s < 1 || e < s || e > d.n() {
 			ns := strconv.Itoa(n)
 			var msg string
-			switch h.Kind {
-			case OpReplaceBlock:
+			switch {
+			case h.v2 && h.Kind == OpReplaceBlock:
+				msg = "`SWAP.BLK " + ns + ":` could not resolve a syntactic block beginning on line " + ns + ". The language may be unsupported, the line may be blank or a closing delimiter, or the block may not parse. Use `SWAP " + ns + ".=M:` with the block's explicit end line instead."
+			case h.v2 && h.Kind == OpDeleteBlock:
+				msg = "`DEL.BLK " + ns + "` could not resolve a syntactic block beginning on line " + ns + ". The language may be unsupported, the line may be blank or a closing delimiter, or the block may not parse. Use `DEL " + ns + ".=M` with the block's explicit end line instead."
+			case h.v2:
+				msg = "`INS.BLK.POST " + ns + ":` could not resolve a syntactic block beginning on line " + ns + ". The language may be unsupported, the line may be blank or a closing delimiter, or the block may not parse. Use `INS.POST M:` with the block's explicit last line instead."
+			case h.Kind == OpReplaceBlock:
 				msg = "`replace block " + ns + ":` could not resolve a syntactic block beginning on line " + ns + ". The language may be unsupported, the line may be blank or a closing delimiter, or the block may not parse. Use `replace " + ns + "..M:` with the block's explicit end line instead."
-			case OpDeleteBlock:
+			case h.Kind == OpDeleteBlock:
 				msg = "`delete block " + ns + "` could not resolve a syntactic block beginning on line " + ns + ". The language may be unsupported, the line may be blank or a closing delimiter, or the block may not parse. Use `delete " + ns + "..M` instead."
 			default:
 				msg = "`insert after block " + ns + ":` could not resolve a syntactic block beginning on line " + ns + ". The language may be unsupported, the line may be blank or a closing delimiter, or the block may not parse. Use `insert after M:` with the block's explicit last line instead."
@@ -136,17 +142,19 @@ func resolveBlocks(d *doc, hunks []Hunk, path string, r BlockResolver) ([]Hunk, 
 			return nil, nil, applyErr(withContext("line "+strconv.Itoa(h.Line)+": "+msg, contextRows(d, []int{n})))
 		}
 		p := h
+		op := h.Kind.String()
+		if h.v2 {
+			op = strings.TrimSuffix(strings.Fields(h.Written())[0], ":")
+		}
 		switch h.Kind {
 		case OpReplaceBlock:
 			p.Kind, p.Start, p.End = OpReplace, s, e
-			blocks = append(blocks, BlockResolution{Op: "replace block", AnchorLine: n, Start: s, End: e})
 		case OpDeleteBlock:
 			p.Kind, p.Start, p.End = OpDelete, s, e
-			blocks = append(blocks, BlockResolution{Op: "delete block", AnchorLine: n, Start: s, End: e})
 		default:
 			p.Kind, p.Start, p.End = OpInsertAfter, e, e
-			blocks = append(blocks, BlockResolution{Op: "insert after block", AnchorLine: n, Start: s, End: e})
 		}
+		blocks = append(blocks, BlockResolution{Op: op, AnchorLine: n, Start: s, End: e})
 		out = append(out, p)
 	}
 	return out, blocks, nil
@@ -160,7 +168,7 @@ func blockEcho(b BlockResolution) string {
 		span = "lines " + strconv.Itoa(b.Start) + "-" + strconv.Itoa(b.End) + " (" + strconv.Itoa(b.End-b.Start+1) + " lines)"
 	}
 	s := b.Op + " " + strconv.Itoa(b.AnchorLine) + " → resolved " + span
-	if b.Op == "insert after block" {
+	if b.Op == "insert after block" || b.Op == "INS.BLK.POST" {
 		s += "; body lands after line " + strconv.Itoa(b.End)
 	}
 	return s
@@ -186,6 +194,7 @@ func ApplySection(sec Section, f File, opts Options) (*Result, error) {
 	tag := strings.ToUpper(sec.Tag)
 	live := newDoc(f.Bytes)
 	liveTag := Tag(f.Bytes)
+	liveSHA := sha256.Sum256(f.Bytes)
 
 	var snap Snapshot
 	found := false
@@ -198,9 +207,66 @@ func ApplySection(sec Section, f File, opts Options) (*Result, error) {
 	}
 	var match bool
 	if found {
-		match = snap.SHA256 == sha256.Sum256(f.Bytes)
+		match = snap.SHA256 == liveSHA
 	} else {
 		match = liveTag == tag
+	}
+	fin := &finisher{path: path, headerPath: path, raw: f.Bytes, old: live, oldTag: liveTag, opts: opts}
+	if parsed.MoveTo != "" {
+		fin.headerPath = parsed.MoveTo
+	}
+
+	// REM, and MV without line edits, need the tag to prove the live content.
+	if parsed.Remove || (parsed.MoveTo != "" && len(parsed.Hunks) == 0) {
+		op := "REM"
+		if !parsed.Remove {
+			op = "MV " + parsed.MoveTo
+		}
+		if !match {
+			return nil, &Error{Kind: KindStale, Msg: "Edit rejected for " + path + ": `" + op + "` needs the content you read, but the section is bound to #" + tag +
+				" and the current file hashes to #" + liveTag + ". Re-read the file to check what changed, then retry with " + header(path, liveTag, opts.BracketHeaders) + "."}
+		}
+		res := &Result{Path: path, Old: f.Bytes, OldTag: liveTag, Warnings: parsed.Warnings}
+		if parsed.Remove {
+			res.Remove = true
+			res.Text = withWarnings("Removed "+path+" (its content is in the trash: restore it with the restore tool).", parsed.Warnings)
+			return res, nil
+		}
+		res.New, res.NewTag, res.MoveTo = f.Bytes, liveTag, parsed.MoveTo
+		res.Text = withWarnings(header(parsed.MoveTo, liveTag, opts.BracketHeaders)+"\nmoved from "+path, parsed.Warnings)
+		if opts.Seen != nil {
+			if rs, known, serr := opts.Seen.Seen(f.Key, liveSHA); serr == nil && known {
+				res.Seen, res.SeenKnown = rs, true
+			}
+		}
+		return res, nil
+	}
+
+	// Seen lines: every hunk must sit on lines a read of the tagged
+	// snapshot displayed.
+	if opts.Seen != nil && (found || match) {
+		sum := liveSHA
+		ref := live
+		if found {
+			sum = snap.SHA256
+			if snap.Content != nil {
+				ref = newDoc(snap.Content)
+			}
+		}
+		rs, known, serr := opts.Seen.Seen(f.Key, sum)
+		if serr != nil {
+			return nil, &Error{Kind: KindStale, Msg: "Edit rejected for " + path + ": the record of the lines you were shown could not be read (" + serr.Error() + "). Retry, or re-read the file with `read`.", Err: serr}
+		}
+		if known {
+			if bad := unseen(seenTargets(parsed.Hunks, displayLines(ref)), mergeRanges(rs)); len(bad) > 0 {
+				return nil, unseenError(path, tag, liveTag, live, bad, opts.BracketHeaders)
+			}
+			if match {
+				fin.seen, fin.seenKnown, fin.mapSeen = rs, true, true
+			} else {
+				fin.seenKnown = true
+			}
+		}
 	}
 
 	if match {
@@ -208,11 +274,11 @@ func ApplySection(sec Section, f File, opts Options) (*Result, error) {
 		if perr != nil {
 			return nil, perr
 		}
-		a, perr := applyPlain(live, plain)
+		a, perr := applyProven(live, plain, path, opts.Checker)
 		if perr != nil {
 			return nil, perr
 		}
-		return finish(path, f.Bytes, live, liveTag, a, append(append([]string(nil), parsed.Warnings...), a.warnings...), blocks), nil
+		return fin.finishMove(a, append(append([]string(nil), parsed.Warnings...), a.warnings...), blocks, parsed.MoveTo), nil
 	}
 
 	// Stale tag.
@@ -229,7 +295,7 @@ func ApplySection(sec Section, f File, opts Options) (*Result, error) {
 			return nil, perr
 		}
 		w := append(append(append([]string(nil), parsed.Warnings...), warnHeadTailStale), a.warnings...)
-		return finish(path, f.Bytes, live, liveTag, a, w, nil), nil
+		return fin.finishMove(a, w, nil, parsed.MoveTo), nil
 	}
 	anchors := hunkAnchors(parsed.Hunks)
 	if found && snap.Content == nil && snap.Load != nil {
@@ -245,11 +311,14 @@ func ApplySection(sec Section, f File, opts Options) (*Result, error) {
 		if perr != nil {
 			return nil, perr
 		}
-		if res := recoverByDiff(path, f.Bytes, live, liveTag, snapDoc, snap.Head, plain, parsed.Warnings); res != nil {
+		// The stale refusal shows the whole targeted ranges, blocks
+		// included (as resolved on the snapshot the caller read).
+		anchors = hunkAnchors(plain)
+		if res := recoverByDiff(fin, snapDoc, snap.Head, plain, parsed); res != nil {
 			return res, nil
 		}
 		if !snap.Head {
-			if res := recoverByReplay(path, f.Bytes, live, liveTag, snapDoc, plain, parsed.Warnings); res != nil {
+			if res := recoverByReplay(fin, snapDoc, plain, parsed); res != nil {
 				return res, nil
 			}
 		}
@@ -267,13 +336,26 @@ func ApplySection(sec Section, f File, opts Options) (*Result, error) {
 		msg = "Edit rejected for " + path + ": hash #" + tag + " is not from this session.\nThe current file hashes to #" + liveTag +
 			". Re-read the file with `read` to copy a current [path#tag] header — never invent the tag and never reuse one from a prior session."
 	}
-	return nil, &Error{Kind: KindStale, Msg: withContext(msg, ctx)}
+	return nil, &Error{Kind: KindStale, Msg: withContext(msg, ctx), Shown: contextRanges(live, anchors)}
+}
+
+// contextRanges lists the lines contextRows displays for anchors.
+func contextRanges(d *doc, anchors []int) []LineRange {
+	L := displayLines(d)
+	var out []LineRange
+	for _, a := range anchors {
+		if a >= 1 && a <= d.n() {
+			out = append(out, LineRange{max(1, a-2), min(L, a+2)})
+		}
+	}
+	return mergeRanges(out)
 }
 
 // recoverByDiff is recovery strategy 1: apply to the snapshot, diff it, and
 // replay that diff onto the live text with no fuzz.
-func recoverByDiff(path string, raw []byte, live *doc, liveTag string, snapDoc *doc, head bool, plain []Hunk, parseWarn []string) *Result {
-	a1, err := applyPlain(snapDoc, plain)
+func recoverByDiff(fin *finisher, snapDoc *doc, head bool, plain []Hunk, parsed *Parsed) *Result {
+	live := fin.old
+	a1, err := applyProven(snapDoc, plain, fin.path, fin.opts.Checker)
 	if err != nil {
 		return nil
 	}
@@ -298,13 +380,14 @@ func recoverByDiff(path string, raw []byte, live *doc, liveTag string, snapDoc *
 	if head {
 		w = warnRecoverExternal
 	}
-	warns := append(append(append([]string(nil), parseWarn...), w), a1.warnings...)
-	return finish(path, raw, live, liveTag, a2, warns, nil)
+	warns := append(append(append([]string(nil), parsed.Warnings...), w), a1.warnings...)
+	return fin.finishMove(a2, warns, nil, parsed.MoveTo)
 }
 
 // recoverByReplay is recovery strategy 2: same line count and identical
 // anchor lines, so the edits are applied directly to the live text.
-func recoverByReplay(path string, raw []byte, live *doc, liveTag string, snapDoc *doc, plain []Hunk, parseWarn []string) *Result {
+func recoverByReplay(fin *finisher, snapDoc *doc, plain []Hunk, parsed *Parsed) *Result {
+	live := fin.old
 	if live.n() != snapDoc.n() {
 		return nil
 	}
@@ -322,16 +405,50 @@ func recoverByReplay(path string, raw []byte, live *doc, liveTag string, snapDoc
 			}
 		}
 	}
-	a, err := applyPlain(live, plain)
+	a, err := applyProven(live, plain, fin.path, fin.opts.Checker)
 	if err != nil || sameLF(live, newDoc(a.out)) {
 		return nil
 	}
-	warns := append(append(append([]string(nil), parseWarn...), warnRecoverReplay), a.warnings...)
-	return finish(path, raw, live, liveTag, a, warns, nil)
+	warns := append(append(append([]string(nil), parsed.Warnings...), warnRecoverReplay), a.warnings...)
+	return fin.finishMove(a, warns, nil, parsed.MoveTo)
+}
+
+// finisher builds the Result of an applied section.
+type finisher struct {
+	path       string // display path of the section's file
+	headerPath string // the path the result header names (an MV destination)
+	raw        []byte // the live bytes
+	old        *doc
+	oldTag     string
+	opts       Options
+	// Seen lines of the tagged snapshot: carried over through the diff when
+	// mapSeen (the tag named the live content), else only the written lines.
+	seen      []LineRange
+	seenKnown bool
+	mapSeen   bool
+}
+
+// finishMove is finish for a section that may also move its file: an MV
+// whose line edits change nothing still moves it.
+func (f *finisher) finishMove(a *applied, warns []string, blocks []BlockResolution, moveTo string) *Result {
+	res := f.finish(a, warns, blocks)
+	if moveTo == "" {
+		return res
+	}
+	res.MoveTo = moveTo
+	if res.NoOp {
+		res.NoOp = false
+		res.Text = withWarnings(header(moveTo, res.NewTag, f.opts.BracketHeaders)+"\nmoved from "+f.path, res.Warnings)
+		if f.seenKnown && f.mapSeen {
+			res.Seen, res.SeenKnown = mergeRanges(f.seen), true
+		}
+	}
+	return res
 }
 
 // finish builds the Result for an applied section.
-func finish(path string, raw []byte, old *doc, oldTag string, a *applied, warns []string, blocks []BlockResolution) *Result {
+func (f *finisher) finish(a *applied, warns []string, blocks []BlockResolution) *Result {
+	path, raw, old, oldTag := f.path, f.raw, f.old, f.oldTag
 	res := &Result{Path: path, Old: raw, OldTag: oldTag, Warnings: warns, Blocks: blocks}
 	nd := newDoc(a.out)
 	if sameLF(old, nd) {
@@ -349,7 +466,22 @@ func finish(path string, raw []byte, old *doc, oldTag string, a *applied, warns 
 			res.FirstChangedLine = min(ch[0].n+1, nd.n())
 		}
 	}
-	parts := []string{headerPilcrow + path + "#" + res.NewTag}
+	if w := syntaxWarning(f.opts.Checker, path, old, nd, ch); w != "" {
+		warns = append(warns, w)
+		res.Warnings = warns
+	}
+	if f.seenKnown {
+		res.SeenKnown = true
+		if f.mapSeen {
+			res.Seen = mapSeen(mergeRanges(f.seen), ch, displayLines(nd))
+		} else {
+			res.Seen = changedSeen(ch, displayLines(nd))
+		}
+	}
+	parts := []string{header(f.headerPath, res.NewTag, f.opts.BracketHeaders)}
+	if f.headerPath != path {
+		parts = append(parts, "moved from "+path)
+	}
 	for _, b := range blocks {
 		parts = append(parts, blockEcho(b))
 	}

@@ -40,6 +40,10 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	}
+	for _, b := range []string{"SWAP 1.=2:\n+a", "DEL 3.=4", "DEL.BLK 2:", "INS.PRE 1:\n+x\nINS.POST 2\n+y",
+		"INS.HEAD:\n+h\nINS.TAIL:\n+t", "SWAP.BLK 4:\n+b\nINS.BLK.POST 9:\n+c", "REM", "MV 'a b.ts'", "SWAP 1..=3\n+z\nMV x"} {
+		f.Add(b)
+	}
 	f.Fuzz(func(t *testing.T, body string) {
 		p, err := ParseBody(body)
 		if err != nil {
@@ -52,6 +56,13 @@ func FuzzParse(f *testing.F) {
 			if h.End < h.Start {
 				t.Fatalf("reversed range survived: %+v", h)
 			}
+			// The op as written parses back to the same op.
+			if h2, ok := parseOpHeader(h.Written()); !ok || h2.Kind != h.Kind || h2.Start != h.Start || h2.End != h.End || h2.v2 != h.v2 {
+				t.Fatalf("%q does not parse back to %+v: %+v %v", h.Written(), h, h2, ok)
+			}
+		}
+		if p.Remove && (len(p.Hunks) > 0 || p.MoveTo != "") {
+			t.Fatalf("REM with other ops survived")
 		}
 	})
 }
@@ -71,6 +82,28 @@ func (fuzzResolver) BlockRange(_, text string, line int) (int, int, bool) {
 	default:
 		return line, strings.Count(text, "\n") + 5, true
 	}
+}
+
+// fuzzChecker reports a syntax error on every line holding "#ERR".
+type fuzzChecker struct{}
+
+func (fuzzChecker) SyntaxErrors(path, text string) ([]LineRange, bool) {
+	var out []LineRange
+	for i, l := range strings.Split(text, "\n") {
+		if strings.Contains(l, "#ERR") {
+			out = append(out, LineRange{i + 1, i + 1})
+		}
+	}
+	return out, true
+}
+
+// fuzzSeen says the first half of every snapshot's lines (by byte length)
+// was shown.
+type fuzzSeen struct{}
+
+func (fuzzSeen) Seen(_ string, sum [32]byte) ([]LineRange, bool, error) {
+	n := int(sum[0]) % 8
+	return []LineRange{{1, n}, {n + 2, n + 3}}, sum[1]%4 != 0, nil
 }
 
 type oneSnap struct {
@@ -98,8 +131,20 @@ func FuzzApply(f *testing.F) {
 		f.Add([]byte(c.File), secs[0].Body, []byte(snap), uint8(0))
 	}
 	f.Add([]byte("a\r\nb\nc\rd"), "replace 2..3:\n+x\ninsert tail:\n+t", []byte{}, uint8(1))
+	// The second verb set, mixed with the first, and the file ops.
+	f.Add([]byte("a\nb\nc\nd\n"), "SWAP 2.=3:\n+x\nINS.HEAD:\n+h\nDEL 4", []byte{}, uint8(8))
+	f.Add([]byte("a\nb\nc\nd\n"), "SWAP.BLK 1:\n+x\nINS.BLK.POST 2:\n+y\ninsert before 4:\n+z", []byte{}, uint8(0))
+	f.Add([]byte("if {\n  x\n}\ny\n"), "INS.POST 2:\n+}\nreplace 3..3:\n+  z\nMV b.ts", []byte{}, uint8(16))
+	f.Add([]byte("a\nb\n"), "REM", []byte{}, uint8(3))
+	f.Add([]byte("a\nb\n"), "DEL.BLK 1\nINS.TAIL:\n+#ERR\nMV \"x y.ts\"", []byte("a\n"), uint8(9))
 	f.Fuzz(func(t *testing.T, file []byte, body string, snapContent []byte, mode uint8) {
 		opts := Options{Resolver: fuzzResolver{}}
+		if mode&16 != 0 {
+			opts.Checker = fuzzChecker{}
+		}
+		if mode&8 != 0 {
+			opts.Seen = fuzzSeen{}
+		}
 		tag := Tag(file)
 		switch mode % 4 {
 		case 1: // stale, snapshot known
@@ -117,8 +162,23 @@ func FuzzApply(f *testing.F) {
 			}
 			return
 		}
+		if res.Remove {
+			if res.New != nil || res.MoveTo != "" || !strings.HasPrefix(res.Text, "Removed ") {
+				t.Fatalf("REM result %+v", res)
+			}
+			return
+		}
+		// A successful edit re-read gives the tag it reported.
 		if res.NewTag != Tag(res.New) {
 			t.Fatalf("NewTag %s, Tag(New) %s", res.NewTag, Tag(res.New))
+		}
+		for _, r := range res.Seen {
+			if r.Start < 1 || r.End < r.Start {
+				t.Fatalf("bad seen range %+v", r)
+			}
+		}
+		if res.MoveTo != "" {
+			return
 		}
 		if res.NoOp {
 			if !bytes.Equal(res.New, file) {

@@ -58,13 +58,66 @@ type Hunk struct {
 	Rows       []string // body rows (no "+" prefix)
 	Line       int      // 1-based line of the op header inside the section body
 
-	noRepair bool // replayed recovery hunk: repairs already ran on the snapshot
+	noRepair bool // replayed recovery hunk, or a repair the parser declined
+	v2       bool // written in the second verb set (SWAP, DEL, INS.*)
+}
+
+// Written returns the op header as the caller would write it in the verb
+// set the hunk was written in (`delete block 7`, `DEL.BLK 7`), for messages.
+func (h Hunk) Written() string {
+	n, m := strconv.Itoa(h.Start), strconv.Itoa(h.End)
+	rng := n
+	if h.End != h.Start {
+		if h.v2 {
+			rng = n + ".=" + m
+		} else {
+			rng = n + ".." + m
+		}
+	}
+	if h.v2 {
+		switch h.Kind {
+		case OpReplace:
+			return "SWAP " + rng + ":"
+		case OpDelete:
+			return "DEL " + rng
+		case OpInsertBefore:
+			return "INS.PRE " + n + ":"
+		case OpInsertAfter:
+			return "INS.POST " + n + ":"
+		case OpInsertHead:
+			return "INS.HEAD:"
+		case OpInsertTail:
+			return "INS.TAIL:"
+		case OpReplaceBlock:
+			return "SWAP.BLK " + n + ":"
+		case OpDeleteBlock:
+			return "DEL.BLK " + n
+		case OpInsertAfterBlock:
+			return "INS.BLK.POST " + n + ":"
+		}
+	}
+	switch h.Kind {
+	case OpReplace:
+		return "replace " + rng + ":"
+	case OpDelete:
+		return "delete " + rng
+	case OpInsertBefore, OpInsertAfter, OpReplaceBlock, OpInsertAfterBlock:
+		return h.Kind.String() + " " + n + ":"
+	case OpDeleteBlock:
+		return "delete block " + n
+	}
+	return h.Kind.String() + ":"
 }
 
 // Parsed is a parsed section body.
 type Parsed struct {
 	Hunks    []Hunk
 	Warnings []string
+	// Remove is set by a `REM` line: the section deletes its file.
+	Remove bool
+	// MoveTo is the destination of an `MV DEST` line: the section moves its
+	// file there after its line edits.
+	MoveTo string
 }
 
 const (
@@ -78,9 +131,9 @@ const maxLineNumber = 1 << 40
 
 var (
 	bodyDiffRe      = regexp.MustCompile(`^@@\s+[-+]?\d+(?:,\d+)?\s+[-+]?\d+(?:,\d+)?\s+@@`)
-	deleteColonRe   = regexp.MustCompile(`^delete\s+(?:block\s+)?\d+(?:(?:\s|-|…|\.\.)+\d+)?\s*:`)
+	deleteColonRe   = regexp.MustCompile(`^(delete\s+(?:block\s+)?|DEL(?:\.BLK)?\s+)(\d+(?:(?:\s|-|…|\.\.=?|\.=)+\d+)?)\s*:`)
 	bareNumberRe    = regexp.MustCompile(`^(\d+)\s*$`)
-	bareRangeRe     = regexp.MustCompile(`^(\d+)(?:\s|-|…|\.\.)+(\d+)\s*:?\s*$`)
+	bareRangeRe     = regexp.MustCompile(`^(\d+)(?:\s|-|…|\.\.=?|\.=)+(\d+)\s*:?\s*$`)
 	readPrefixRe    = regexp.MustCompile(`^\s*(?:>>>?\s*)?[+*-]?\d+:`)
 	loneLiteralRe   = regexp.MustCompile(`^\s*(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[-+]?\d+(?:\.\d+)?)\s*,?\s*$`)
 	applySentinelRe = regexp.MustCompile(`^\*\*\* (?:Update File|Add File|Delete File|Move to):`)
@@ -136,13 +189,18 @@ func (p *opScanner) number() (int, bool) {
 	return n, true
 }
 
-// sep consumes a range separator: any mix of whitespace, "-", "…" and "..".
+// sep consumes a range separator: any mix of whitespace, "-", "…", ".."
+// and ".=" (the second verb set's inclusive separator; "..=" too).
 func (p *opScanner) sep() bool {
 	start := p.i
 	for p.i < len(p.s) {
 		switch {
 		case p.s[p.i] == ' ' || p.s[p.i] == '\t' || p.s[p.i] == '-':
 			p.i++
+		case strings.HasPrefix(p.s[p.i:], "..="):
+			p.i += 3
+		case strings.HasPrefix(p.s[p.i:], ".="):
+			p.i += 2
 		case strings.HasPrefix(p.s[p.i:], ".."):
 			p.i += 2
 		case strings.HasPrefix(p.s[p.i:], "…"):
@@ -184,6 +242,11 @@ func (p *opScanner) end(colon bool) bool {
 func parseOpHeader(line string) (Hunk, bool) {
 	p := &opScanner{s: strings.TrimRight(strings.TrimLeft(line, " \t"), "\r")}
 	var h Hunk
+	if h, ok := p.opV2(); ok {
+		h.v2 = true
+		return h, true
+	}
+	p.i = 0
 	switch {
 	case p.word("replace"):
 		if p.ws() == 0 {
@@ -261,6 +324,74 @@ func (p *opScanner) blockOrRange(plain, block OpKind, colon bool) (Hunk, bool) {
 	return Hunk{Kind: plain, Start: n, End: m}, true
 }
 
+// opV2 parses the second verb set: SWAP R:, SWAP.BLK N:, DEL R, DEL.BLK N,
+// INS.PRE N:, INS.POST N:, INS.HEAD:, INS.TAIL:, INS.BLK.POST N:. The colon
+// is optional where a body follows and forbidden on DEL.
+func (p *opScanner) opV2() (Hunk, bool) {
+	var h Hunk
+	num := func(kind OpKind, colon bool) (Hunk, bool) {
+		if p.ws() == 0 {
+			return h, false
+		}
+		n, ok := p.number()
+		if !ok || !p.end(colon) {
+			return h, false
+		}
+		return Hunk{Kind: kind, Start: n, End: n}, true
+	}
+	rng := func(kind OpKind, colon bool) (Hunk, bool) {
+		if p.ws() == 0 {
+			return h, false
+		}
+		n, m, ok := p.rangeSpec()
+		if !ok || !p.end(colon) {
+			return h, false
+		}
+		return Hunk{Kind: kind, Start: n, End: m}, true
+	}
+	switch {
+	case p.word("SWAP.BLK"):
+		return num(OpReplaceBlock, true)
+	case p.word("SWAP"):
+		return rng(OpReplace, true)
+	case p.word("DEL.BLK"):
+		return num(OpDeleteBlock, false)
+	case p.word("DEL"):
+		return rng(OpDelete, false)
+	case p.word("INS.PRE"):
+		return num(OpInsertBefore, true)
+	case p.word("INS.POST"):
+		return num(OpInsertAfter, true)
+	case p.word("INS.BLK.POST"):
+		return num(OpInsertAfterBlock, true)
+	case p.word("INS.HEAD"):
+		if !p.end(true) {
+			return h, false
+		}
+		return Hunk{Kind: OpInsertHead}, true
+	case p.word("INS.TAIL"):
+		if !p.end(true) {
+			return h, false
+		}
+		return Hunk{Kind: OpInsertTail}, true
+	}
+	return h, false
+}
+
+// fileOp recognises the section-level ops `REM` and `MV DEST` (DEST may be
+// quoted, and must be when it has spaces at its ends).
+func fileOp(line string) (op, dest string, ok bool) {
+	t := strings.TrimSpace(line)
+	if t == "REM" {
+		return "REM", "", true
+	}
+	rest, found := strings.CutPrefix(t, "MV")
+	if !found || rest == "" || (rest[0] != ' ' && rest[0] != '\t') {
+		return "", "", false
+	}
+	return "MV", unquotePath(strings.TrimSpace(rest)), true
+}
+
 func isOpHeader(line string) bool {
 	_, ok := parseOpHeader(line)
 	return ok
@@ -288,7 +419,18 @@ func contamination(k int, line string) *Error {
 	case strings.HasPrefix(t, "@@"):
 		return lineErr(k, "`@@`-bracketed hunk header "+jsonQuote(preview48(t))+" is not valid in hashline. Drop the `@@ ... @@` brackets and write a verb header such as `replace N..M:`.")
 	case deleteColonRe.MatchString(t):
-		return lineErr(k, "`delete N..M` has no colon and no body. Remove the colon and body rows.")
+		m := deleteColonRe.FindStringSubmatch(t)
+		verb := strings.Join(strings.Fields(m[1]), " ")
+		switch verb {
+		case "delete":
+			return lineErr(k, "`delete N..M` has no colon and no body. Remove the colon and body rows.")
+		case "DEL":
+			return lineErr(k, "`DEL N.=M` has no colon and no body. Remove the colon and body rows.")
+		case "delete block":
+			return lineErr(k, "`delete block "+m[2]+"` has no colon and no body. Remove the colon and body rows, or use `replace block "+m[2]+":` to replace the block.")
+		default:
+			return lineErr(k, "`DEL.BLK "+m[2]+"` has no colon and no body. Remove the colon and body rows, or use `SWAP.BLK "+m[2]+":` to replace the block.")
+		}
 	}
 	if m := bareNumberRe.FindStringSubmatch(t); m != nil {
 		return lineErr(k, "hunk headers need a verb. Use `replace "+m[1]+".."+m[1]+":` to replace, or `delete "+m[1]+"` to delete.")
@@ -331,8 +473,14 @@ func ParseBody(body string) (*Parsed, error) {
 		if len(h.Rows) == 0 {
 			switch h.Kind {
 			case OpInsertBefore, OpInsertAfter, OpInsertHead, OpInsertTail, OpInsertAfterBlock:
+				if h.v2 {
+					return lineErr(h.Line, "`"+h.Written()+"` needs at least one `+TEXT` body row.")
+				}
 				return lineErr(h.Line, "`insert` needs at least one `+TEXT` body row.")
 			case OpReplaceBlock:
+				if h.v2 {
+					return lineErr(h.Line, "`"+h.Written()+"` needs at least one `+TEXT` body row. To delete the block, use `DEL.BLK "+strconv.Itoa(h.Start)+"`.")
+				}
 				return lineErr(h.Line, "`replace block N:` needs at least one `+TEXT` body row. To delete a block, use `delete N..M` with the block's line range.")
 			}
 		}
@@ -370,6 +518,27 @@ func ParseBody(body string) (*Parsed, error) {
 		case envEnd, envAbort:
 			goto done
 		}
+		if op, dest, ok := fileOp(line); ok {
+			if err := flush(); err != nil {
+				return nil, err
+			}
+			switch {
+			case op == "REM" && out.Remove:
+				return nil, lineErr(k, "`REM` is given twice; one `REM` deletes the file.")
+			case op == "MV" && out.MoveTo != "":
+				return nil, lineErr(k, "`MV` is given twice ("+jsonQuote(out.MoveTo)+" and "+jsonQuote(dest)+"); a section moves its file once.")
+			case op == "MV" && strings.TrimSpace(dest) == "":
+				return nil, lineErr(k, "`MV` needs a destination path: `MV new/path.ts` (quote it when it has spaces).")
+			case op == "MV" && strings.ContainsAny(dest, "\x00\n"):
+				return nil, lineErr(k, "`MV` destination "+jsonQuote(dest)+" is not a valid path.")
+			}
+			if op == "REM" {
+				out.Remove = true
+			} else {
+				out.MoveTo = dest
+			}
+			continue
+		}
 		if h, ok := parseOpHeader(line); ok {
 			if err := flush(); err != nil {
 				return nil, err
@@ -385,7 +554,7 @@ func ParseBody(body string) (*Parsed, error) {
 			if cur == nil {
 				return nil, lineErr(k, "payload line has no preceding hunk header. Got "+jsonQuote(line)+".")
 			}
-			if err := deleteBodyErr(k, cur.Kind); err != nil {
+			if err := deleteBodyErr(k, *cur); err != nil {
 				return nil, err
 			}
 			addRow(line[1:], false)
@@ -402,7 +571,7 @@ func ParseBody(body string) (*Parsed, error) {
 		if cur == nil {
 			return nil, lineErr(k, "payload line has no preceding hunk header. Use "+msgPayloadOps+" above the body. Got "+jsonQuote(line)+".")
 		}
-		if err := deleteBodyErr(k, cur.Kind); err != nil {
+		if err := deleteBodyErr(k, *cur); err != nil {
 			return nil, err
 		}
 		if strings.HasPrefix(strings.TrimLeft(line, " \t"), "-") {
@@ -414,17 +583,26 @@ done:
 	if err := flush(); err != nil {
 		return nil, err
 	}
+	if out.Remove && (len(out.Hunks) > 0 || out.MoveTo != "") {
+		return nil, parseErr("`REM` deletes the section's file, so it cannot be combined with line edits or `MV` in the same section. Drop the other ops, or drop `REM`.")
+	}
 	if err := checkOverlap(out.Hunks); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-func deleteBodyErr(k int, kind OpKind) *Error {
-	switch kind {
-	case OpDelete:
+func deleteBodyErr(k int, h Hunk) *Error {
+	switch {
+	case h.v2 && h.Kind == OpDelete:
+		sw := h
+		sw.Kind = OpReplace
+		return lineErr(k, "`"+h.Written()+"` does not take body rows. Remove the body, or use `"+sw.Written()+"`.")
+	case h.v2 && h.Kind == OpDeleteBlock:
+		return lineErr(k, "`"+h.Written()+"` does not take body rows. Remove the body, or use `SWAP.BLK "+strconv.Itoa(h.Start)+":` to replace the block.")
+	case h.Kind == OpDelete:
 		return lineErr(k, "`delete N..M` does not take body rows. Remove the body, or use `replace N..M:`.")
-	case OpDeleteBlock:
+	case h.Kind == OpDeleteBlock:
 		return lineErr(k, "`delete block N` does not take body rows. Remove the body, or use `replace block N:` to replace the block.")
 	}
 	return nil

@@ -95,7 +95,7 @@ func (s *server) callTool(ctx context.Context, tool string, args []byte, token p
 		return nil, toolError(tool, &agent.Error{Kind: agent.KindUsage, Message: fmt.Sprintf("%s: %v", tool, err)})
 	}
 	prog := s.startProgress(ctx, "hashls "+tool, token)
-	env := &agent.Env{WS: ws, Resolver: &s.resolver, Progress: prog.report}
+	env := &agent.Env{WS: ws, Resolver: &s.resolver, Progress: prog.report, Edit: s.currentSettings().editSettings()}
 	start := time.Now()
 	res, err := s.opts.runTool(ctx, env, tool, args)
 	prog.end()

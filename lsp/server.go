@@ -11,6 +11,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/hashls/hashls/agent"
 	"github.com/hashls/hashls/treesitter"
 	"github.com/hashls/hashls/workspace"
 )
@@ -148,6 +149,17 @@ type Settings struct {
 	ApplyEditTimeoutMs int `json:"applyEditTimeoutMs"`
 	// StateDir overrides Options.StateDir (initializationOptions only).
 	StateDir string `json:"stateDir"`
+	// SeenLines refuses edits anchored on lines no read displayed (on by
+	// default; false turns the check off).
+	SeenLines *bool `json:"seenLines"`
+	// EditHeaders is the form of the edit tool's result headers:
+	// "pilcrow" (¶PATH#TAG, the default) or "bracket" ([PATH#TAG]).
+	EditHeaders string `json:"editHeaders"`
+}
+
+// editSettings are the edit tool's settings these settings give.
+func (st Settings) editSettings() agent.EditSettings {
+	return agent.EditSettings{AllowUnseen: st.SeenLines != nil && !*st.SeenLines, BracketHeaders: st.EditHeaders == "bracket"}
 }
 
 func defaultSettings() Settings {
@@ -169,7 +181,12 @@ func applySettings(cur Settings, raw []byte) (Settings, error) {
 	}
 	next := cur
 	if err := json.Unmarshal(raw, &next); err != nil {
-		return cur, fmt.Errorf("invalid hashls settings (expected {progress: bool, activity: bool, logLevel: string, applyEditTimeoutMs: number, stateDir: string}): %w", err)
+		return cur, fmt.Errorf("invalid hashls settings (expected {progress: bool, activity: bool, logLevel: string, applyEditTimeoutMs: number, stateDir: string, seenLines: bool, editHeaders: string}): %w", err)
+	}
+	switch next.EditHeaders {
+	case "", "pilcrow", "bracket":
+	default:
+		return cur, fmt.Errorf("invalid editHeaders %q: use pilcrow or bracket", next.EditHeaders)
 	}
 	switch next.LogLevel {
 	case "error", "warning", "info", "debug":

@@ -5,8 +5,10 @@
 // tools, paths on disk or LSP; positions are byte offsets and 0-based rows.
 //
 // Entry points: LanguageFor, Supported, DefaultResolver / (*Resolver).BlockRange
-// (which satisfies edit.BlockResolver), Summarize, DocumentSymbols,
-// FoldingRanges, SelectionRanges.
+// (which satisfies edit.BlockResolver), SyntaxErrors / (*Resolver).SyntaxErrors
+// (the edit engine's parse proof: ERROR and MISSING nodes, named or not,
+// walked on the C tree), Summarize, DocumentSymbols, FoldingRanges,
+// SelectionRanges. In Markdown a heading resolves to its whole section.
 //
 // Use of the C library: a parser serves one goroutine at a time (idle ones
 // wait in a small per-language free list); a parse is copied into an

@@ -28,6 +28,9 @@ type Change struct {
 	// NewTag is New's tag, recorded with its snapshot (the caller owns
 	// the tag function).
 	NewTag string
+	// Seen, when not nil, is the lines of New the caller has displayed
+	// (see Store.AddSeen), recorded with the snapshot.
+	Seen []LineRange
 	// Delete removes the file.
 	Delete bool
 	// Mode is the new file's permission bits; 0 keeps an existing file's
@@ -402,7 +405,7 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 		var audits []AuditEntry
 		for _, e := range ents {
 			if !e.ch.Delete {
-				recs = append(recs, Recording{Key: e.ch.Path.Abs, Tag: e.ch.NewTag, Content: e.ch.New})
+				recs = append(recs, Recording{Key: e.ch.Path.Abs, Tag: e.ch.NewTag, Content: e.ch.New, Seen: e.ch.Seen})
 			}
 			note := e.ch.Note
 			if e.ch.MovedFrom != "" && note == "" {

@@ -44,7 +44,7 @@ func DefaultLimits() Limits {
 var busyTimeoutMS = 10000
 
 // schemaVersion is the store's PRAGMA user_version.
-const schemaVersion = 3
+const schemaVersion = 4
 
 // schemaV1 creates the version 1 schema.
 const schemaV1 = `
@@ -110,6 +110,19 @@ CREATE TABLE IF NOT EXISTS intents(
 	body TEXT NOT NULL
 );
 ALTER TABLE audit ADD COLUMN transport TEXT NOT NULL DEFAULT '';
+`
+
+// schemaV4 adds the seen lines: which lines of each snapshot the tools
+// displayed (see seen.go).
+const schemaV4 = `
+CREATE TABLE IF NOT EXISTS seen(
+	key    TEXT NOT NULL,
+	sha256 BLOB NOT NULL,
+	ranges TEXT NOT NULL,
+	time   INTEGER NOT NULL,
+	PRIMARY KEY(key, sha256)
+);
+CREATE INDEX IF NOT EXISTS seen_key_time ON seen(key, time);
 `
 
 // Store is the persistent record: snapshots, audit log and trash. It is one
@@ -271,6 +284,12 @@ func (s *Store) migrate() error {
 		if _, err := tx.Exec(schemaV3); err != nil {
 			return storeErr(s.path, err)
 		}
+		v = 3
+	}
+	if v == 3 {
+		if _, err := tx.Exec(schemaV4); err != nil {
+			return storeErr(s.path, err)
+		}
 	}
 	if _, err := tx.Exec("PRAGMA user_version = " + strconv.Itoa(schemaVersion)); err != nil {
 		return storeErr(s.path, err)
@@ -334,6 +353,10 @@ type Recording struct {
 	Key, Tag string
 	Content  []byte
 	SHA256   *[32]byte // sha256 of Content when the caller has it; nil: computed
+	// Seen, when not nil, is the line ranges of Content the caller
+	// displayed, recorded with the snapshot in the same transaction (see
+	// AddSeen); an empty non-nil list records the snapshot as tracked.
+	Seen []LineRange
 }
 
 // RecordAll records several snapshots in one transaction, as Record does
@@ -362,6 +385,21 @@ func (s *Store) RecordAll(recs []Recording) error {
 
 // recordTx records one snapshot inside a write transaction.
 func (s *Store) recordTx(tx *sql.Tx, r Recording, now int64) error {
+	if r.SHA256 == nil {
+		sum := sha256.Sum256(r.Content)
+		r.SHA256 = &sum
+	}
+	if err := s.recordSnapshotTx(tx, r, now); err != nil {
+		return err
+	}
+	if r.Seen != nil {
+		return addSeenTx(tx, r.Key, *r.SHA256, r.Seen, now)
+	}
+	return nil
+}
+
+// recordSnapshotTx records r's snapshot (r.SHA256 set).
+func (s *Store) recordSnapshotTx(tx *sql.Tx, r Recording, now int64) error {
 	key, tag, content := r.Key, r.Tag, r.Content
 	var sum [32]byte
 	if r.SHA256 != nil {

@@ -1,0 +1,31 @@
+package lsp
+
+import (
+	"testing"
+
+	"github.com/hashls/hashls/agent"
+)
+
+func TestEditSettings(t *testing.T) {
+	tests := []struct {
+		raw     string
+		want    agent.EditSettings
+		wantErr bool
+	}{
+		{`{}`, agent.EditSettings{}, false},
+		{`{"hashls":{"seenLines":false}}`, agent.EditSettings{AllowUnseen: true}, false},
+		{`{"seenLines":true,"editHeaders":"bracket"}`, agent.EditSettings{BracketHeaders: true}, false},
+		{`{"editHeaders":"pilcrow"}`, agent.EditSettings{}, false},
+		{`{"editHeaders":"angle"}`, agent.EditSettings{}, true},
+	}
+	for _, tt := range tests {
+		st, err := applySettings(defaultSettings(), []byte(tt.raw))
+		if (err != nil) != tt.wantErr {
+			t.Errorf("%s: err %v", tt.raw, err)
+			continue
+		}
+		if got := st.editSettings(); got != tt.want {
+			t.Errorf("%s: %+v, want %+v", tt.raw, got, tt.want)
+		}
+	}
+}
