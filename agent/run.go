@@ -73,7 +73,24 @@ func checkArgs(t Tool, args json.RawMessage) error {
 				known = append(known, p)
 			}
 			sort.Strings(known)
-			return &Error{Kind: KindUsage, Message: fmt.Sprintf("%s: unknown argument %q; known arguments: %s", t.Name(), k, strings.Join(known, ", "))}
+			return &Error{Kind: KindUsage, Message: fmt.Sprintf("%s: unknown argument %s; known arguments: %s", t.Name(), QuoteInput(k), strings.Join(known, ", "))}
+		}
+	}
+	if err := checkArgSizes(t, obj); err != nil {
+		return err
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if n := notUnicode(obj[k]); n > 0 {
+			hint := "fix the text's encoding"
+			if _, ok := schema.Properties["contentBase64"]; ok {
+				hint = "send bytes that are not text as contentBase64 instead of content"
+			}
+			return &Error{Kind: KindUsage, Message: fmt.Sprintf("%s: argument %q holds %d sequence(s) that are not Unicode text (bytes that are not UTF-8, or a lone UTF-16 surrogate such as \\ud800); JSON cannot carry them and decoding would replace each with U+FFFD, so nothing was done. %s", t.Name(), k, n, strings.ToUpper(hint[:1])+hint[1:])}
 		}
 	}
 	for _, k := range schema.Required {
@@ -84,17 +101,60 @@ func checkArgs(t Tool, args json.RawMessage) error {
 	return nil
 }
 
+// maxNameArg bounds the arguments that name things (a path with its
+// selector, a search pattern): no file name or pattern is that long, and
+// resolving, matching and quoting one that is costs time and memory in
+// proportion (a 100 MiB path must not take a minute and gigabytes to
+// refuse).
+const maxNameArg = 64 << 10
+
+// checkArgSizes refuses a path, paths element or pattern longer than
+// maxNameArg, quoting a prefix of it.
+func checkArgSizes(t Tool, obj map[string]json.RawMessage) error {
+	tooLong := func(k string, raw json.RawMessage) error {
+		if len(raw) <= maxNameArg {
+			return nil
+		}
+		var s string
+		if json.Unmarshal(raw, &s) != nil || len(s) <= maxNameArg {
+			return nil // a wrong type is reported by the tool; escapes made it look long
+		}
+		return &Error{Kind: KindUsage, Message: fmt.Sprintf("%s: argument %q is %d bytes (%s); a path with its selector, or a pattern, is at most %d bytes", t.Name(), k, len(s), QuoteInput(s), maxNameArg)}
+	}
+	for _, k := range []string{"path", "pattern"} {
+		if err := tooLong(k, obj[k]); err != nil {
+			return err
+		}
+	}
+	if raw, ok := obj["paths"]; ok && len(raw) > maxNameArg {
+		var elems []json.RawMessage
+		if json.Unmarshal(raw, &elems) == nil {
+			for _, e := range elems {
+				if err := tooLong("paths", e); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // AsError converts any error into an *Error: an *Error is kept, any other
-// error gets its kind from KindOf. The result always has a suggested
-// action: the tool's own, else the kind's default (SuggestedAction).
+// error gets its kind from KindOf. The message is bounded (BoundMessage):
+// it may quote input, never all of a long one. The result always has a
+// suggested action: the tool's own, else the kind's default
+// (SuggestedAction).
 func AsError(err error) *Error {
 	var ae *Error
 	if !errors.As(err, &ae) {
 		ae = &Error{Kind: KindOf(err), Message: err.Error(), Err: err}
 	}
-	if ae.SuggestedAction == "" {
+	if msg := BoundMessage(ae.Message); len(msg) != len(ae.Message) || ae.SuggestedAction == "" {
 		c := *ae
-		c.SuggestedAction = SuggestedAction(c.Kind)
+		c.Message = msg
+		if c.SuggestedAction == "" {
+			c.SuggestedAction = SuggestedAction(c.Kind)
+		}
 		ae = &c
 	}
 	return ae

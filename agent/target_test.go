@@ -59,7 +59,7 @@ var archiveFiles = map[string]string{
 	"../escape.txt":   "evil\n",
 }
 
-func targetEnv(t *testing.T) *Env {
+func targetEnv(t testing.TB) *Env {
 	t.Helper()
 	env := newTestEnv(t)
 	root := env.WS.Root()

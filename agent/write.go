@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -21,12 +22,13 @@ func (writeTool) Description() string {
 	return "Create or overwrite a file with the given content (old content to the trash, a fresh ¶PATH#TAG back); also an archive member (a.zip:dir/f.txt) or a SQLite row (db.sqlite:table inserts, db.sqlite:table:key updates, blank content deletes)"
 }
 func (writeTool) Schema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"File path inside the root (missing parent directories are created), an archive member a.zip:dir/f.txt (the archive is rewritten atomically, created if missing), or a SQLite row: db.sqlite:table (insert) or db.sqlite:table:key (update; blank content deletes)"},"content":{"type":"string","description":"The complete new content of the file or member; for SQLite a JSON5 object of column values"},"expectedSha256":{"type":"string","description":"Optional stale-file gate: the sha256 (hex) of the file as you read it (read's details.sha256); \"\" means the file must not exist yet"},"allowVcs":{"type":"boolean","description":"Allow changes under .git, .hg or .svn, refused by default (a write there can make git run code on the next git command)"}},"required":["path","content"],"additionalProperties":false}`)
+	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"File path inside the root (missing parent directories are created), an archive member a.zip:dir/f.txt (the archive is rewritten atomically, created if missing), or a SQLite row: db.sqlite:table (insert) or db.sqlite:table:key (update; blank content deletes)"},"content":{"type":"string","description":"The complete new content of the file or member; for SQLite a JSON5 object of column values. Text only: content with bytes that are not UTF-8 (or a lone \\ud800) is refused; use contentBase64 for those"},"contentBase64":{"type":"string","description":"Instead of content: the file's bytes in standard base64, written exactly as they are (no line-ending or BOM handling); for files and archive members"},"expectedSha256":{"type":"string","description":"Optional stale-file gate: the sha256 (hex) of the file as you read it (read's details.sha256); \"\" means the file must not exist yet"},"allowVcs":{"type":"boolean","description":"Allow changes under .git, .hg or .svn, refused by default (a write there can make git run code on the next git command)"}},"required":["path"],"additionalProperties":false}`)
 }
 
 type writeArgs struct {
 	Path           string  `json:"path"`
-	Content        string  `json:"content"`
+	Content        *string `json:"content"`
+	ContentBase64  *string `json:"contentBase64"`
 	ExpectedSha256 *string `json:"expectedSha256"`
 	AllowVCS       bool    `json:"allowVcs"`
 }
@@ -102,7 +104,11 @@ func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resul
 	if strings.TrimSpace(a.Path) == "" {
 		return nil, &Error{Kind: KindUsage, Message: "write: path is empty; pass the file to create or overwrite"}
 	}
-	if res, ok, err := writeTarget(ctx, env, a.Path, a.Content, a.ExpectedSha256, a.AllowVCS); ok || err != nil {
+	body, exact, err := writeContent(a)
+	if err != nil {
+		return nil, err
+	}
+	if res, ok, err := writeTarget(ctx, env, a.Path, body, a.ExpectedSha256, a.AllowVCS); ok || err != nil {
 		return res, err
 	}
 	if strings.HasSuffix(a.Path, "/") || strings.HasSuffix(a.Path, string(filepath.Separator)) {
@@ -112,7 +118,10 @@ func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resul
 	if err != nil {
 		return nil, err
 	}
-	content, stripped, looksLikeRead := stripReadPrefixes(a.Content)
+	content, stripped, looksLikeRead := body, false, false
+	if !exact {
+		content, stripped, looksLikeRead = stripReadPrefixes(body)
+	}
 	d := &writeDetails{Path: p.Rel, Op: "create", StrippedPrefixes: stripped}
 	var old []byte
 	switch f, err := env.WS.ReadFile(p); {
@@ -127,7 +136,10 @@ func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resul
 	if err := checkExpectedSha(p, old, a.ExpectedSha256); err != nil {
 		return nil, err
 	}
-	newBytes, style := edit.KeepLineStyle(content, old)
+	newBytes, style := []byte(content), edit.LineStyle{}
+	if !exact {
+		newBytes, style = edit.KeepLineStyle(content, old)
+	}
 	d.KeptCRLF, d.KeptBOM, d.Bytes = style.CRLF, style.BOM, len(newBytes)
 	// The caller wrote every line: an edit may anchor on any of them.
 	pw := plannedWrite(p, old, newBytes, "")
@@ -164,6 +176,25 @@ func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resul
 		text += "\nWarning: " + w + "."
 	}
 	return &Result{Text: text, Details: d, Changes: changes, Warnings: d.Warnings}, nil
+}
+
+// writeContent returns what write writes: content (text, whose line style
+// write adapts), or contentBase64's bytes (exact); one of the two, never
+// both.
+func writeContent(a writeArgs) (content string, exact bool, err error) {
+	switch {
+	case a.Content != nil && a.ContentBase64 != nil:
+		return "", false, &Error{Kind: KindUsage, Message: "write: pass either content (text) or contentBase64 (bytes), not both"}
+	case a.ContentBase64 != nil:
+		b, err := base64.StdEncoding.DecodeString(*a.ContentBase64)
+		if err != nil {
+			return "", false, &Error{Kind: KindUsage, Message: fmt.Sprintf("write: contentBase64 is not standard base64 (%v); encode the bytes with padding, alphabet A-Z a-z 0-9 + /", err), Err: err}
+		}
+		return string(b), true, nil
+	case a.Content != nil:
+		return *a.Content, false, nil
+	}
+	return "", false, &Error{Kind: KindUsage, Message: "write: missing content: pass content (the file's text) or contentBase64 (its bytes in base64)"}
 }
 
 // checkExpectedSha is the stale-file gate of write: want "" means the file

@@ -40,6 +40,11 @@ func (b *bufferEditor) ApplyEdit(ctx context.Context, p workspace.Path, version 
 		s.mu.Unlock()
 		return stale("%s was closed in the editor while the tool ran; read it again and retry", p.Rel)
 	}
+	if d.outOfSync != "" {
+		why := d.outOfSync
+		s.mu.Unlock()
+		return &workspace.Error{Kind: workspace.KindStale, Msg: errOutOfSync(p.Rel, why).Error() + "; the edit was not applied"}
+	}
 	if d.version != version || !bytes.Equal(d.text, old) {
 		cur := d.version
 		s.mu.Unlock()

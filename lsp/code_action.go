@@ -31,6 +31,9 @@ type blockArgs struct {
 // CodeAction offers, for the block at the cursor: delete it, select it, copy
 // its hashline anchor; and for the file: outline it.
 func (s *server) CodeAction(ctx context.Context, params *protocol.CodeActionParams) ([]protocol.CommandOrCodeAction, error) {
+	if r := params.Range; posAfter(r.Start, r.End) {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "codeAction range starts at %d:%d, after its end %d:%d", r.Start.Line, r.Start.Character, r.End.Line, r.End.Character)
+	}
 	sn, err := s.snapshotOf(params.TextDocument.URI)
 	if err != nil {
 		return nil, invalidParams(err)

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -148,21 +149,24 @@ func (s *server) reportActivity(ctx context.Context, tool string, args []byte, r
 	}
 	a := Activity{Tool: tool, Outcome: "ok", DurationMs: float64(d.Microseconds()) / 1000}
 	paths := map[string]bool{}
+	add := func(p string) { // named paths are bounded: clipped, and at most maxActivityPaths
+		if p != "" && len(paths) < maxActivityPaths {
+			paths[agent.ClipInput(p)] = true
+		}
+	}
 	if err != nil {
 		a.Outcome = "error"
 		a.ErrorKind = agent.KindOf(err)
-		a.Message = err.Error()
+		a.Message = agent.AsError(err).Message // bounded: quotes input, never all of it
 		for _, p := range agent.ArgPaths(args) {
-			paths[p] = true
+			add(p)
 		}
 	}
 	if res != nil {
 		var diffs []string
 		for _, c := range res.Changes {
-			paths[c.Path] = true
-			if c.MovedFrom != "" {
-				paths[c.MovedFrom] = true
-			}
+			add(c.Path)
+			add(c.MovedFrom)
 			if c.AuditID != 0 {
 				a.AuditIDs = append(a.AuditIDs, c.AuditID)
 			}
@@ -171,14 +175,14 @@ func (s *server) reportActivity(ctx context.Context, tool string, args []byte, r
 			}
 		}
 		for _, f := range res.Shown {
-			paths[f.Path] = true
+			add(f.Path)
 		}
 		if len(paths) == 0 {
 			for _, p := range agent.ArgPaths(args) {
-				paths[p] = true
+				add(p)
 			}
 		}
-		a.Diff = strings.Join(diffs, "\n")
+		a.Diff = boundDiff(strings.Join(diffs, "\n"))
 	}
 	a.Paths = make([]string, 0, len(paths))
 	for p := range paths {
@@ -193,6 +197,29 @@ func (s *server) reportActivity(ctx context.Context, tool string, args []byte, r
 		s.logf("lsp: %s: %v", MethodActivity, nerr)
 	}
 }
+
+// boundDiff cuts a diff longer than maxActivityDiff at a line break and says
+// how much was left out (the tool's result carries the whole diff).
+func boundDiff(d string) string {
+	if len(d) <= maxActivityDiff {
+		return d
+	}
+	cut := strings.LastIndexByte(d[:maxActivityDiff], '\n') + 1
+	if cut == 0 {
+		cut = maxActivityDiff
+		for cut > 0 && !utf8.RuneStart(d[cut]) {
+			cut--
+		}
+	}
+	return d[:cut] + fmt.Sprintf("… (%d more bytes of diff in the tool's result)\n", len(d)-cut)
+}
+
+// Bounds of an activity entry: it names what a tool touched, it does not
+// repeat the caller's input (a path is clipped to a prefix and its length).
+const (
+	maxActivityPaths = 200
+	maxActivityDiff  = 256 << 10
+)
 
 // logWarnings sends a tool result's warnings as window/logMessage.
 func (s *server) logWarnings(ctx context.Context, tool string, res *agent.Result) {
@@ -219,5 +246,14 @@ func (s *server) logMessage(ctx context.Context, typ protocol.MessageType, msg s
 	}
 	if err := s.client.LogMessage(context.WithoutCancel(ctx), &protocol.LogMessageParams{Type: typ, Message: msg}); err != nil {
 		s.logf("lsp: window/logMessage: %v", err)
+	}
+}
+
+// showMessage sends window/showMessage (a message the user sees, for
+// problems that need the user: a document out of sync). It ignores the
+// logLevel setting: the user must act on it.
+func (s *server) showMessage(ctx context.Context, typ protocol.MessageType, msg string) {
+	if err := s.client.ShowMessage(context.WithoutCancel(ctx), &protocol.ShowMessageParams{Type: typ, Message: msg}); err != nil {
+		s.logf("lsp: window/showMessage: %v", err)
 	}
 }

@@ -10,16 +10,22 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
 
 // rawConn drives Serve with hand-written bytes.
 type rawConn struct {
-	t  *testing.T
-	c  net.Conn
-	r  *bufio.Reader
-	ch chan error
+	t    *testing.T
+	c    net.Conn
+	r    *bufio.Reader
+	ch   chan error
+	root string
+	wait time.Duration // read and write deadline (default 5s)
+
+	logMu sync.Mutex
+	log   strings.Builder // what the server logged (its stderr)
 }
 
 func newRawConn(t *testing.T) *rawConn {
@@ -28,7 +34,14 @@ func newRawConn(t *testing.T) *rawConn {
 	opts := testOptions()
 	opts.StateDir = t.TempDir()
 	opts.Root = t.TempDir()
-	opts.Logf = func(f string, args ...any) { t.Logf("server: "+f, args...) }
+	rc.root = opts.Root
+	opts.Logf = func(f string, args ...any) {
+		line := fmt.Sprintf(f, args...)
+		rc.logMu.Lock()
+		rc.log.WriteString(line + "\n")
+		rc.logMu.Unlock()
+		t.Logf("server: %.2000s", line)
+	}
 	go func() { rc.ch <- Serve(context.Background(), b, opts) }()
 	t.Cleanup(func() {
 		a.Close()
@@ -43,10 +56,17 @@ func newRawConn(t *testing.T) *rawConn {
 
 func (rc *rawConn) write(s string) {
 	rc.t.Helper()
-	_ = rc.c.SetWriteDeadline(time.Now().Add(5 * time.Second))
+	_ = rc.c.SetWriteDeadline(time.Now().Add(rc.deadline()))
 	if _, err := io.WriteString(rc.c, s); err != nil {
 		rc.t.Fatalf("write: %v", err)
 	}
+}
+
+func (rc *rawConn) deadline() time.Duration {
+	if rc.wait > 0 {
+		return rc.wait
+	}
+	return 5 * time.Second
 }
 
 func frame(body string) string {
@@ -56,7 +76,7 @@ func frame(body string) string {
 // read returns the next message the server sent.
 func (rc *rawConn) read() map[string]any {
 	rc.t.Helper()
-	_ = rc.c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	_ = rc.c.SetReadDeadline(time.Now().Add(rc.deadline()))
 	n := -1
 	for {
 		line, err := rc.r.ReadString('\n')

@@ -165,6 +165,13 @@ func (s *server) handler() jsonrpc2.Handler {
 			if !s.acceptNotification(method) {
 				return nil, nil
 			}
+			if method == protocol.MethodTextDocumentDidChange {
+				// Decoded here, strictly: see didChangeRaw.
+				if err := s.didChangeRaw(reqCtx, req.Params()); err != nil {
+					s.logf("lsp: %s: %v", method, err)
+				}
+				return nil, nil
+			}
 			// A notification handler error would end the connection: log it.
 			if _, err := dispatch(reqCtx, req); err != nil {
 				s.logf("lsp: %s: %v", method, err)

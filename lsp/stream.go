@@ -8,16 +8,27 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"sync"
 
 	"go.lsp.dev/jsonrpc2"
 )
 
-// Limits of the framing layer.
+// Limits of the framing layer. A body up to maxBody is read, into a buffer
+// that grows with the bytes that actually arrive (never to a size a header
+// merely declares); a larger one, up to maxSkip, is read and discarded in
+// skipChunk pieces and answered with an error; a header declaring more than
+// maxSkip ends the connection (there is no way to find the next message
+// short of reading that much, and waiting for it would leave the server
+// alive and deaf), with a message on stderr, so the editor restarts the
+// server.
 const (
 	maxHeaderLine = 8 << 10   // one header line
 	maxBody       = 512 << 20 // one message body
+	maxSkip       = 2 << 30   // the largest body skipped to reach the next message
+	skipChunk     = 64 << 10
+	bodyChunk     = 1 << 20 // bodies above this are read in growing steps
 )
 
 // stream is the LSP base-protocol framing (Content-Length headers) over a
@@ -34,6 +45,8 @@ type stream struct {
 
 	body []byte // reused body buffer; a decoded message borrows it until the next Read
 
+	maxBody, maxSkip int // maxBody and maxSkip (smaller in tests)
+
 	wmu  sync.Mutex
 	wbuf []byte
 }
@@ -41,7 +54,7 @@ type stream struct {
 var _ jsonrpc2.Stream = (*stream)(nil)
 
 func newStream(rwc io.ReadWriteCloser, logf func(string, ...any)) *stream {
-	return &stream{in: bufio.NewReaderSize(rwc, 64<<10), out: rwc, closer: rwc, logf: logf}
+	return &stream{in: bufio.NewReaderSize(rwc, 64<<10), out: rwc, closer: rwc, logf: logf, maxBody: maxBody, maxSkip: maxSkip}
 }
 
 // errBadHeader marks a malformed header block (recoverable: resynchronise).
@@ -68,19 +81,22 @@ func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 		if err != nil {
 			return nil, 0, err
 		}
-		if length > maxBody {
-			s.logf("lsp: message of %d bytes exceeds the %d-byte limit; discarded", length, maxBody)
-			if _, err := io.CopyN(io.Discard, s.in, int64(length)); err != nil {
+		if length > s.maxSkip {
+			err := fmt.Errorf("%w: a message declares Content-Length %d, more than the %d bytes the server skips to find the next message; closing the connection (restart the server; messages must be at most %d bytes)", errTooLarge, length, s.maxSkip, s.maxBody)
+			s.logf("lsp: %v", err)
+			s.reject(ctx, nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "%v", err))
+			return nil, 0, err
+		}
+		if length > s.maxBody {
+			s.logf("lsp: message of %d bytes exceeds the %d-byte limit; discarding it in %d-byte chunks", length, s.maxBody, skipChunk)
+			if err := skip(s.in, length); err != nil {
 				return nil, 0, unexpectedEOF(err)
 			}
-			s.reject(ctx, nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "message of %d bytes exceeds the %d-byte limit", length, maxBody))
+			s.reject(ctx, nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "message of %d bytes exceeds the %d-byte limit; it was discarded", length, s.maxBody))
 			continue
 		}
-		if cap(s.body) < length {
-			s.body = make([]byte, length)
-		}
-		body := s.body[:length]
-		if _, err := io.ReadFull(s.in, body); err != nil {
+		body, err := s.readBody(length)
+		if err != nil {
 			return nil, 0, unexpectedEOF(err)
 		}
 		msg, err := jsonrpc2.DecodeMessage(body)
@@ -98,6 +114,48 @@ func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 		}
 		return msg, int64(hdr + length), nil
 	}
+}
+
+// errTooLarge ends the connection: a frame too large to skip.
+var errTooLarge = errors.New("message too large")
+
+// readBody reads a body of length bytes into the reused buffer. A body
+// above bodyChunk is read in steps, the buffer growing with what arrived,
+// so a header that declares a large length and then stalls or ends holds
+// memory for what was sent, not for what was declared.
+func (s *stream) readBody(length int) ([]byte, error) {
+	if length <= bodyChunk || cap(s.body) >= length {
+		if cap(s.body) < length {
+			s.body = make([]byte, length)
+		}
+		body := s.body[:length]
+		_, err := io.ReadFull(s.in, body)
+		return body, err
+	}
+	body := s.body[:0]
+	for len(body) < length {
+		n := min(length-len(body), max(bodyChunk, len(body)))
+		body = slices.Grow(body, n)
+		if _, err := io.ReadFull(s.in, body[len(body):len(body)+n]); err != nil {
+			return nil, err
+		}
+		body = body[:len(body)+n]
+	}
+	s.body = body
+	return body, nil
+}
+
+// skip reads and discards n bytes in skipChunk pieces.
+func skip(r io.Reader, n int) error {
+	var buf [skipChunk]byte
+	for n > 0 {
+		m, err := io.ReadFull(r, buf[:min(n, len(buf))])
+		n -= m
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func unexpectedEOF(err error) error {

@@ -297,3 +297,61 @@ func FuzzNormalizeMember(f *testing.F) {
 		}
 	})
 }
+
+// FuzzArchive reads real and malformed archive bytes of every kind (List,
+// Children, ReadMember, Each) and rewrites a member: nothing may panic or
+// read past the member limit, every name listed is safe (no "..", not
+// absolute), and a rewrite that succeeds yields an archive whose member
+// holds exactly the bytes written.
+func FuzzArchive(f *testing.F) {
+	f.Add(uint8(0), makeZip(f), "dir/a.txt", []byte("new"))
+	f.Add(uint8(1), makeTar(f, false), "x.txt", []byte(""))
+	f.Add(uint8(2), makeTar(f, true), "dir/sub/b.txt", []byte("b2\n"))
+	f.Add(uint8(3), makeZip(f)[:40], "a", []byte("a"))
+	f.Add(uint8(2), []byte("\x1f\x8b\x08\x00garbage"), "a", []byte("a"))
+	f.Add(uint8(1), []byte{}, "../evil", []byte("x"))
+	dir := f.TempDir()
+	names := []string{"f.zip", "f.tar", "f.tgz", "f.jar"}
+	f.Fuzz(func(t *testing.T, kind uint8, data []byte, member string, content []byte) {
+		name := names[int(kind)%len(names)]
+		abs := filepath.Join(dir, name)
+		if err := os.WriteFile(abs, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		const limit = 1 << 20
+		if x, err := List(abs); err == nil {
+			for _, e := range x.Entries {
+				if strings.Contains("/"+e.Name+"/", "/../") || strings.HasPrefix(e.Name, "/") {
+					t.Fatalf("listed unsafe name %q", e.Name)
+				}
+				if !e.Dir {
+					if b, err := ReadMember(abs, e.Name, limit); err == nil && len(b) > limit {
+						t.Fatalf("ReadMember returned %d bytes, over the %d limit", len(b), limit)
+					}
+				}
+			}
+			x.Children("")
+		}
+		_ = Each(abs, func(string) bool { return true }, limit, func(m Member) {
+			if len(m.Data) > limit {
+				t.Fatalf("Each returned %d bytes, over the limit", len(m.Data))
+			}
+		})
+		k, _ := KindOf(name)
+		clean, isDir, err := NormalizeMember(member)
+		if err != nil || isDir || clean == "" {
+			return
+		}
+		out, err := Rewrite(data, k, clean, content, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+		if err != nil {
+			return
+		}
+		if err := os.WriteFile(abs, out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ReadMember(abs, clean, limit)
+		if err != nil || string(got) != string(content) {
+			t.Fatalf("after rewriting %q the member reads %q (%v), want %q", clean, got, err, content)
+		}
+	})
+}
