@@ -20,7 +20,10 @@ lines = [f"line {i}: some text for the benchmark file" for i in range(1, 10001)]
 open(f"{root}/big.txt", "w").write("\n".join(lines) + "\n")
 PY
 cd "$work/root"
-tag=$("$work/hashls" tool read '{"path":"big.txt:1"}' | head -1 | sed 's/.*#//')
+# The read shows every line the edit changes (lines 1, 201, 401, …), as an
+# agent's would: edits anchored on lines never shown are refused.
+sel=$(python3 -c 'print(",".join(f"{i*200+1}-{i*200+1}" for i in range(50)))')
+tag=$("$work/hashls" tool read "{\"path\":\"big.txt:$sel\"}" | head -1 | sed 's/.*#//')
 python3 - "$tag" > "$work/edit.json" <<'PY'
 import sys, json
 tag = sys.argv[1]
@@ -32,7 +35,7 @@ if [ -n "${BASE:-}" ]; then
   # The base binary gets its own root (so its own store file, whatever its
   # schema) holding the same file, and mints the same tag there.
   mkdir -p "$work/base-root"; cp big.txt "$work/base-root/"
-  "$BASE" --root "$work/base-root" tool read '{"path":"big.txt:1"}' >/dev/null
+  "$BASE" --root "$work/base-root" tool read "{\"path\":\"big.txt:$sel\"}" >/dev/null
 fi
 if command -v hyperfine >/dev/null; then
   # -N: no shell in between; --prepare restores the file so every edit
