@@ -31,6 +31,8 @@ Usage:
   hashls tool --list                            list the tools with one-line descriptions
   hashls tool NAME --schema                     print a tool's JSON schema
   hashls [--root DIR] serve [--stdio]           run the language server on stdin/stdout
+  hashls [--root DIR] [--json] doctor [--fix]   check the store and the root (integrity, sizes,
+                                                unfinished commits, orphan temp files); --fix repairs
   hashls version                                print the version
   hashls help                                   print this help
 
@@ -74,6 +76,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		return c.tool(rest[1:])
 	case "serve":
 		return c.serve(rest[1:])
+	case "doctor":
+		return c.doctor(rest[1:])
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "hashls", version())
 		return exitOK
@@ -194,12 +198,9 @@ func (c *cli) toolError(err error) int {
 	return exitTool
 }
 
-// listing is the tool set without a workspace: names, descriptions, schemas.
-var listing = agent.New(agent.Deps{})
-
-// toolset opens the workspace at the root and its store, and builds the
-// tools over it.
-func (c *cli) toolset() (*agent.Toolset, error) {
+// openWorkspace opens the workspace at --root (default: the current
+// directory) with its store.
+func (c *cli) openWorkspace() (*workspace.Workspace, error) {
 	root := c.root
 	if root == "" {
 		wd, err := os.Getwd()
@@ -208,7 +209,16 @@ func (c *cli) toolset() (*agent.Toolset, error) {
 		}
 		root = wd
 	}
-	ws, err := workspace.Open(root, workspace.Options{})
+	return workspace.Open(root, workspace.Options{})
+}
+
+// listing is the tool set without a workspace: names, descriptions, schemas.
+var listing = agent.New(agent.Deps{})
+
+// toolset opens the workspace at the root and its store, and builds the
+// tools over it.
+func (c *cli) toolset() (*agent.Toolset, error) {
+	ws, err := c.openWorkspace()
 	if err != nil {
 		return nil, err
 	}
@@ -284,4 +294,37 @@ func editSettingsFromEnv() agent.EditSettings {
 	}
 	s.BracketHeaders = strings.EqualFold(strings.TrimSpace(os.Getenv("HASHLS_EDIT_HEADERS")), "bracket")
 	return s
+}
+
+// doctor runs `hashls doctor [--fix]`: the store's health report, and the
+// repairs with --fix. Exit 1 when something needs repair (or was repaired
+// partly).
+func (c *cli) doctor(args []string) int {
+	fix := false
+	for _, a := range args {
+		switch a {
+		case "--fix", "-fix":
+			fix = true
+		default:
+			return c.usageError(fmt.Sprintf("doctor takes only --fix, not %q", a))
+		}
+	}
+	ws, err := c.openWorkspace()
+	if err != nil {
+		return c.toolError(err)
+	}
+	defer ws.Close()
+	r, err := ws.Doctor(context.Background(), fix)
+	if err != nil {
+		return c.toolError(err)
+	}
+	if c.json {
+		c.printJSON(r)
+	} else {
+		io.WriteString(c.stdout, r.Text())
+	}
+	if len(r.Offers) > 0 || r.Integrity != "ok" {
+		return exitTool
+	}
+	return exitOK
 }

@@ -39,8 +39,23 @@ func (ts *Toolset) Run(ctx context.Context, name string, args json.RawMessage, c
 		}
 	}()
 	res, err = t.Run(ctx, env, args)
+	// What the workspace found wrong with the store (lost, rolled back,
+	// unwritable) reaches the caller once, with the next result.
+	notices := env.WS.Notices()
 	if err != nil {
-		return nil, AsError(err)
+		ae := AsError(err)
+		if len(notices) > 0 {
+			c := *ae
+			c.Message += "\nNote: " + strings.Join(notices, "\nNote: ")
+			ae = &c
+		}
+		return nil, ae
+	}
+	if len(notices) > 0 {
+		r := *res
+		r.Warnings = append(append([]string(nil), notices...), r.Warnings...)
+		r.Text = "Warning: " + strings.Join(notices, "\nWarning: ") + "\n" + r.Text
+		res = &r
 	}
 	return res, nil
 }

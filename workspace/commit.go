@@ -157,6 +157,9 @@ func (w *Workspace) Commit(ctx context.Context, tool string, changes []Change, o
 	if len(changes) == 0 {
 		return &Committed{}, nil
 	}
+	if err := w.storeDownErr(); err != nil {
+		return nil, err
+	}
 	ents := make([]*entry, len(changes))
 	paths := make([]Path, len(changes))
 	seen := map[string]bool{}

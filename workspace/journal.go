@@ -122,6 +122,9 @@ func (s *Store) finishIntent(id int64, recs []Recording, audits []AuditEntry) ([
 	if err != nil {
 		return nil, storeErr(s.path, err)
 	}
+	if len(ids) > 0 {
+		s.noteCommitted(ids[len(ids)-1])
+	}
 	return ids, nil
 }
 
@@ -491,6 +494,9 @@ type RowChange struct {
 // trash before the write, an audit row after it.
 func (w *Workspace) CommitRow(ctx context.Context, tool string, rc RowChange, opts CommitOptions) (CommittedFile, error) {
 	res := CommittedFile{Path: Path{Abs: rc.DB.Abs, Rel: rc.Key}}
+	if err := w.storeDownErr(); err != nil {
+		return res, err
+	}
 	if !opts.AllowVCS && InVCSDir(rc.DB.Rel) {
 		return res, vcsRefused(rc.DB.Rel)
 	}

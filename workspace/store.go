@@ -134,6 +134,9 @@ type Store struct {
 	limits Limits
 	w      *sql.DB // the single writer connection
 	r      *sql.DB // read-only connections
+
+	created int64  // when the store was first made (its marker; see health.go)
+	notice  string // what opening found wrong (a lost or rolled-back store), for Workspace.Notices
 }
 
 // OpenStore opens (creating if needed) the store for root under stateDir.
@@ -157,6 +160,10 @@ func openStoreFile(path string, limits Limits) (*Store, error) {
 		return nil, storeErr(path, err)
 	}
 	defer release()
+	existed := false
+	if fi, err := os.Stat(path); err == nil && fi.Size() > 0 {
+		existed = true
+	}
 	s := &Store{path: path, limits: limits}
 	bt := strconv.Itoa(busyTimeoutMS)
 	name := "file:" + uriPath(path)
@@ -182,6 +189,7 @@ func openStoreFile(path string, limits Limits) (*Store, error) {
 	r.SetMaxOpenConns(4)
 	r.SetMaxIdleConns(2)
 	s.r = r
+	s.notice = s.checkMarker(existed)
 	return s, nil
 }
 
@@ -234,6 +242,9 @@ func storeErr(path string, err error) *Error {
 	var we *Error
 	if errors.As(err, &we) && we.Kind == KindStore {
 		return we
+	}
+	if cause := storeCause(err); cause != "" {
+		return &Error{Kind: KindStore, Msg: fmt.Sprintf("state store at %s: %v: %s", path, err, cause), Err: err}
 	}
 	return &Error{Kind: KindStore, Msg: fmt.Sprintf("state store at %s is unusable: %v; move it aside or set HASHLS_STATE_DIR", path, err), Err: err}
 }
@@ -625,6 +636,7 @@ func (s *Store) Audit(e AuditEntry) (int64, error) {
 	if err != nil {
 		return 0, storeErr(s.path, err)
 	}
+	s.noteCommitted(id)
 	return id, nil
 }
 

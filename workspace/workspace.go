@@ -35,6 +35,8 @@ type Workspace struct {
 	editor   BufferEditor
 
 	recovered []Recovery // what Open's recovery did
+	notices   []string   // what the user must hear about the store, once (Notices)
+	storeDown error      // the store could not be opened for a cause of its disk: reads only
 }
 
 // Open opens the workspace rooted at root (made absolute, symlinks resolved)
@@ -70,11 +72,23 @@ func Open(root string, opts Options) (*Workspace, error) {
 		if limits == (Limits{}) {
 			limits = DefaultLimits()
 		}
-		s, err := openStoreFile(StorePath(stateDir, real), limits)
-		if err != nil {
+		path := StorePath(stateDir, real)
+		s, err := openStoreFile(path, limits)
+		switch {
+		case err != nil && storeCause(err) != "":
+			// A read-only, unwritable or full state directory: reads need
+			// nothing stored, so they go on (unrecorded); changes are refused.
+			w.storeDown = err
+			w.notices = append(w.notices, degradedStore(path, err))
+			return w, nil
+		case err != nil:
 			return nil, err
 		}
 		w.store = s
+		if s.notice != "" {
+			w.notices = append(w.notices, s.notice)
+			_, _ = s.Audit(AuditEntry{Tool: "store", Path: ".", Note: s.notice, Transport: "recovery"})
+		}
 		// Finish what a crashed process left half done. A failure here
 		// leaves the journal for the next open; it does not stop this one.
 		w.recovered, _ = w.Recover(context.Background())

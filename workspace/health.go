@@ -1,0 +1,323 @@
+package workspace
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// The store as a file users copy, back up and lose. Beside each store
+// database, a small marker file ("<db>.known") remembers that the store
+// existed and the newest audit row it held. Open compares the two: a store
+// that is missing or empty where the marker says one existed, or that holds
+// fewer audit rows than the marker remembers (a damaged WAL that SQLite
+// dropped, a backup restored over it), is reported once (Notices) and
+// audited, never silently taken for a fresh start. The marker is written
+// without fsync after each commit: it is a witness, not a second journal,
+// and a marker that is older than the store says nothing.
+
+// marker is the content of the marker file.
+type marker struct {
+	Created   int64 `json:"created"`   // unix nanoseconds: when the store was first made
+	LastAudit int64 `json:"lastAudit"` // the newest audit row id the store held
+}
+
+func markerPath(db string) string { return db + ".known" }
+
+func readMarker(db string) (marker, bool) {
+	b, err := os.ReadFile(markerPath(db))
+	if err != nil {
+		return marker{}, false
+	}
+	var m marker
+	if json.Unmarshal(b, &m) != nil || m.Created == 0 {
+		return marker{}, false
+	}
+	return m, true
+}
+
+// writeMarker replaces the marker (through a temp file and a rename, so a
+// reader never sees half of it). Failure only loses the witness.
+func writeMarker(db string, m marker) {
+	b, _ := json.Marshal(m)
+	tmp := fmt.Sprintf("%s.%d.tmp", markerPath(db), os.Getpid())
+	if os.WriteFile(tmp, b, 0o600) == nil {
+		_ = os.Rename(tmp, markerPath(db))
+	}
+}
+
+// lastAuditID is the newest audit row's id (0 when there is none).
+func (s *Store) lastAuditID() (int64, error) {
+	var id sql.NullInt64
+	if err := s.w.QueryRow(`SELECT max(id) FROM audit`).Scan(&id); err != nil {
+		return 0, storeErr(s.path, err)
+	}
+	return id.Int64, nil
+}
+
+// noteCommitted moves the marker forward to the audit row id just written.
+func (s *Store) noteCommitted(lastAudit int64) {
+	if lastAudit == 0 || s.created == 0 {
+		return
+	}
+	writeMarker(s.path, marker{Created: s.created, LastAudit: lastAudit})
+}
+
+// checkMarker compares the store just opened (existed: its file was there
+// and not empty) with its marker and returns what the user must hear, or "".
+// It leaves the marker matching the store, so each loss is reported once.
+func (s *Store) checkMarker(existed bool) string {
+	m, known := readMarker(s.path)
+	last, err := s.lastAuditID()
+	if err != nil {
+		return ""
+	}
+	switch {
+	case !known:
+		s.created = time.Now().UnixNano()
+		writeMarker(s.path, marker{Created: s.created, LastAudit: last})
+		return ""
+	case !existed:
+		s.created = time.Now().UnixNano()
+		writeMarker(s.path, marker{Created: s.created, LastAudit: last})
+		return fmt.Sprintf("the store at %s was missing or empty, though hashls had one there since %s (%d audited changes): its history, snapshots and trash from before now are gone, so tags shown before now must be read again; if you have a copy of that file, put it back while no hashls runs",
+			s.path, time.Unix(0, m.Created).Format(time.DateTime), m.LastAudit)
+	case last < m.LastAudit:
+		s.created = m.Created
+		writeMarker(s.path, marker{Created: m.Created, LastAudit: last})
+		return fmt.Sprintf("the store at %s holds fewer changes than it did: its newest audit row is #%d, but #%d existed (a damaged write-ahead log that SQLite dropped, or an older copy restored over it); the trash and audit rows of the last %d change(s) are gone, and tags shown since may need a re-read",
+			s.path, last, m.LastAudit, m.LastAudit-last)
+	default:
+		s.created = m.Created
+		if last != m.LastAudit {
+			writeMarker(s.path, marker{Created: m.Created, LastAudit: last})
+		}
+		return ""
+	}
+}
+
+// Notices returns, once, what the user must hear about the store since
+// Open: it was lost or rolled back, or it could not be opened and reads
+// record nothing. Tools add them to the next result.
+func (w *Workspace) Notices() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := w.notices
+	w.notices = nil
+	return n
+}
+
+// storeCause names what is wrong with the store's disk when err says so:
+// the disk is full, or the state directory is read-only or not ours.
+// It returns "" for other errors.
+func storeCause(err error) string {
+	msg := strings.ToLower(fmt.Sprint(err))
+	switch {
+	case errors.Is(err, syscall.ENOSPC) || strings.Contains(msg, "disk is full") || strings.Contains(msg, "no space left"):
+		return "the disk holding it is full: free some space there (or set HASHLS_STATE_DIR to a directory on another disk) and retry; nothing was changed"
+	case errors.Is(err, syscall.EROFS) || errors.Is(err, fs.ErrPermission) || strings.Contains(msg, "readonly database") ||
+		strings.Contains(msg, "read-only file system") || strings.Contains(msg, "permission denied"):
+		return "its directory is read-only or not writable by this user: make it writable, or set HASHLS_STATE_DIR to a writable directory"
+	}
+	return ""
+}
+
+// degradedStore is the notice of a workspace whose store could not be
+// opened because of its disk: reads still work, without recording.
+func degradedStore(path string, err error) string {
+	return fmt.Sprintf("the store at %s cannot be opened (%v): %s. Until then reads work but record nothing (the tags they show are still right; an edit will ask for a re-read), and changes are refused", path, err, storeCause(err))
+}
+
+// storeDown is the error of a change refused because the store is down.
+func (w *Workspace) storeDownErr() error {
+	if w.storeDown == nil {
+		return nil
+	}
+	return &Error{Kind: KindStore, Msg: fmt.Sprintf("nothing was changed: changes are journaled in the store, so that a crash loses nothing, and the store at %s cannot be opened (%v): %s", StorePath(w.stateDir, w.root), w.storeDown, storeCause(w.storeDown)), Err: w.storeDown}
+}
+
+// Report is what Doctor found: the store's health and what it offers to
+// repair. Text renders it.
+type Report struct {
+	Store         string   // the database file
+	StoreBytes    int64    // the database file's size
+	WALBytes      int64    // its -wal file's size (0 when none)
+	Integrity     string   // "ok", or what PRAGMA integrity_check said
+	Snapshots     int64    // snapshot rows
+	ContentBytes  int64    // snapshot contents kept
+	AuditRows     int64    // audit rows
+	LastAudit     *AuditEntry
+	TrashEntries  int64
+	TrashBytes    int64    // trash blobs plus the snapshots they pin
+	PendingIntent int      // unfinished commits in the journal
+	Orphans       []string // temp files of commits under the root that no journal names (root-relative)
+	OrphansCapped bool     // the walk stopped at maxDoctorWalk entries
+	Notices       []string // what Open reported (a lost or rolled-back store)
+	Fixed         []string // what Doctor repaired (fix set)
+	Offers        []string // what it would repair with fix
+}
+
+// maxDoctorWalk bounds the directory entries Doctor visits looking for
+// orphan temp files.
+const maxDoctorWalk = 200000
+
+// Doctor checks the store and the root: integrity, sizes, the newest audit
+// row, unfinished commits, orphan temp files, the trash. With fix it
+// finishes unfinished commits, removes orphan temp files and checkpoints
+// the WAL, and says what it did.
+func (w *Workspace) Doctor(ctx context.Context, fix bool) (*Report, error) {
+	r := &Report{Store: StorePath(w.stateDir, w.root), Notices: w.Notices()}
+	if w.store == nil {
+		if w.storeDown != nil {
+			r.Integrity = "not opened: " + storeCause(w.storeDown)
+			return r, nil
+		}
+		return nil, &Error{Kind: KindStore, Msg: "this workspace was opened without a store; there is nothing to check"}
+	}
+	s := w.store
+	if fi, err := os.Stat(s.path); err == nil {
+		r.StoreBytes = fi.Size()
+	}
+	if fi, err := os.Stat(s.path + "-wal"); err == nil {
+		r.WALBytes = fi.Size()
+	}
+	r.Integrity = "ok"
+	if err := s.IntegrityCheck(); err != nil {
+		r.Integrity = err.Error()
+		r.Offers = append(r.Offers, fmt.Sprintf("the store is damaged: with no hashls running, move %s (and its -wal and -shm files) aside; the next run starts a new store", s.path))
+	}
+	q := func(query string, dst ...any) {
+		_ = s.r.QueryRowContext(ctx, query).Scan(dst...)
+	}
+	q(`SELECT count(*), coalesce(sum(length(content)), 0) FROM snapshots`, &r.Snapshots, &r.ContentBytes)
+	q(`SELECT count(*) FROM audit`, &r.AuditRows)
+	q(`SELECT count(*), coalesce(sum(size), 0) FROM trash`, &r.TrashEntries, &r.TrashBytes)
+	if log, err := s.AuditLog(1); err == nil && len(log) == 1 {
+		r.LastAudit = &log[0]
+	}
+	pending, err := s.pendingIntents()
+	if err != nil {
+		return nil, err
+	}
+	r.PendingIntent = len(pending)
+	known := map[string]bool{}
+	for _, in := range pending {
+		for _, e := range in.Entries {
+			if e.Tmp != "" {
+				known[e.Tmp] = true
+			}
+		}
+	}
+	if r.PendingIntent > 0 {
+		r.Offers = append(r.Offers, fmt.Sprintf("finish %d interrupted commit(s) (roll forward or back, as at every start)", r.PendingIntent))
+	}
+	seen := 0
+	_ = filepath.WalkDir(w.root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || ctx.Err() != nil {
+			return nil
+		}
+		if seen++; seen > maxDoctorWalk {
+			r.OrphansCapped = true
+			return filepath.SkipAll
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules") && p != w.root {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasPrefix(d.Name(), ".") && strings.Contains(d.Name(), ".hashls-") && strings.HasSuffix(d.Name(), ".tmp") && !known[p] {
+			rel, _ := filepath.Rel(w.root, p)
+			r.Orphans = append(r.Orphans, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if len(r.Orphans) > 0 {
+		r.Offers = append(r.Offers, fmt.Sprintf("remove %d orphan temp file(s) of interrupted writes", len(r.Orphans)))
+	}
+	if !fix {
+		return r, nil
+	}
+	r.Offers = nil
+	if r.PendingIntent > 0 {
+		recs, err := w.Recover(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, rc := range recs {
+			if rc.Err != nil {
+				r.Fixed = append(r.Fixed, fmt.Sprintf("journal #%d (%s): could not finish: %v", rc.Intent, rc.Tool, rc.Err))
+				continue
+			}
+			r.Fixed = append(r.Fixed, fmt.Sprintf("journal #%d (%s on %s): %s", rc.Intent, rc.Tool, strings.Join(rc.Paths, ", "), rc.Outcome))
+		}
+	}
+	for _, o := range r.Orphans {
+		if err := os.Remove(filepath.Join(w.root, filepath.FromSlash(o))); err == nil {
+			r.Fixed = append(r.Fixed, "removed "+o)
+		}
+	}
+	// Not a repair: a tidy-up that folds the write-ahead log into the
+	// database (SQLite does it on its own every 1,000 pages).
+	var busy, logPages, done int
+	if err := s.w.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logPages, &done); err == nil && busy == 0 && done > 0 {
+		r.Fixed = append(r.Fixed, fmt.Sprintf("checkpointed the write-ahead log (%d pages)", done))
+	}
+	return r, nil
+}
+
+// Text renders the report for a person.
+func (r *Report) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "store       %s\n", r.Store)
+	fmt.Fprintf(&b, "size        %s database, %s write-ahead log\n", byteSize(r.StoreBytes), byteSize(r.WALBytes))
+	fmt.Fprintf(&b, "integrity   %s\n", r.Integrity)
+	fmt.Fprintf(&b, "snapshots   %d (%s of content kept)\n", r.Snapshots, byteSize(r.ContentBytes))
+	fmt.Fprintf(&b, "trash       %d entries, %s\n", r.TrashEntries, byteSize(r.TrashBytes))
+	if r.LastAudit != nil {
+		a := r.LastAudit
+		fmt.Fprintf(&b, "audit       %d rows; newest #%d %s %s %s (%s)\n", r.AuditRows, a.ID, a.Time.Format(time.DateTime), a.Tool, a.Path, a.Transport)
+	} else {
+		fmt.Fprintf(&b, "audit       %d rows\n", r.AuditRows)
+	}
+	fmt.Fprintf(&b, "journal     %d unfinished commit(s)\n", r.PendingIntent)
+	more := ""
+	if r.OrphansCapped {
+		more = fmt.Sprintf(" (the walk stopped after %d entries)", maxDoctorWalk)
+	}
+	fmt.Fprintf(&b, "temp files  %d orphan(s)%s\n", len(r.Orphans), more)
+	for _, o := range r.Orphans {
+		fmt.Fprintf(&b, "  %s\n", o)
+	}
+	for _, n := range r.Notices {
+		fmt.Fprintf(&b, "notice: %s\n", n)
+	}
+	for _, f := range r.Fixed {
+		fmt.Fprintf(&b, "fixed: %s\n", f)
+	}
+	if len(r.Offers) > 0 {
+		b.WriteString("`hashls doctor --fix` would:\n")
+		for _, o := range r.Offers {
+			fmt.Fprintf(&b, "  - %s\n", o)
+		}
+	} else if len(r.Fixed) == 0 {
+		b.WriteString("nothing to repair\n")
+	}
+	return b.String()
+}
+
+func byteSize(n int64) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	default:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	}
+}
