@@ -147,13 +147,13 @@ func (w *Workspace) storeDownErr() error {
 // Report is what Doctor found: the store's health and what it offers to
 // repair. Text renders it.
 type Report struct {
-	Store         string   // the database file
-	StoreBytes    int64    // the database file's size
-	WALBytes      int64    // its -wal file's size (0 when none)
-	Integrity     string   // "ok", or what PRAGMA integrity_check said
-	Snapshots     int64    // snapshot rows
-	ContentBytes  int64    // snapshot contents kept
-	AuditRows     int64    // audit rows
+	Store         string // the database file
+	StoreBytes    int64  // the database file's size
+	WALBytes      int64  // its -wal file's size (0 when none)
+	Integrity     string // "ok", or what PRAGMA integrity_check said
+	Snapshots     int64  // snapshot rows
+	ContentBytes  int64  // snapshot contents kept
+	AuditRows     int64  // audit rows
 	LastAudit     *AuditEntry
 	TrashEntries  int64
 	TrashBytes    int64    // trash blobs plus the snapshots they pin
