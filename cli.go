@@ -114,10 +114,16 @@ func (c *cli) parseFlags(args []string) ([]string, error) {
 }
 
 func (c *cli) usageError(msg string) int {
+	return c.toolUsageError(&agent.Error{Kind: agent.KindUsage, Message: msg})
+}
+
+// toolUsageError reports an invalid_argument error, keeping the suggested
+// action a tool gave (the kind's default otherwise).
+func (c *cli) toolUsageError(ae *agent.Error) int {
 	if c.json {
-		c.printJSON(map[string]any{"error": agent.AsError(&agent.Error{Kind: agent.KindUsage, Message: msg})})
+		c.printJSON(map[string]any{"error": agent.AsError(ae)})
 	} else {
-		fmt.Fprintf(c.stderr, "hashls: %s\nRun 'hashls help' for usage.\n", msg)
+		fmt.Fprintf(c.stderr, "hashls: %s\nRun 'hashls help' for usage.\n", ae.Message)
 	}
 	return exitUsage
 }
@@ -169,7 +175,7 @@ func (c *cli) tool(args []string) int {
 	if err != nil {
 		var ae *agent.Error
 		if errors.As(err, &ae) && ae.Kind == agent.KindUsage {
-			return c.usageError(ae.Message)
+			return c.toolUsageError(ae)
 		}
 		return c.toolError(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path"
 
 	"github.com/hashls/hashls/workspace"
 )
@@ -168,6 +169,11 @@ func (moveFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Re
 	if dst.Abs == src.Path.Abs {
 		return nil, toolErr(KindUsage, "Give a different destination.", "move_file: source and destination are the same file (%s)", dst.Rel)
 	}
+	if info, err := env.WS.Stat(dst); err == nil && info.Dir {
+		into := joinRel(dst.Rel, path.Base(src.Path.Rel))
+		return nil, toolErr(KindAlreadyExists, fmt.Sprintf("To move the file into that directory, give its full new path: {\"source\": %q, \"destination\": %q}.", src.Path.Rel, into),
+			"move_file: %s already exists (a directory); move_file never overwrites, and the destination is the file's new path, not a directory to move it into. Nothing was changed", dst.Rel)
+	}
 	if err := mustNotExist(env, "move_file", dst); err != nil {
 		return nil, err
 	}
@@ -200,6 +206,11 @@ func gatedSource(env *Env, tool, field, spelled string, expected *string) (*work
 	}
 	if p.Link {
 		return nil, toolErr(KindUsage, "Name the link's target ("+p.Rel+") instead.", "%s: %s is a symbolic link; %s does not act through links", tool, shortQuote(spelled), tool)
+	}
+	if info, err := env.WS.Stat(p); err == nil && info.Dir {
+		verb := map[string]string{"delete_file": "delete", "move_file": "move"}[tool]
+		return nil, toolErr(KindUsage, fmt.Sprintf("List its files with list_directory {\"path\": %q, \"recursive\": true} and %s them one at a time.", p.Rel, verb),
+			"%s: %s is a directory; %s acts on one file, not a directory. Nothing was changed", tool, p.Rel, tool)
 	}
 	var f *workspace.File
 	if expected != nil && *expected != "" {

@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -518,4 +519,172 @@ func FuzzEditFile(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSearchFilesMatches checks search_files' structured matches: one
+// {path, line, text} per match row the text shows, under the same caps,
+// with matchesTruncated when the list is not every matching line.
+func TestSearchFilesMatches(t *testing.T) {
+	env := newTestEnv(t)
+	writeRootFile(t, env, "a.go", "x := 1\nfoo(x)\n\tfoo()\n")
+	writeRootFile(t, env, "b/c.txt", "no\nfoo bar\n")
+	writeRootFile(t, env, "many/m.txt", strings.Repeat("foo\n", 25))
+	long := strings.Repeat("y", 600) + "foo\n"
+	for i := range 20 {
+		writeRootFile(t, env, fmt.Sprintf("big/%02d.txt", i), strings.Repeat(long, 20))
+	}
+	// rows lists the match rows of the text as path:line:text.
+	rows := func(text string) []string {
+		var out []string
+		path := ""
+		for _, l := range strings.Split(text, "\n") {
+			switch {
+			case strings.HasPrefix(l, "¶"):
+				path, _, _ = strings.Cut(strings.TrimPrefix(l, "¶"), "#")
+			case strings.HasPrefix(l, "*"):
+				n, rest, _ := strings.Cut(l[1:], ":")
+				out = append(out, path+":"+n+":"+rest)
+			}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name      string
+		args      map[string]any
+		want      []string // "" = check only against the text
+		count     int
+		truncated bool
+	}{
+		{"text", map[string]any{"pattern": "foo", "path": ".", "include": "{a.go,b/*}"}, []string{"a.go:2:foo(x)", "a.go:3:\tfoo()", "b/c.txt:2:foo bar"}, 3, false},
+		{"regex", map[string]any{"pattern": "^foo", "mode": "regex", "path": "a.go"}, []string{"a.go:2:foo(x)"}, 1, false},
+		{"no match", map[string]any{"pattern": "zzz"}, []string{}, 0, false},
+		{"a single file", map[string]any{"pattern": "foo", "path": "many/m.txt"}, nil, 25, false},
+		{"lines per file, several files", map[string]any{"pattern": "foo", "path": ".", "include": "{many/*,a.go}"}, nil, 22, true},
+		{"output bytes", map[string]any{"pattern": "foo", "path": "big"}, nil, -1, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := runTool(env, "search_files", tc.args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := res.Details.(*searchFilesDetails)
+			var got []string
+			for _, m := range d.Matches {
+				got = append(got, fmt.Sprintf("%s:%d:%s", m.Path, m.Line, m.Text))
+			}
+			if !slices.Equal(got, rows(res.Text)) {
+				t.Fatalf("matches %q are not the rows shown %q", got, rows(res.Text))
+			}
+			if tc.want != nil && !slices.Equal(got, tc.want) {
+				t.Fatalf("matches %q, want %q", got, tc.want)
+			}
+			if tc.count >= 0 && len(d.Matches) != tc.count {
+				t.Fatalf("%d matches, want %d", len(d.Matches), tc.count)
+			}
+			if d.MatchesTruncated != tc.truncated {
+				t.Fatalf("matchesTruncated %v, want %v (%d of %d; truncated %v)", d.MatchesTruncated, tc.truncated, len(d.Matches), d.TotalMatches, d.Truncated)
+			}
+			if tc.name == "output bytes" && (!d.Truncated || !d.Matches[0].Cut || len(d.Matches) >= 400) {
+				t.Fatalf("output cap: truncated %v, %d matches, first cut %v", d.Truncated, len(d.Matches), d.Matches[0].Cut)
+			}
+		})
+	}
+	b, _ := json.Marshal(&searchFilesDetails{Mode: "text", searchDetails: &searchDetails{}, Matches: []searchMatch{{Path: "a", Line: 1, Text: "x"}}})
+	if !strings.Contains(string(b), `"matches":[{"path":"a","line":1,"text":"x"}],"matchesTruncated":false`) {
+		t.Fatalf("JSON %s", b)
+	}
+}
+
+// TestOpenBuffersHiddenAndIgnored checks that the editor's unsaved buffers
+// are listed, globbed and searched like files on disk: hidden and
+// gitignore apply to them as to the disk's entries.
+func TestOpenBuffersHiddenAndIgnored(t *testing.T) {
+	env := newTestEnv(t)
+	writeRootFile(t, env, ".gitignore", "ignored/\n*.log\n")
+	writeRootFile(t, env, "a.txt", "needle\n")
+	if err := os.Mkdir(filepath.Join(env.WS.Root(), "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, rel := range []string{"sub/new.txt", "ignored/new.txt", ".hidden.txt", "notes.log", "sub/.env/x.txt"} {
+		p, err := env.WS.Resolve(rel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		env.WS.SetOverlay(p, []byte("needle\n"), 1)
+	}
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"list_directory", map[string]any{"recursive": true}, ".gitignore .hidden.txt a.txt sub/.env/x.txt sub/new.txt"},
+		{"list_directory", map[string]any{"recursive": true, "hidden": false}, "a.txt sub/new.txt"},
+		{"list_directory", map[string]any{"recursive": true, "gitignore": false}, ".gitignore .hidden.txt a.txt ignored/new.txt notes.log sub/.env/x.txt sub/new.txt"},
+		{"list_directory", map[string]any{"path": "sub", "recursive": true, "hidden": false}, "sub/new.txt"},
+		{"search_files", map[string]any{"pattern": "**/*.txt", "mode": "glob"}, ".hidden.txt a.txt sub/.env/x.txt sub/new.txt"},
+		{"search_files", map[string]any{"pattern": "**/*.txt", "mode": "glob", "gitignore": false}, ".hidden.txt a.txt ignored/new.txt sub/.env/x.txt sub/new.txt"},
+		{"glob", map[string]any{"pattern": "*", "hidden": false}, "a.txt sub/ sub/new.txt"},
+		{"glob", map[string]any{"pattern": "*.log", "gitignore": false}, "notes.log"},
+		{"search_files", map[string]any{"pattern": "needle"}, ".hidden.txt a.txt sub/.env/x.txt sub/new.txt"},
+		{"search_files", map[string]any{"pattern": "needle", "gitignore": false}, ".hidden.txt a.txt ignored/new.txt notes.log sub/.env/x.txt sub/new.txt"},
+		{"search_files", map[string]any{"pattern": "needle", "path": "ignored/new.txt"}, "ignored/new.txt"}, // named explicitly
+	} {
+		t.Run(fmt.Sprintf("%s %v", tc.tool, tc.args), func(t *testing.T) {
+			res, err := runTool(env, tc.tool, tc.args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			switch d := res.Details.(type) {
+			case *listDirectoryDetails:
+				for _, e := range d.Entries {
+					if e.Kind == "file" {
+						got = append(got, e.Path)
+					}
+				}
+			case *globDetails:
+				got = d.Files
+			case *searchFilesDetails:
+				got = d.Files
+			}
+			slices.Sort(got)
+			if s := strings.Join(got, " "); s != tc.want {
+				t.Fatalf("got %q, want %q", s, tc.want)
+			}
+		})
+	}
+}
+
+// TestDeleteMoveDirectory checks that delete_file and move_file act on one
+// file: a directory is refused with invalid_argument (or already_exists as
+// a move's destination) and a suggested action, and nothing changes.
+func TestDeleteMoveDirectory(t *testing.T) {
+	env := newTestEnv(t)
+	writeRootFile(t, env, "dir/x.txt", "x\n")
+	writeRootFile(t, env, "a.txt", "a\n")
+	for _, tc := range []struct {
+		name   string
+		tool   string
+		args   map[string]any
+		kind   string
+		msg    string
+		action string
+	}{
+		{"delete a directory", "delete_file", map[string]any{"path": "dir"}, KindUsage, "dir is a directory; delete_file acts on one file", `list_directory {"path": "dir", "recursive": true} and delete them one at a time`},
+		{"delete a directory with a sha", "delete_file", map[string]any{"path": "dir", "expectedSha256": sha256Hex([]byte("x\n"))}, KindUsage, "is a directory", "list_directory"},
+		{"delete dir/", "delete_file", map[string]any{"path": "dir/"}, KindUsage, "ends in '/'", ""},
+		{"move a directory", "move_file", map[string]any{"source": "dir", "destination": "dir2"}, KindUsage, "dir is a directory; move_file acts on one file", "move them one at a time"},
+		{"move onto a directory", "move_file", map[string]any{"source": "a.txt", "destination": "dir"}, KindAlreadyExists, "dir already exists (a directory)", `"destination": "dir/a.txt"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := runTool(env, tc.tool, tc.args)
+			wantKind(t, err, tc.kind, tc.msg)
+			if ae := AsError(err); !strings.Contains(ae.SuggestedAction, tc.action) {
+				t.Fatalf("suggested action %q lacks %q", ae.SuggestedAction, tc.action)
+			}
+			fileIs(t, env, "dir/x.txt", "x\n", false)
+			fileIs(t, env, "a.txt", "a\n", false)
+			fileIs(t, env, "dir2", "", true)
+		})
+	}
 }

@@ -181,6 +181,10 @@ func (findTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 		if err != nil {
 			return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("find %s: %v", q.input, err), Err: err}
 		}
+		if extra := openBuffersFound(env, q, search.WalkOptions{Hidden: hidden, Gitignore: gitignore}, res.Paths); len(extra) > 0 {
+			res.Paths = append(res.Paths, extra...)
+			search.SortNewestFirst(res.Paths)
+		}
 		if res.TimedOut {
 			if parent := context.Cause(ctx); parent != nil && !errors.Is(parent, context.DeadlineExceeded) {
 				return nil, parent // the caller cancelled
@@ -281,6 +285,33 @@ func (findTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 		d.Truncated = true
 	}
 	return &Result{Text: out, Details: d}, nil
+}
+
+// openBuffersFound returns the editor's open buffers below q's directory
+// that its glob matches and the walk did not find (files not saved yet),
+// with hidden names and gitignore applied to them as the walk applies them
+// to the disk's (opts), as paths relative to q's directory.
+func openBuffersFound(env *Env, q findQuery, opts search.WalkOptions, found []search.Found) []search.Found {
+	bufs := openBuffersUnder(env, workspace.Path{Abs: q.abs, Rel: q.base}, opts)
+	if len(bufs) == 0 {
+		return nil
+	}
+	have := make(map[string]bool, len(found))
+	for _, f := range found {
+		have[f.Rel] = true
+	}
+	var out []search.Found
+	for _, b := range bufs {
+		if have[b.rel] || (q.glob != nil && !q.glob.Match(b.rel)) {
+			continue
+		}
+		f := search.Found{Rel: b.rel}
+		if st, err := env.WS.Stat(b.path); err == nil {
+			f.ModTime = st.ModTime
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // joinRel joins a root-relative base ("." for the root) and a relative path.

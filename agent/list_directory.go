@@ -130,7 +130,7 @@ func (listDirectoryTool) Run(ctx context.Context, env *Env, raw json.RawMessage)
 	if err != nil {
 		return nil, fmt.Errorf("list_directory %s: %w", p.Rel, err)
 	}
-	ents = withOverlays(env, p, depth, ents)
+	ents = withOverlays(env, p, depth, wo, ents)
 	sort.Slice(ents, func(i, j int) bool { return ents[i].Path < ents[j].Path })
 	d := &listDirectoryDetails{Path: p.Rel, TotalEntries: len(ents), Depth: depth, WalkCapped: capped, Truncated: capped}
 	if len(ents) > limit {
@@ -184,10 +184,10 @@ func entryKind(t fs.FileMode) string {
 }
 
 // withOverlays applies the editor's open buffers below dir (within depth)
-// to ents: a listed file gets its buffer's size, an unsaved buffer with no
-// file on disk is added.
-func withOverlays(env *Env, dir workspace.Path, depth int, ents []dirEntry) []dirEntry {
-	open := env.WS.Overlays()
+// that the walk with wo would list to ents: a listed file gets its
+// buffer's size, an unsaved buffer with no file on disk is added.
+func withOverlays(env *Env, dir workspace.Path, depth int, wo search.WalkOptions, ents []dirEntry) []dirEntry {
+	open := openBuffersUnder(env, dir, wo)
 	if len(open) == 0 {
 		return ents
 	}
@@ -195,26 +195,49 @@ func withOverlays(env *Env, dir workspace.Path, depth int, ents []dirEntry) []di
 	for i, e := range ents {
 		index[e.Path] = i
 	}
-	for _, op := range open {
-		rel := op.Rel
+	for _, b := range open {
+		if strings.Count(b.rel, "/")+1 > depth {
+			continue
+		}
+		info, err := env.WS.Stat(b.path)
+		if err != nil || !info.Overlay {
+			continue
+		}
+		if i, ok := index[b.path.Rel]; ok {
+			ents[i].Size, ents[i].Overlay = info.Size, true
+			continue
+		}
+		ents = append(ents, dirEntry{Path: b.path.Rel, Name: path.Base(b.path.Rel), Kind: workspace.InfoFile, Size: info.Size, ModTime: info.ModTime, Overlay: true})
+	}
+	return ents
+}
+
+// openBuffer is an open buffer below a directory.
+type openBuffer struct {
+	path workspace.Path
+	rel  string // relative to the directory
+}
+
+// openBuffersUnder lists the editor's open buffers below dir that a walk
+// of dir with opts lists (search.Filter: hidden names and gitignore apply
+// to them as to the disk's entries), sorted by path.
+func openBuffersUnder(env *Env, dir workspace.Path, opts search.WalkOptions) []openBuffer {
+	var f *search.Filter
+	var out []openBuffer
+	for _, p := range env.WS.Overlays() {
+		rel := p.Rel
 		if dir.Rel != "." {
 			if !strings.HasPrefix(rel, dir.Rel+"/") {
 				continue
 			}
 			rel = strings.TrimPrefix(rel, dir.Rel+"/")
 		}
-		if strings.Count(rel, "/")+1 > depth {
-			continue
+		if f == nil {
+			f = search.NewFilter(dir.Abs, opts)
 		}
-		info, err := env.WS.Stat(op)
-		if err != nil || !info.Overlay {
-			continue
+		if !f.Skip(rel, false) {
+			out = append(out, openBuffer{path: p, rel: rel})
 		}
-		if i, ok := index[op.Rel]; ok {
-			ents[i].Size, ents[i].Overlay = info.Size, true
-			continue
-		}
-		ents = append(ents, dirEntry{Path: op.Rel, Name: path.Base(op.Rel), Kind: workspace.InfoFile, Size: info.Size, ModTime: info.ModTime, Overlay: true})
 	}
-	return ents
+	return out
 }

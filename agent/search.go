@@ -77,6 +77,21 @@ type searchDetails struct {
 	BinarySkipped       int            `json:"binarySkipped,omitempty"`
 	Unreadable          int            `json:"unreadable,omitempty"`
 	TooLong             int            `json:"tooLong,omitempty"`
+	// matches are the match rows shown, in output order (search_files
+	// gives them as data; the search tool's own answer is the text).
+	matches []searchMatch
+}
+
+// searchMatch is one matching line as the search output shows it: the
+// root-relative path ("archive:member" for an archive member), the line
+// number and the line's text without its line break, cut at
+// searchMaxColumns characters (Cut set).
+type searchMatch struct {
+	Path string `json:"path"`
+	Line int    `json:"line"`
+	Text string `json:"text"`
+	Cut  bool   `json:"cut,omitempty"`
+	end  int    // where its row ends in the output (bytes), for the output cap
 }
 
 // searchTarget is one resolved paths entry.
@@ -188,6 +203,10 @@ func (searchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resu
 			// Its snapshot is the last recording: the rows shown go with it.
 			recs[len(recs)-1].Seen = nonNil(fr.seen)
 		}
+		for _, mt := range fr.matches {
+			mt.end += sb.Len()
+			d.matches = append(d.matches, mt)
+		}
 		sb.WriteString(fr.text)
 		if fr.tag != "" {
 			shownFiles = append(shownFiles, Shown{Path: h.rel, Tag: fr.tag, SHA256: fr.sha256})
@@ -264,6 +283,8 @@ func (searchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resu
 	}
 	if len(out) > searchMaxBytes {
 		out = truncateHeadBytes(out, searchMaxBytes)
+		// The data holds what the text shows.
+		d.matches = slices.DeleteFunc(d.matches, func(mt searchMatch) bool { return mt.end > len(out) })
 		out += fmt.Sprintf("\n[Output truncated at %d KiB. Narrow the pattern or the paths, or use skip.]\n", searchMaxBytes>>10)
 		d.Truncated = true
 	}
@@ -541,10 +562,27 @@ type searchHit struct {
 
 // scanOverlays matches the text of every open buffer inside a target's
 // scope (the file itself, or a file under a directory target that its glob
-// admits) and adds the buffers that match to hits.
-func scanOverlays(env *Env, m *search.Matcher, targets []searchTarget, overlays []workspace.Path, hits *[]searchHit, seen map[string]bool, d *searchDetails) {
-	for _, p := range overlays {
-		if seen[p.Abs] || !overlayInScope(p, targets) {
+// admits and that the walk would list: hidden names are searched, gitignore
+// applies as to the disk's files) and adds the buffers that match to hits.
+func scanOverlays(env *Env, m *search.Matcher, targets []searchTarget, gitignore bool, hits *[]searchHit, seen map[string]bool, d *searchDetails) {
+	var inScope []workspace.Path
+	for _, t := range targets {
+		switch {
+		case t.archive:
+		case !t.isDir:
+			if _, _, ok := env.WS.Overlay(t.path); ok {
+				inScope = append(inScope, t.path)
+			}
+		default:
+			for _, b := range openBuffersUnder(env, t.path, search.WalkOptions{Hidden: true, Gitignore: gitignore}) {
+				if t.glob == nil || t.glob.Match(b.rel) {
+					inScope = append(inScope, b.path)
+				}
+			}
+		}
+	}
+	for _, p := range inScope {
+		if seen[p.Abs] {
 			continue
 		}
 		text, _, ok := env.WS.Overlay(p)
@@ -563,29 +601,6 @@ func scanOverlays(env *Env, m *search.Matcher, targets []searchTarget, overlays 
 			*hits = append(*hits, searchHit{abs: p.Abs, rel: p.Rel, lines: fr.Lines})
 		}
 	}
-}
-
-// overlayInScope reports whether the open buffer p lies in a target's
-// scope.
-func overlayInScope(p workspace.Path, targets []searchTarget) bool {
-	for _, t := range targets {
-		switch {
-		case t.archive:
-		case !t.isDir:
-			if t.path.Abs == p.Abs {
-				return true
-			}
-		case t.path.Rel == ".":
-			if t.glob == nil || t.glob.Match(p.Rel) {
-				return true
-			}
-		case strings.HasPrefix(p.Rel, t.path.Rel+"/"):
-			if t.glob == nil || t.glob.Match(strings.TrimPrefix(p.Rel, t.path.Rel+"/")) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // scanTargets runs pass 1 over every target and merges the hits (sorted by
@@ -666,7 +681,7 @@ func scanTargets(ctx context.Context, env *Env, m *search.Matcher, targets []sea
 		})
 	}
 	if len(overlays) > 0 {
-		scanOverlays(env, m, targets, overlays, &hits, seen, d)
+		scanOverlays(env, m, targets, gitignore, &hits, seen, d)
 	}
 	if len(archiveProblems) > 0 {
 		if len(targets) == 1 && len(hits) == 0 && targets[0].exactMember() {
@@ -715,7 +730,8 @@ func scanArchive(m *search.Matcher, t searchTarget, hits *[]searchHit) (found bo
 
 type renderedFile struct {
 	text           string
-	tag            string // "" for an archive member (no tag)
+	matches        []searchMatch // end is relative to text
+	tag            string        // "" for an archive member (no tag)
 	sha256         string
 	shown, total   int
 	linesTruncated bool
@@ -807,6 +823,7 @@ func renderSearchFile(env *Env, m *search.Matcher, h searchHit, perFile, budget 
 		}
 		if match {
 			fmt.Fprintf(&sb, "*%d:%s\n", n, text)
+			rf.matches = append(rf.matches, searchMatch{Path: h.rel, Line: n, Text: text, Cut: cut, end: sb.Len()})
 		} else {
 			fmt.Fprintf(&sb, " %d:%s\n", n, text)
 		}
@@ -907,6 +924,7 @@ func renderStreamed(env *Env, m *search.Matcher, h searchHit, budget int, ranges
 			text, cut := cutLine(bytes.TrimSuffix(line, []byte("\r")), searchMaxColumns)
 			rf.linesTruncated = rf.linesTruncated || cut
 			fmt.Fprintf(&sb, "*%d:%s\n", n, text)
+			rf.matches = append(rf.matches, searchMatch{Path: h.rel, Line: n, Text: text, Cut: cut, end: sb.Len()})
 			rf.shown++
 		}
 		return true

@@ -46,10 +46,16 @@ func (globTool) Schema() json.RawMessage {
 }
 
 // searchFilesDetails is search_files' data in text and regex modes: the
-// search tool's details and the mode.
+// search tool's details, the mode and the matching lines it shows, bounded
+// by the same caps (files per page, lines per file, lines per call, output
+// bytes, characters per line: cut). MatchesTruncated says that the list
+// does not hold every matching line of the scope (a cap, or a page: see
+// nextSkip).
 type searchFilesDetails struct {
 	Mode string `json:"mode"`
 	*searchDetails
+	Matches          []searchMatch `json:"matches"`
+	MatchesTruncated bool          `json:"matchesTruncated"`
 }
 
 // globDetails is glob's data (and search_files' in glob mode): the find
@@ -109,7 +115,11 @@ func (searchFilesTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (
 		return nil, err
 	}
 	if d, ok := res.Details.(*searchDetails); ok {
-		res.Details = &searchFilesDetails{Mode: mode, searchDetails: d}
+		matches := d.matches
+		if matches == nil {
+			matches = []searchMatch{}
+		}
+		res.Details = &searchFilesDetails{Mode: mode, searchDetails: d, Matches: matches, MatchesTruncated: len(matches) < d.TotalMatches}
 	}
 	return res, nil
 }

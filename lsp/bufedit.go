@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"time"
 
 	"go.lsp.dev/protocol"
@@ -64,7 +65,18 @@ func (b *bufferEditor) ApplyEdit(ctx context.Context, p workspace.Path, version 
 		return nil
 	}
 	params := buildApplyEdit(sn.uri, version, sn.m.rangeOf(start, end), string(repl), label, caps)
+	// The client answers after it has applied the edit; its didChange
+	// normally precedes the answer.
+	return s.applyAndWait(ctx, params, w, timeout, "the edit to "+p.Rel, "read it again and retry", "didChange")
+}
 
+// applyAndWait sends one workspace/applyEdit and, once the client answers
+// that it applied it, waits briefly for the notification w waits for (so
+// that the next tool run reads the new state); w is registered before the
+// request so that the notification cannot be missed. what names the change
+// in errors, retry tells the caller what to do, note names the
+// notification. A failed or refused request is a KindStale error.
+func (s *server) applyAndWait(ctx context.Context, params *protocol.ApplyWorkspaceEditParams, w *versionWaiter, timeout time.Duration, what, retry, note string) error {
 	s.mu.Lock()
 	s.waiters = append(s.waiters, w)
 	s.mu.Unlock()
@@ -74,22 +86,19 @@ func (b *bufferEditor) ApplyEdit(ctx context.Context, p workspace.Path, version 
 	defer cancel()
 	res, err := s.client.ApplyEdit(cctx, params)
 	if err != nil {
-		return stale("the editor did not apply the edit to %s (%v); read it again and retry", p.Rel, err)
+		return stale("the editor did not apply %s (%v); %s", what, err, retry)
 	}
 	if res == nil || !res.Applied {
 		reason := "no reason given"
 		if res != nil && res.FailureReason != nil {
 			reason = *res.FailureReason
 		}
-		return stale("the editor refused the edit to %s (%s); read it again and retry", p.Rel, reason)
+		return stale("the editor refused %s (%s); %s", what, reason, retry)
 	}
-	// The client answers after it has applied the edit; its didChange
-	// normally precedes the answer. Wait briefly so that the next tool run
-	// reads the new buffer.
 	select {
 	case <-w.ch:
 	case <-time.After(min(timeout, 2*time.Second)):
-		s.logf("lsp: %s: no didChange after an applied edit; the overlay may lag", p.Rel)
+		s.logf("lsp: no %s after the editor applied %s; the overlay may lag", note, what)
 	case <-ctx.Done():
 	}
 	return nil
@@ -137,4 +146,65 @@ func buildApplyEdit(u uri.URI, version int32, rng protocol.Range, text, label st
 		l = "hashls edit"
 	}
 	return &protocol.ApplyWorkspaceEditParams{Label: &l, Edit: we}
+}
+
+var _ workspace.BufferRenamer = (*bufferEditor)(nil)
+
+// CanRenameBuffer reports whether p is open and the client applies rename
+// operations in a workspace/applyEdit (workspace.workspaceEdit:
+// documentChanges and resourceOperations holding "rename").
+func (b *bufferEditor) CanRenameBuffer(p workspace.Path) bool {
+	s := b.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.caps.applyEdit && s.caps.documentChanges && s.caps.renameFiles && s.byPath[p.Abs] != nil
+}
+
+// RenameBuffer moves the open document from → to with a RenameFile
+// operation (never overwriting): the editor renames the file on disk and
+// its buffer follows, unsaved text kept. It waits for the client's answer
+// and for the didOpen of the new name that follows, and fails with
+// KindStale when the document was closed or the client refused: nothing
+// was moved then.
+func (b *bufferEditor) RenameBuffer(ctx context.Context, from, to workspace.Path, label string) error {
+	s := b.s
+	s.mu.Lock()
+	d := s.byPath[from.Abs]
+	if d == nil {
+		s.mu.Unlock()
+		return stale("%s was closed in the editor while the tool ran; check where it is now (list_directory) and retry", from.Rel)
+	}
+	oldURI := d.uri
+	caps := s.caps
+	timeout := time.Duration(s.settings.ApplyEditTimeoutMs) * time.Millisecond
+	w := &versionWaiter{abs: to.Abs, after: math.MinInt32, ch: make(chan struct{})}
+	s.mu.Unlock()
+
+	if !caps.applyEdit || !caps.documentChanges || !caps.renameFiles {
+		return stale("%s is open in the editor, which does not support renames in workspace/applyEdit; close it, then retry", from.Rel)
+	}
+	// The editor reopens the document under its new name (didClose,
+	// didOpen).
+	return s.applyAndWait(ctx, buildRenameEdit(oldURI, pathToURI(to.Abs), label, caps), w, timeout,
+		fmt.Sprintf("the move of %s to %s", from.Rel, to.Rel), "check both paths (list_directory) and retry", "didOpen")
+}
+
+// buildRenameEdit builds the workspace/applyEdit params of one RenameFile
+// operation that never overwrites (annotated when the client supports
+// change annotations).
+func buildRenameEdit(from, to uri.URI, label string, caps clientCaps) *protocol.ApplyWorkspaceEditParams {
+	no := false
+	op := &protocol.RenameFile{ResourceOperation: protocol.ResourceOperation{Kind: "rename"}, Kind: "rename", OldURI: from, NewURI: to,
+		Options: &protocol.RenameFileOptions{Overwrite: &no, IgnoreIfExists: &no}}
+	if label == "" {
+		label = "hashls move"
+	}
+	we := protocol.WorkspaceEdit{DocumentChanges: []protocol.DocumentChange{op}}
+	if caps.annotations {
+		op.AnnotationID = annotationID
+		we.ChangeAnnotations = map[protocol.ChangeAnnotationIdentifier]protocol.ChangeAnnotation{
+			annotationID: {Label: label, NeedsConfirmation: &no},
+		}
+	}
+	return &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: we}
 }

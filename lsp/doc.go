@@ -34,6 +34,13 @@
 // edit), refactor.hashls.selectBlock and refactor.hashls.copyBlockAnchor
 // (commands above), source.hashls.outline.
 //
+// Requests to the client: workspace/applyEdit, a versioned text edit of an
+// open document, or (move_file, apply_patch moves of an open document,
+// when workspace.workspaceEdit.resourceOperations holds "rename") one
+// RenameFile operation that never overwrites: the editor moves the file and
+// its buffer follows; it is expected to announce the buffer under its new
+// name with didClose and didOpen.
+//
 // Notifications from the server: hashls/activity after every tool run
 // (see Activity), $/progress (work-done progress) for tools that report
 // progress or run longer than 400ms, window/logMessage for warnings.
@@ -49,7 +56,7 @@
 // (initialize, settings, shutdown), uri.go (every URI conversion),
 // mapper.go (UTF-16 <-> byte offsets, minimal edits), text_sync.go
 // (didOpen/didChange/didClose), command.go (executeCommand), bufedit.go
-// (workspace.BufferEditor over workspace/applyEdit), symbols.go
+// (workspace.BufferEditor and BufferRenamer over workspace/applyEdit), symbols.go
 // (documentSymbol, foldingRange, selectionRange), code_action.go (block
 // actions and their commands), progress.go (work-done progress, activity,
 // log messages).

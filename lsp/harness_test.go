@@ -32,6 +32,7 @@ type testClient struct {
 	notes       []note
 	docs        map[string]*clientDoc // by URI
 	refuseEdits bool
+	renames     [][2]string // applied RenameFile operations: old and new URI
 	applyEdits  []json.RawMessage
 	creates     int
 }
@@ -104,6 +105,12 @@ func (c *testClient) applyEdit(ctx context.Context, params json.RawMessage) (any
 		Label string `json:"label"`
 		Edit  struct {
 			DocumentChanges []struct {
+				Kind    string `json:"kind"` // "" for a text document edit, "rename"
+				OldURI  string `json:"oldUri"`
+				NewURI  string `json:"newUri"`
+				Options *struct {
+					Overwrite bool `json:"overwrite"`
+				} `json:"options"`
 				TextDocument struct {
 					URI     string `json:"uri"`
 					Version *int32 `json:"version"`
@@ -126,6 +133,12 @@ func (c *testClient) applyEdit(ctx context.Context, params json.RawMessage) (any
 		return map[string]any{"applied": false, "failureReason": "test client refuses"}, nil
 	}
 	for _, dc := range p.Edit.DocumentChanges {
+		if dc.Kind == "rename" {
+			if reason := c.renameFile(ctx, dc.OldURI, dc.NewURI, dc.Options != nil && dc.Options.Overwrite); reason != "" {
+				return map[string]any{"applied": false, "failureReason": reason}, nil
+			}
+			continue
+		}
 		c.mu.Lock()
 		d := c.docs[dc.TextDocument.URI]
 		if d == nil || dc.TextDocument.Version == nil || *dc.TextDocument.Version != d.version {
@@ -149,6 +162,48 @@ func (c *testClient) applyEdit(ctx context.Context, params json.RawMessage) (any
 		}
 	}
 	return map[string]any{"applied": true}, nil
+}
+
+// renameFile applies a RenameFile operation like an editor: the file moved
+// on disk (refused onto an existing path unless overwrite), an open
+// document moved with it, unsaved text and version kept, announced with
+// didClose of the old name and didOpen of the new. It returns the failure
+// reason, "" when applied.
+func (c *testClient) renameFile(ctx context.Context, oldURI, newURI string, overwrite bool) string {
+	from, ok1 := uriToPath(protocolURI(oldURI))
+	to, ok2 := uriToPath(protocolURI(newURI))
+	if !ok1 || !ok2 {
+		return "not file URIs"
+	}
+	if _, err := os.Lstat(to); err == nil && !overwrite {
+		return to + " exists"
+	}
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		return err.Error()
+	}
+	if err := os.Rename(from, to); err != nil {
+		return err.Error()
+	}
+	c.mu.Lock()
+	c.renames = append(c.renames, [2]string{oldURI, newURI})
+	d := c.docs[oldURI]
+	delete(c.docs, oldURI)
+	if d != nil {
+		c.docs[newURI] = d
+	}
+	c.mu.Unlock()
+	if d == nil {
+		return ""
+	}
+	if err := c.conn.Notify(ctx, "textDocument/didClose", raw(map[string]any{"textDocument": map[string]any{"uri": oldURI}})); err != nil {
+		return err.Error()
+	}
+	if err := c.conn.Notify(ctx, "textDocument/didOpen", raw(map[string]any{"textDocument": map[string]any{
+		"uri": newURI, "languageId": "go", "version": d.version, "text": d.text,
+	}})); err != nil {
+		return err.Error()
+	}
+	return ""
 }
 
 // utf16Offset is the client's own position → byte offset conversion

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"go.lsp.dev/jsonrpc2"
@@ -62,6 +63,7 @@ type clientCaps struct {
 	applyEdit          bool
 	documentChanges    bool
 	annotations        bool
+	renameFiles        bool // workspaceEdit.resourceOperations holds "rename"
 	workDoneProgress   bool
 	codeActionLiterals bool
 }
@@ -300,6 +302,7 @@ func readClientCaps(c *protocol.ClientCapabilities) clientCaps {
 		if we := w.WorkspaceEdit; we != nil {
 			out.documentChanges = we.DocumentChanges != nil && *we.DocumentChanges
 			out.annotations = we.ChangeAnnotationSupport != nil
+			out.renameFiles = slices.Contains(we.ResourceOperations, protocol.ResourceOperationKindRename)
 		}
 	}
 	if w := c.Window; w != nil {

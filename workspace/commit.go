@@ -17,7 +17,10 @@ import (
 // Change is one planned change to a file: new content (creating the file
 // when it does not exist) or a delete. Changes are plain values; Commit
 // applies a set of them all or nothing. A move is two changes: the
-// destination written (MovedFrom set) and the source deleted.
+// destination written (MovedFrom set) and the source deleted. When the
+// source is open in an editor that can rename documents (BufferRenamer) and
+// the destination gets the buffer's text unchanged, the editor performs the
+// move, so that its buffer follows the file.
 type Change struct {
 	Path Path
 	// Base is the state the caller planned against; Commit refuses the
@@ -36,8 +39,9 @@ type Change struct {
 	// Mode is the new file's permission bits; 0 keeps an existing file's
 	// mode and gives a new file 0644.
 	Mode fs.FileMode
-	// MovedFrom names the file this one is moved from (deleted by another
-	// change of the same set); it only labels the audit row and result.
+	// MovedFrom names the file (its Rel) this one is moved from, deleted
+	// by another change of the same set. It labels the audit row and the
+	// result, and lets the editor move an open source document itself.
 	MovedFrom string
 	// Note is added to the audit row (and the trash reason).
 	Note string
@@ -145,6 +149,12 @@ type entry struct {
 	tmp    string // temp file of a disk write
 	made   []string
 	res    CommittedFile
+	// A move of an open document that the editor performs (BufferRenamer):
+	// renameFrom is set on the destination's entry (it names the source's),
+	// renamed on the source's. Both are journaled; the disk work is the
+	// editor's.
+	renameFrom *entry
+	renamed    bool
 }
 
 // Commit applies changes all or nothing: it locks every path, checks every
@@ -219,7 +229,37 @@ func (w *Workspace) Commit(ctx context.Context, tool string, changes []Change, o
 			e.res.NewSHA256 = SHA256Hex(e.ch.New)
 		}
 	}
+	if r, ok := editor.(BufferRenamer); ok {
+		planRenames(ents, r)
+	}
 	return w.commitLocked(ctx, tool, ents, opts, editor)
+}
+
+// planRenames marks the moves the editor performs itself: a change with
+// MovedFrom to a path that does not exist, whose source is deleted by the
+// same set, is open in the editor with a file on disk, and moves with its
+// buffer's text unchanged. A move that also changes the text stays a write
+// and a delete (the editor's buffer is left behind, with a note).
+func planRenames(ents []*entry, r BufferRenamer) {
+	deleted := map[string]*entry{}
+	for _, e := range ents {
+		if e.ch.Delete {
+			deleted[e.ch.Path.Rel] = e
+		}
+	}
+	for _, e := range ents {
+		if e.ch.Delete || e.ch.MovedFrom == "" || e.cur.exists {
+			continue
+		}
+		src := deleted[e.ch.MovedFrom]
+		if src == nil || src.renamed || !src.cur.overlay || src.cur.disk == nil ||
+			!bytes.Equal(e.ch.New, src.cur.content) || !r.CanRenameBuffer(src.ch.Path) {
+			continue
+		}
+		e.renameFrom, src.renamed = src, true
+		e.res.Overlay = true
+		e.res.Note = fmt.Sprintf("the editor moved its open buffer of %s with the file (unsaved changes kept)", src.ch.Path.Rel)
+	}
 }
 
 // checkBase compares a file's state with what the change expects.
@@ -285,9 +325,14 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 	in := &intent{Tool: tool}
 	for i, e := range disk {
 		ie := intentEntry{Path: e.ch.Path.Abs, Rel: e.ch.Path.Rel, Op: opWrite}
-		if e.ch.Delete {
+		switch {
+		case e.ch.Delete:
 			ie.Op = opDelete
-		} else {
+		case e.renameFrom != nil:
+			// The editor renames the source's disk file here: no temp
+			// file; recovery finds the new content in place or not.
+			ie.New = SHA256Hex(e.renameFrom.cur.disk)
+		default:
 			ie.New = e.res.NewSHA256
 			ie.Tmp = filepath.Join(filepath.Dir(e.ch.Path.Abs), fmt.Sprintf(".%s.hashls-%s-%d.tmp", filepath.Base(e.ch.Path.Abs), nonce, i))
 			e.tmp = ie.Tmp
@@ -296,6 +341,9 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 			ie.Old = SHA256Hex(e.cur.disk)
 		}
 		ie.Mode = uint32(e.newMode())
+		if e.renameFrom != nil {
+			ie.Mode = uint32(e.renameFrom.cur.mode)
+		}
 		in.Entries = append(in.Entries, ie)
 	}
 	// The trash keeps what the tool saw and replaced and, for a file on
@@ -329,6 +377,14 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 			t.entry.res.TrashIDs = append(t.entry.res.TrashIDs, t.id)
 		}
 	}
+	// local is the disk work Commit does itself (the editor's renames are
+	// journaled, but the editor moves those files).
+	var local []intentEntry
+	for i, e := range disk {
+		if e.renameFrom == nil && !e.renamed {
+			local = append(local, in.Entries[i])
+		}
+	}
 	// abandon undoes everything done so far and closes the intent.
 	abandon := func(cause error) (*Committed, error) {
 		rerr := rollBack(in.Entries, func(i int) []byte { return disk[i].cur.disk })
@@ -360,6 +416,9 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 				return abandon(fsError("create the directory of", e.ch.Path.Rel, err))
 			}
 		}
+		if e.renameFrom != nil {
+			continue // the editor moves the file into the directory made
+		}
 		var old fs.FileInfo
 		if e.cur.disk != nil {
 			old, _ = os.Lstat(e.ch.Path.Abs)
@@ -374,30 +433,66 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 		syncDirs(in.Entries)
 	}
 	// 3. Renames and removes, then the directories made durable.
-	if err := rollForward(in.Entries, false); err != nil {
+	if err := rollForward(local, false); err != nil {
 		return abandon(&Error{Kind: ioKindOf(err), Msg: fmt.Sprintf("commit: %v", err), Err: err})
 	}
-	// 4. Open documents, through the editor (into its undo history).
-	var applied []*entry
+	// 4. Open documents, through the editor (into its undo history): the
+	// edits, then the moves the editor performs. undoEditor reverts what
+	// the editor applied, newest first.
+	var applied, moved []*entry
 	label := opts.Label
 	if label == "" {
 		label = "hashls " + tool
+	}
+	undoEditor := func(cause error) error {
+		uctx := context.WithoutCancel(ctx)
+		var errs []string
+		for i := len(moved) - 1; i >= 0; i-- {
+			m := moved[i]
+			if err := editor.(BufferRenamer).RenameBuffer(uctx, m.ch.Path, m.renameFrom.ch.Path, label+" (undone)"); err != nil {
+				errs = append(errs, fmt.Sprintf("the editor did not move %s back to %s (%v): close its buffer without saving", m.ch.Path.Rel, m.renameFrom.ch.Path.Rel, err))
+			}
+		}
+		for i := len(applied) - 1; i >= 0; i-- {
+			a := applied[i]
+			_ = editor.ApplyEdit(uctx, a.ch.Path, a.cur.version+1, a.ch.New, a.cur.content, label+" (undone)")
+		}
+		if len(errs) > 0 {
+			return fmt.Errorf("%w; and %s", cause, strings.Join(errs, "; "))
+		}
+		return cause
 	}
 	for _, e := range ents {
 		if !e.buffer {
 			continue
 		}
 		if err := editor.ApplyEdit(ctx, e.ch.Path, e.cur.version, e.cur.content, e.ch.New, label); err != nil {
-			for i := len(applied) - 1; i >= 0; i-- {
-				a := applied[i]
-				_ = editor.ApplyEdit(context.WithoutCancel(ctx), a.ch.Path, a.cur.version+1, a.ch.New, a.cur.content, label+" (undone)")
-			}
-			return abandon(err)
+			return abandon(undoEditor(err))
 		}
 		applied = append(applied, e)
 	}
 	for _, e := range ents {
-		if e.ch.Delete && e.cur.overlay {
+		if e.renameFrom == nil {
+			continue
+		}
+		if err := editor.(BufferRenamer).RenameBuffer(ctx, e.renameFrom.ch.Path, e.ch.Path, label); err != nil {
+			return abandon(undoEditor(err))
+		}
+		moved = append(moved, e)
+	}
+	movedTo := map[string]string{}
+	for _, e := range ents {
+		if e.ch.MovedFrom != "" && e.renameFrom == nil {
+			movedTo[e.ch.MovedFrom] = e.ch.Path.Rel
+		}
+	}
+	for _, e := range ents {
+		if !e.ch.Delete || !e.cur.overlay || e.renamed {
+			continue
+		}
+		if to, ok := movedTo[e.ch.Path.Rel]; ok {
+			e.res.Note = fmt.Sprintf("%s is open in the editor, which did not move its buffer (it cannot rename documents through workspace/applyEdit, or the move changed the text): the buffer's text was written to %s; close the old buffer without saving and open %s", e.ch.Path.Rel, to, to)
+		} else {
 			e.res.Note = fmt.Sprintf("%s is open in the editor: its buffer still holds the old text; close it without saving", e.ch.Path.Rel)
 		}
 	}
@@ -418,11 +513,7 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 		}
 		ids, err := st.finishIntent(in.ID, recs, audits)
 		if err != nil {
-			for i := len(applied) - 1; i >= 0; i-- {
-				a := applied[i]
-				_ = editor.ApplyEdit(context.WithoutCancel(ctx), a.ch.Path, a.cur.version+1, a.ch.New, a.cur.content, label+" (undone)")
-			}
-			return abandon(fmt.Errorf("recording the change in the store failed: %w", err))
+			return abandon(undoEditor(fmt.Errorf("recording the change in the store failed: %w", err)))
 		}
 		for i, e := range ents {
 			e.res.AuditID = ids[i]

@@ -48,14 +48,26 @@
 //  4. Renames and removes, in the order of the set, then an fsync of every
 //     directory touched.
 //  5. Open documents: the editor applies its edits (BufferEditor, a
-//     versioned workspace/applyEdit), into its undo history.
+//     versioned workspace/applyEdit), into its undo history. Then it
+//     performs the moves of open documents (BufferRenamer, a rename
+//     operation of workspace/applyEdit): a change set that moves a file
+//     the editor has open, with its text unchanged, has the editor rename
+//     the file on disk, and its buffer follows with its unsaved text. Such
+//     a move is journaled in step 2 like any other (the destination a write
+//     whose new content is the source's disk text, without a temp file; the
+//     source a delete); steps 3 and 4 leave it to the editor (they only
+//     create the destination's directory). An editor that cannot rename
+//     gets today's plain move: the buffer's text written to the
+//     destination, the source deleted, and a note to close the old buffer.
 //  6. Finish. One store transaction records the new snapshots (so the tags
 //     the result shows are accepted by the next edit), one audit row per
 //     file, and deletes the intent.
 //
-// A failure before or in step 6 undoes what was done from the in-memory old
-// contents (renames of the old content into place, through the same temp
-// names) and deletes the intent; the error says that nothing was changed.
+// A failure before or in step 6 undoes what was done: the editor's moves
+// and edits are reverted through the editor (newest first), the disk from
+// the in-memory old contents (renames of the old content into place,
+// through the same temp names), and the intent is deleted; the error says
+// that nothing was changed.
 // When the undo itself fails, the intent stays and the next open finishes
 // it from the trash.
 //
@@ -86,7 +98,12 @@
 // renames some files are new and the rest have complete, durable temp files
 // (step 3 finished before the first rename), so rolling forward completes
 // the set. After the last rename every file is new, and finishing only adds
-// the audit rows. Each recovery step first hashes what it finds and acts
+// the audit rows. A move the editor performs (step 5) comes after every
+// rename of step 4 and is one rename of the editor's: until it happens the
+// destination is absent (its write incomplete: roll back, which leaves the
+// source alone), after it the destination holds its new content and the
+// source is gone (roll forward, which has nothing left to do for the pair).
+// Each recovery step first hashes what it finds and acts
 // only on a file holding the old or the new content of the intent, so a
 // file changed by someone else since is left alone, and a crash during
 // recovery is recovered again by the next open: recovery is idempotent.

@@ -12,6 +12,24 @@ type BufferEditor interface {
 	ApplyEdit(ctx context.Context, p Path, version int32, old, new []byte, label string) error
 }
 
+// BufferRenamer is a BufferEditor that can also move a file the editor has
+// open (the LSP server, when the client supports the rename resource
+// operation of workspace/applyEdit). Commit uses it for a change set that
+// moves an open document unchanged: the editor renames the file on disk and
+// its buffer follows, unsaved text (and, where the editor allows, undo
+// history) kept. Without it, the buffer's text is written to the
+// destination on disk and the old buffer is left for the user to close.
+type BufferRenamer interface {
+	BufferEditor
+	// CanRenameBuffer reports whether the editor can rename the open
+	// document p (it is open and the client supports renames).
+	CanRenameBuffer(p Path) bool
+	// RenameBuffer moves the open document from → to, the file on disk
+	// with it; to must not exist. It fails with a KindStale error, having
+	// changed nothing, when the document was closed or the client refused.
+	RenameBuffer(ctx context.Context, from, to Path, label string) error
+}
+
 type overlay struct {
 	path    Path
 	text    []byte

@@ -86,11 +86,19 @@ func TestScanIgnoreHiddenGitAndLoops(t *testing.T) {
 
 // TestScanInsideRepoSubdir: a walk rooted below a repository's top applies
 // the .gitignore files above it and the repository's info/exclude.
-func TestScanInsideRepoSubdir(t *testing.T) {
+// newRepo writes files into a new directory, isolated from the user's and
+// the system's git configuration (no global excludes file), and returns it.
+func newRepo(t *testing.T, files map[string]string) string {
+	t.Helper()
 	top := t.TempDir()
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	writeTree(t, top, map[string]string{
+	writeTree(t, top, files)
+	return top
+}
+
+func TestScanInsideRepoSubdir(t *testing.T) {
+	top := newRepo(t, map[string]string{
 		".git/info/exclude": "*.excluded\n",
 		".gitignore":        "/src/gen/\n*.tmp\n",
 		"src/a.go":          "needle\n",

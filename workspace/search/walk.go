@@ -130,21 +130,75 @@ func (q *workQueue) stop() {
 }
 
 // ignoreBase prepares gitignore matching for a walk rooted at root: the
-// matcher of the enclosing repository (or of root itself outside one), the
-// frame of root and root's path relative to the matcher's top ("" or
-// "dir/").
-func ignoreBase(root string) (*ignore.Frame, string) {
+// matcher of the enclosing repository (or of root itself outside one) and
+// root's path relative to the matcher's top ("" or "dir/"); the frame of
+// root is m.Frame(prefix).
+func ignoreBase(root string) (m *ignore.Matcher, prefix string) {
 	top, ok := ignore.FindTop(root)
 	if !ok {
 		top = root
 	}
-	m := ignore.New(top)
+	m = ignore.New(top)
 	rel, err := filepath.Rel(top, root)
 	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
-		return m.Root(), ""
+		return m, ""
 	}
-	rel = filepath.ToSlash(rel)
-	return m.Frame(rel), rel + "/"
+	return m, filepath.ToSlash(rel) + "/"
+}
+
+// skipName reports whether Walk skips every entry of this name: ".git"
+// always, hidden names unless hidden.
+func skipName(name string, hidden bool) bool {
+	return name == ".git" || (!hidden && name != "" && name[0] == '.')
+}
+
+// Filter decides, for paths below one walk root, what Walk with the same
+// options decides for the entries it meets: a ".git" element or (without
+// Hidden) a hidden one skips a path, and (with Gitignore) so does a rule of
+// any .gitignore from the repository's top down, applied to the path and
+// to each directory between root and it. Tools use it for paths Walk does
+// not see, such as the editor's unsaved buffers. It is safe for
+// concurrent use.
+type Filter struct {
+	hidden bool
+	m      *ignore.Matcher // nil without Gitignore
+	prefix string          // root relative to m's top: "" or "dir/"
+}
+
+// NewFilter returns the Filter of a walk of the absolute directory root
+// with opts (Threads and Descend do not apply).
+func NewFilter(root string, opts WalkOptions) *Filter {
+	f := &Filter{hidden: opts.Hidden}
+	if opts.Gitignore {
+		f.m, f.prefix = ignoreBase(root)
+	}
+	return f
+}
+
+// Skip reports whether Walk leaves out rel (slash-separated, relative to
+// the root; isDir when it names a directory).
+func (f *Filter) Skip(rel string, isDir bool) bool {
+	parts := strings.Split(rel, "/")
+	for _, name := range parts {
+		if skipName(name, f.hidden) {
+			return true
+		}
+	}
+	if f.m == nil {
+		return false
+	}
+	dir := ""
+	for i, name := range parts {
+		r := name
+		if dir != "" {
+			r = dir + "/" + name
+		}
+		if f.m.Frame(f.prefix+dir).Ignored(f.prefix+r, isDir || i < len(parts)-1) {
+			return true
+		}
+		dir = r
+	}
+	return false
 }
 
 // Walk visits every entry below the absolute directory root (not root
@@ -162,7 +216,9 @@ func Walk(ctx context.Context, root string, opts WalkOptions, fn func(worker int
 	var frame *ignore.Frame
 	prefix := ""
 	if opts.Gitignore {
-		frame, prefix = ignoreBase(root)
+		var m *ignore.Matcher
+		m, prefix = ignoreBase(root)
+		frame = m.Frame(prefix)
 	}
 	q := &workQueue{}
 	q.cond = sync.NewCond(&q.mu)
@@ -223,7 +279,7 @@ func walkDir(d dirWork, opts WalkOptions, prefix string, worker int, wb *walkBuf
 	var e Entry
 	for _, de := range ents {
 		name := de.name
-		if name == ".git" || (!opts.Hidden && name[0] == '.') {
+		if skipName(name, opts.Hidden) {
 			continue
 		}
 		typ := de.typ
