@@ -33,6 +33,9 @@ Usage:
   hashls [--root DIR] serve [--stdio]           run the language server on stdin/stdout
   hashls [--root DIR] [--json] doctor [--fix]   check the store and the root (integrity, sizes,
                                                 unfinished commits, orphan temp files); --fix repairs
+  hashls [--root DIR] mcp                       run the MCP server on stdin/stdout (for terminal agents)
+  hashls [--root DIR] mcp --http ADDR           the MCP server over Streamable HTTP (loopback addresses only,
+                                                unless --allow-remote and HASHLS_MCP_TOKEN are given)
   hashls version                                print the version
   hashls help                                   print this help
 
@@ -42,6 +45,7 @@ Flags:
 
 Environment:
   HASHLS_STATE_DIR   where the store lives (default $XDG_STATE_HOME/hashls, else ~/.local/state/hashls)
+  HASHLS_MCP_TOKEN   bearer token mcp --http requires (always checked when set; needed off loopback)
 
 Exit status: 0 success, 1 the tool failed, 2 usage error.
 `
@@ -78,6 +82,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		return c.serve(rest[1:])
 	case "doctor":
 		return c.doctor(rest[1:])
+	case "mcp":
+		return c.mcpCmd(rest[1:])
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "hashls", version())
 		return exitOK

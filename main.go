@@ -5,10 +5,12 @@
 //	hashls tool --list                            list the tools
 //	hashls tool NAME --schema                     print a tool's JSON schema
 //	hashls serve [--stdio]                        run the language server on stdio
+//	hashls mcp [--http ADDR [--allow-remote]]     run the MCP server on stdio or Streamable HTTP
 //	hashls version | help
 //
 // main only parses flags and wires packages together; the tools live in
-// package agent and the server in package lsp.
+// package agent, the language server in package lsp and the MCP server in
+// package mcp.
 package main
 
 import (

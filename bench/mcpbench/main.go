@@ -1,0 +1,205 @@
+// Command mcpbench measures per-call latency of the same tool calls through
+// a long-lived `hashls mcp` over stdio (the Go SDK's client, one process for
+// the whole run) and through `hashls tool` (one process per call), in one
+// interleaved run: `read` of 20 lines and the 50-hunk edit of bench/edit.sh
+// on a 10,000-line file. It prints p50, p90, p99 and the MCP ÷ CLI ratio.
+//
+//	go build -o /tmp/hashls . && go run ./bench/mcpbench -bin /tmp/hashls -runs 200
+//
+// (bench/mcp.sh does both.) Before every edit the file is put back to its
+// original content outside the timed region, so every edit applies against
+// the tag the first read minted, as bench/edit.sh does.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func main() {
+	bin := flag.String("bin", "", "the hashls binary (required)")
+	runs := flag.Int("runs", 200, "calls of each kind per transport")
+	flag.Parse()
+	if *bin == "" {
+		fmt.Fprintln(os.Stderr, "mcpbench: -bin /path/to/hashls is required (go build -o /tmp/hashls .)")
+		os.Exit(2)
+	}
+	if err := run(*bin, *runs); err != nil {
+		fmt.Fprintln(os.Stderr, "mcpbench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(bin string, runs int) error {
+	work, err := os.MkdirTemp("", "hashls-mcpbench-")
+	if err != nil {
+		return fmt.Errorf("making a work directory: %w", err)
+	}
+	defer os.RemoveAll(work)
+	root := filepath.Join(work, "root")
+	if err := os.Mkdir(root, 0o755); err != nil {
+		return err
+	}
+	var sb strings.Builder
+	for i := 1; i <= 10000; i++ {
+		fmt.Fprintf(&sb, "line %d: some text for the benchmark file\n", i)
+	}
+	orig := []byte(sb.String())
+	big := filepath.Join(root, "big.txt")
+	restore := func() error { return os.WriteFile(big, orig, 0o644) }
+	if err := restore(); err != nil {
+		return err
+	}
+	env := append(os.Environ(), "HASHLS_STATE_DIR="+filepath.Join(work, "state"))
+
+	// The long-lived server.
+	cmd := exec.Command(bin, "--root", root, "mcp")
+	cmd.Env = env
+	cmd.Stderr = os.Stderr
+	ctx := context.Background()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "mcpbench", Version: "1"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		return fmt.Errorf("starting %s mcp: %w", bin, err)
+	}
+	defer cs.Close()
+	call := func(name string, args map[string]any) (string, error) {
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			return "", fmt.Errorf("mcp %s: %w", name, err)
+		}
+		txt := res.Content[0].(*sdk.TextContent).Text
+		if res.IsError {
+			return "", fmt.Errorf("mcp %s: %s", name, txt)
+		}
+		return txt, nil
+	}
+	first, err := call("read", map[string]any{"path": "big.txt:1"})
+	if err != nil {
+		return err
+	}
+	header, _, _ := strings.Cut(first, "\n")
+	ops := make([]string, 50)
+	for i := range ops {
+		ops[i] = fmt.Sprintf("replace %d..%d:\n+changed %d", i*200+1, i*200+1, i)
+	}
+	editInput := header + "\n" + strings.Join(ops, "\n")
+	editJSON, _ := json.Marshal(map[string]string{"input": editInput})
+	readArgs := map[string]any{"path": "big.txt:1-20"}
+	readJSON, _ := json.Marshal(readArgs)
+
+	cliRead := func() error { return cliTool(bin, root, env, "read", string(readJSON), "") }
+	cliEdit := func() error { return cliTool(bin, root, env, "edit", "-", string(editJSON)) }
+
+	timed := func(f func() error) (time.Duration, error) {
+		start := time.Now()
+		err := f()
+		return time.Since(start), err
+	}
+	var mcpRead, mcpEdit, cliReadT, cliEditT []time.Duration
+	// Warm up both paths (page cache, store, the server's first tree).
+	for range 3 {
+		restore()
+		if _, err := call("edit", map[string]any{"input": editInput}); err != nil {
+			return err
+		}
+		restore()
+		if err := cliEdit(); err != nil {
+			return err
+		}
+	}
+	for i := range runs {
+		// Alternate which transport goes first, so neither always follows
+		// the other's writes.
+		steps := []func() error{
+			func() error {
+				d, err := timed(func() error { _, err := call("read", readArgs); return err })
+				mcpRead = append(mcpRead, d)
+				return err
+			},
+			func() error {
+				d, err := timed(cliRead)
+				cliReadT = append(cliReadT, d)
+				return err
+			},
+			func() error {
+				if err := restore(); err != nil {
+					return err
+				}
+				d, err := timed(func() error { _, err := call("edit", map[string]any{"input": editInput}); return err })
+				mcpEdit = append(mcpEdit, d)
+				return err
+			},
+			func() error {
+				if err := restore(); err != nil {
+					return err
+				}
+				d, err := timed(cliEdit)
+				cliEditT = append(cliEditT, d)
+				return err
+			},
+		}
+		if i%2 == 1 {
+			steps[0], steps[1] = steps[1], steps[0]
+			steps[2], steps[3] = steps[3], steps[2]
+		}
+		for _, s := range steps {
+			if err := s(); err != nil {
+				return err
+			}
+		}
+	}
+	fmt.Printf("%d calls of each; 10,000-line file; read = 20 lines, edit = 50 hunks\n\n", runs)
+	fmt.Printf("%-22s %9s %9s %9s %9s\n", "", "p50", "p90", "p99", "mean")
+	row := func(name string, d []time.Duration) {
+		p := percentiles(d)
+		fmt.Printf("%-22s %9s %9s %9s %9s\n", name, ms(p[0]), ms(p[1]), ms(p[2]), ms(p[3]))
+	}
+	row("mcp read (stdio)", mcpRead)
+	row("hashls tool read", cliReadT)
+	row("mcp edit (stdio)", mcpEdit)
+	row("hashls tool edit", cliEditT)
+	re, ce := percentiles(mcpEdit), percentiles(cliEditT)
+	rr, cr := percentiles(mcpRead), percentiles(cliReadT)
+	fmt.Printf("\nMCP ÷ CLI at p50: read %.3f, edit %.3f (goal for edit: ≤ 0.100)\n", float64(rr[0])/float64(cr[0]), float64(re[0])/float64(ce[0]))
+	return nil
+}
+
+// cliTool runs one `hashls tool NAME ARG` process (stdin when arg is "-").
+func cliTool(bin, root string, env []string, name, arg, stdin string) error {
+	c := exec.Command(bin, "--root", root, "tool", name, arg)
+	c.Env = env
+	if stdin != "" {
+		c.Stdin = strings.NewReader(stdin)
+	}
+	if out, err := c.CombinedOutput(); err != nil {
+		return fmt.Errorf("hashls tool %s: %w: %s", name, err, out)
+	}
+	return nil
+}
+
+// percentiles returns p50, p90, p99 (nearest rank) and the mean.
+func percentiles(d []time.Duration) [4]time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	rank := func(p float64) time.Duration {
+		i := int(p*float64(len(s))+0.999999) - 1
+		return s[max(0, min(i, len(s)-1))]
+	}
+	var sum time.Duration
+	for _, v := range s {
+		sum += v
+	}
+	return [4]time.Duration{rank(0.50), rank(0.90), rank(0.99), sum / time.Duration(len(s))}
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/hashls/hashls/mcp"
+)
+
+// mcpCmd runs the MCP server: on stdin/stdout by default, over Streamable
+// HTTP with --http ADDR. Nothing but protocol frames is written to stdout;
+// logs go to stderr (and to the client through MCP logging).
+func (c *cli) mcpCmd(args []string) int {
+	var httpAddr string
+	allowRemote := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--http" || a == "-http":
+			if i+1 >= len(args) {
+				return c.usageError("mcp --http needs an address, e.g. --http 127.0.0.1:8765")
+			}
+			i++
+			httpAddr = args[i]
+		case strings.HasPrefix(a, "--http="):
+			httpAddr = strings.TrimPrefix(a, "--http=")
+		case a == "--allow-remote" || a == "-allow-remote":
+			allowRemote = true
+		case a == "--stdio" || a == "-stdio":
+		default:
+			return c.usageError(fmt.Sprintf("mcp: unknown argument %q (usage: hashls [--root DIR] mcp [--http ADDR [--allow-remote]])", a))
+		}
+	}
+	if allowRemote && httpAddr == "" {
+		return c.usageError("mcp: --allow-remote applies only with --http ADDR")
+	}
+	token := os.Getenv(mcp.TokenEnv)
+	if httpAddr != "" {
+		if err := mcp.CheckHTTPAddr(httpAddr, allowRemote, token); err != nil {
+			return c.usageError("mcp: " + err.Error())
+		}
+	}
+	logf := func(format string, args ...any) { fmt.Fprintf(c.stderr, "hashls: "+format+"\n", args...) }
+	srv, err := mcp.New(mcp.Options{Root: c.root, Version: version(), Logf: logf})
+	if err != nil {
+		fmt.Fprintf(c.stderr, "hashls mcp: %v\n", err)
+		return exitTool
+	}
+	defer func() {
+		if err := srv.Close(); err != nil {
+			logf("mcp: %v", err)
+		}
+	}()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	if httpAddr == "" {
+		err = srv.RunIO(ctx, io.NopCloser(c.stdin), nopWriteCloser{c.stdout})
+	} else {
+		var ln net.Listener
+		ln, err = net.Listen("tcp", httpAddr)
+		if err != nil {
+			fmt.Fprintf(c.stderr, "hashls mcp: listening on %s: %v; pick a free port\n", httpAddr, err)
+			return exitTool
+		}
+		// Tests and scripts read the bound address (port 0 picks one).
+		logf("mcp: listening on http://%s/mcp", ln.Addr())
+		err = srv.ServeHTTP(ctx, ln, mcp.HTTPOptions{Token: token})
+	}
+	if err != nil {
+		fmt.Fprintf(c.stderr, "hashls mcp: %v\n", err)
+		return exitTool
+	}
+	return exitOK
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
