@@ -37,6 +37,35 @@ if [ -n "${BASE:-}" ]; then
   mkdir -p "$work/base-root"; cp big.txt "$work/base-root/"
   "$BASE" --root "$work/base-root" tool read "{\"path\":\"big.txt:$sel\"}" >/dev/null
 fi
+if [ -n "${BASE:-}" ]; then
+  # Interleaved: one round runs each command once, in turn, so a change in
+  # the machine's load hits both binaries alike; medians and the ratios
+  # edit ÷ version of each binary.
+  python3 - "$runs" "$work" "$BASE" <<'PY'
+import subprocess, sys, time, shutil, statistics
+runs, work, base = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+edit = open(f"{work}/edit.json").read()
+cmds = {
+    "version": [f"{work}/hashls", "version"],
+    "edit": [f"{work}/hashls", "tool", "edit", edit],
+    "base version": [base, "version"],
+    "base edit": [base, "--root", f"{work}/base-root", "tool", "edit", edit],
+}
+t = {k: [] for k in cmds}
+for i in range(runs + 3):
+    shutil.copy(f"{work}/big.orig", "big.txt")
+    shutil.copy(f"{work}/big.orig", f"{work}/base-root/big.txt")
+    for k, c in cmds.items():
+        s = time.perf_counter()
+        subprocess.run(c, stdout=subprocess.DEVNULL, check=True)
+        if i >= 3:
+            t[k].append((time.perf_counter() - s) * 1000)
+m = {k: statistics.median(v) for k, v in t.items()}
+for k in cmds:
+    print(f"interleaved {k:13s} median {m[k]:7.2f} ms")
+print(f"edit ÷ version: {m['edit']/m['version']:.2f} (base {m['base edit']/m['base version']:.2f}); edit ÷ base edit: {m['edit']/m['base edit']:.2f}")
+PY
+fi
 if command -v hyperfine >/dev/null; then
   # -N: no shell in between; --prepare restores the file so every edit
   # applies against the tag that read minted.
