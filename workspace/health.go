@@ -3,7 +3,6 @@ package workspace
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -24,30 +23,44 @@ import (
 // without fsync after each commit: it is a witness, not a second journal,
 // and a marker that is older than the store says nothing.
 
-// marker is the content of the marker file.
+// marker is the content of the marker file: one line of two fixed-width
+// numbers, so that moving it forward is one pwrite of the same length (no
+// new file, no rename on the commit's path).
 type marker struct {
-	Created   int64 `json:"created"`   // unix nanoseconds: when the store was first made
-	LastAudit int64 `json:"lastAudit"` // the newest audit row id the store held
+	Created   int64 // unix nanoseconds: when the store was first made
+	LastAudit int64 // the newest audit row id the store held
 }
+
+const markerFormat = "hashls-store %020d %020d\n"
+
+var markerLen = len(fmt.Sprintf(markerFormat, 0, 0))
 
 func markerPath(db string) string { return db + ".known" }
 
 func readMarker(db string) (marker, bool) {
 	b, err := os.ReadFile(markerPath(db))
-	if err != nil {
+	if err != nil || len(b) != markerLen {
 		return marker{}, false
 	}
 	var m marker
-	if json.Unmarshal(b, &m) != nil || m.Created == 0 {
-		return marker{}, false
+	if n, err := fmt.Sscanf(string(b), markerFormat, &m.Created, &m.LastAudit); err != nil || n != 2 || m.Created <= 0 {
+		return marker{}, false // torn by a crash, or not ours: unknown
 	}
 	return m, true
 }
 
-// writeMarker replaces the marker (through a temp file and a rename, so a
-// reader never sees half of it). Failure only loses the witness.
+// writeMarker writes the marker in place when it exists (one write of the
+// same length), else creates it through a temp file and a rename. Failure
+// only loses the witness.
 func writeMarker(db string, m marker) {
-	b, _ := json.Marshal(m)
+	b := fmt.Appendf(nil, markerFormat, m.Created, m.LastAudit)
+	if f, err := os.OpenFile(markerPath(db), os.O_WRONLY, 0); err == nil {
+		_, werr := f.WriteAt(b, 0)
+		f.Close()
+		if werr == nil {
+			return
+		}
+	}
 	tmp := fmt.Sprintf("%s.%d.tmp", markerPath(db), os.Getpid())
 	if os.WriteFile(tmp, b, 0o600) == nil {
 		_ = os.Rename(tmp, markerPath(db))

@@ -219,3 +219,24 @@ func TestDoctor(t *testing.T) {
 }
 
 func errNoSpace() error { return syscall.ENOSPC }
+
+// A marker torn by a crash (or not ours) says nothing: no false alarm, and
+// it is written anew.
+func TestTornMarker(t *testing.T) {
+	root, state := t.TempDir(), t.TempDir()
+	w := openHealthWS(t, root, state, 2)
+	db := w.Store().Path()
+	w.Close()
+	os.WriteFile(markerPath(db), []byte("hashls-store 0000012"), 0o600)
+	w2, err := Open(root, Options{StateDir: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w2.Close()
+	if n := w2.Notices(); len(n) != 0 {
+		t.Fatalf("a torn marker raised %q", n)
+	}
+	if m, ok := readMarker(db); !ok || m.LastAudit != 2 {
+		t.Fatalf("marker not rewritten: %+v %v", m, ok)
+	}
+}
