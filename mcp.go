@@ -47,7 +47,7 @@ func (c *cli) mcpCmd(args []string) int {
 		}
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(c.stderr, "hashls: "+format+"\n", args...) }
-	srv, err := mcp.New(mcp.Options{Root: c.root, Version: version(), Logf: logf})
+	srv, err := mcp.New(mcp.Options{Root: c.root, Version: version(), Logf: logf, Edit: editSettingsFromEnv()})
 	if err != nil {
 		fmt.Fprintf(c.stderr, "hashls mcp: %v\n", err)
 		return exitTool

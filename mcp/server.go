@@ -29,6 +29,10 @@ type Options struct {
 	Version string
 	// Logf receives diagnostics for stderr; nil discards them.
 	Logf func(format string, args ...any)
+	// Edit are the edit tool's settings (seen-lines check, header form);
+	// the CLI takes them from HASHLS_SEEN_LINES and HASHLS_EDIT_HEADERS,
+	// which an MCP client's server configuration can set.
+	Edit agent.EditSettings
 
 	// runTool replaces Toolset.Run in tests.
 	runTool func(ctx context.Context, ts *agent.Toolset, name string, args json.RawMessage, call agent.Call) (*agent.Result, error)
@@ -359,7 +363,7 @@ func (s *Server) toolset(root string) (*agent.Toolset, error) {
 	for _, r := range ws.Recovered() {
 		s.opts.Logf("mcp: store recovery at open: %v", r)
 	}
-	o := &opened{ws: ws, tools: agent.New(agent.Deps{WS: ws, Resolver: &treesitter.Resolver{}})}
+	o := &opened{ws: ws, tools: agent.New(agent.Deps{WS: ws, Resolver: &treesitter.Resolver{}, Edit: s.opts.Edit})}
 	s.workspaces[root] = o
 	return o.tools, nil
 }
