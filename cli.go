@@ -281,19 +281,61 @@ func jsonSyntaxError(raw []byte) string {
 	return err.Error()
 }
 
+// buildVersion may be set at link time (-ldflags "-X main.buildVersion=v1.2.3")
+// for builds that are not made by go install of a tagged module.
+var buildVersion string
+
 func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		v := bi.Main.Version
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				return v + " (" + s.Value[:12] + ")"
-			}
-		}
-		if v != "" {
-			return v
+	bi, ok := debug.ReadBuildInfo()
+	return versionOf(buildVersion, bi, ok)
+}
+
+// versionOf renders the module version (or the link-time one), the VCS
+// revision, its time and whether the tree was modified, and the Go
+// version: "v1.2.3 (rev 0123456789ab, 2026-01-02T03:04:05Z, modified; go1.26.8)".
+// A build without module or VCS information says so rather than "(devel)".
+func versionOf(linked string, bi *debug.BuildInfo, ok bool) string {
+	v := linked
+	if v == "" && ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		v = bi.Main.Version
+	}
+	if v == "" {
+		v = "devel"
+	}
+	if !ok {
+		return v + " (no build information)"
+	}
+	var rev, at string
+	modified := false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			at = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
 		}
 	}
-	return "(devel)"
+	var parts []string
+	if rev != "" {
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		parts = append(parts, "rev "+rev)
+		if at != "" {
+			parts = append(parts, at)
+		}
+		if modified {
+			parts[len(parts)-1] += ", modified"
+		}
+	} else {
+		parts = append(parts, "no VCS revision: built outside a git checkout or with -buildvcs=false")
+	}
+	if bi.GoVersion != "" {
+		return v + " (" + strings.Join(parts, ", ") + "; " + bi.GoVersion + ")"
+	}
+	return v + " (" + strings.Join(parts, ", ") + ")"
 }
 
 // editSettingsFromEnv reads HASHLS_SEEN_LINES ("off", "0" or "false"

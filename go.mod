@@ -9,6 +9,7 @@ require (
 	go.lsp.dev/jsonrpc2 v1.0.1
 	go.lsp.dev/protocol v1.0.1
 	go.lsp.dev/uri v1.0.1
+	golang.org/x/image v0.47.0
 	modernc.org/sqlite v1.61.1
 )
 

@@ -61,6 +61,26 @@ type pendingEdit struct {
 	file *workspace.File
 	res  *edit.Result
 	dest *workspace.Path // MV destination
+	// nbNew is the new notebook JSON when the file is a notebook edited
+	// as cell text (res.Old and res.New are cell text then).
+	nbNew []byte
+	nb    bool
+}
+
+// content is the bytes the section's file gets.
+func (pe *pendingEdit) content() []byte {
+	if pe.nb {
+		return pe.nbNew
+	}
+	return pe.res.New
+}
+
+// base is the bytes the section's file holds now.
+func (pe *pendingEdit) base() []byte {
+	if pe.nb {
+		return pe.file.Bytes
+	}
+	return pe.res.Old
 }
 
 func (editTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
@@ -137,7 +157,16 @@ func planAndCommitEdit(ctx context.Context, env *Env, a editArgs, secs []edit.Se
 		if workspace.IsBinary(f.Bytes) {
 			return nil, &Error{Kind: KindBinary, Message: fmt.Sprintf("Cannot edit %s: it is a binary file. hashline edits apply to text files only.", sec.Path)}
 		}
-		res, err := edit.ApplySection(sec, edit.File{Path: sec.Path, Key: paths[i].Abs, Bytes: f.Bytes}, opts)
+		// A notebook is edited as its cell text, under the cell text's key.
+		key, text := paths[i], f.Bytes
+		nb, isNB, err := notebookView(paths[i], f.Bytes)
+		if err != nil {
+			return nil, err
+		}
+		if isNB {
+			key, text = workspace.Path{Abs: notebookKey(paths[i]), Rel: paths[i].Rel}, []byte(nb.Text())
+		}
+		res, err := edit.ApplySection(sec, edit.File{Path: sec.Path, Key: key.Abs, Bytes: text}, opts)
 		if err != nil {
 			var ee *edit.Error
 			if errors.As(err, &ee) && (ee.Kind == edit.KindStale || ee.Kind == edit.KindUnseen) {
@@ -147,13 +176,18 @@ func planAndCommitEdit(ctx context.Context, env *Env, a editArgs, secs []edit.Se
 				if len(ee.Shown) > 0 {
 					shown = fromEditRanges(ee.Shown)
 				}
-				if rerr := record(env, paths[i], edit.Tag(f.Bytes), f.Bytes, nil, shown); rerr != nil {
+				if rerr := record(env, key, edit.Tag(text), text, nil, shown); rerr != nil {
 					return nil, fmt.Errorf("%w (and recording the current content and the lines it shows failed: %v)", err, rerr)
 				}
 			}
 			return nil, err
 		}
-		pe := &pendingEdit{sec: sec, path: paths[i], file: f, res: res}
+		pe := &pendingEdit{sec: sec, path: paths[i], file: f, res: res, nb: isNB}
+		if isNB && !res.NoOp && !res.Remove {
+			if pe.nbNew, err = nb.Rewrite(string(res.New)); err != nil {
+				return nil, &Error{Kind: KindInput, Message: fmt.Sprintf("Edit of %s refused: the edited cell text is no longer notebook cell text: %v. Nothing was written; keep every \"# %%%% [TYPE] cell:N\" marker row intact.", sec.Path, err), Err: err}
+			}
+		}
 		if res.MoveTo != "" {
 			d, err := moveDestination(env, pe, byKey)
 			if err != nil {
@@ -182,28 +216,48 @@ func planAndCommitEdit(ctx context.Context, env *Env, a editArgs, secs []edit.Se
 		owner[i] = len(plans)
 		switch {
 		case pe.res.Remove:
-			plans = append(plans, plannedDelete(pe.path, pe.res.Old, "REM"))
+			plans = append(plans, plannedDelete(pe.path, pe.base(), "REM"))
 		case pe.dest != nil:
-			pw := plannedWrite(*pe.dest, nil, pe.res.New, "moved from "+pe.path.Rel)
-			pw.ch.NewTag = pe.res.NewTag
+			pw := plannedWrite(*pe.dest, nil, pe.content(), "moved from "+pe.path.Rel)
+			if !pe.nb {
+				pw.ch.NewTag = pe.res.NewTag
+			}
 			pw.ch.MovedFrom = pe.path.Rel
 			if !pe.file.Overlay {
 				pw.ch.Mode = pe.file.Mode // a moved file keeps its permissions
 			}
 			pw.diff = edit.UnifiedDiff(pe.dest.Rel, pe.res.Old, pe.res.New)
-			pw.ch.Seen = pe.seenNew()
-			plans = append(plans, pw, plannedDelete(pe.path, pe.res.Old, "moved to "+pe.dest.Rel))
+			if !pe.nb {
+				pw.ch.Seen = pe.seenNew()
+			}
+			plans = append(plans, pw, plannedDelete(pe.path, pe.base(), "moved to "+pe.dest.Rel))
 		default:
-			pw := plannedWrite(pe.path, pe.res.Old, pe.res.New, "")
-			pw.ch.NewTag = pe.res.NewTag
+			pw := plannedWrite(pe.path, pe.base(), pe.content(), "")
 			pw.diff = pe.res.Diff
-			pw.ch.Seen = pe.seenNew()
+			if !pe.nb {
+				pw.ch.NewTag = pe.res.NewTag
+				pw.ch.Seen = pe.seenNew()
+			}
 			plans = append(plans, pw)
 		}
 	}
 	changes, err := commit(ctx, env, "edit", plans, a.AllowVCS)
 	if err != nil {
 		return nil, raceLost(env, pending, err)
+	}
+	// A notebook's new cell text is recorded under its own key, so the tag
+	// the result shows is accepted by the next edit.
+	for _, pe := range pending {
+		if !pe.nb || pe.res.Remove {
+			continue
+		}
+		at := pe.path
+		if pe.dest != nil {
+			at = *pe.dest
+		}
+		if err := record(env, workspace.Path{Abs: notebookKey(at), Rel: at.Rel}, pe.res.NewTag, pe.res.New, nil, pe.seenNew()); err != nil {
+			return nil, fmt.Errorf("the edit was written, but recording the notebook's new cell text failed (re-read %s before the next edit): %w", at.Rel, err)
+		}
 	}
 	details := &editDetails{Op: "update"}
 	var texts, diffs, warnings []string

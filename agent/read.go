@@ -7,7 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"path/filepath"
 	"strings"
 
 	"github.com/hashls/hashls/edit"
@@ -49,6 +49,14 @@ type readDetails struct {
 	IsDirectory  bool           `json:"isDirectory,omitempty"`
 	Raw          bool           `json:"raw,omitempty"`
 	Overlay      bool           `json:"overlay,omitempty"`
+	// Kind is "notebook", "image" or "conflicts" when the file is shown
+	// as such; "" for text.
+	Kind             string            `json:"kind,omitempty"`
+	Image            *imageInfo        `json:"image,omitempty"`
+	Tree             *dirTreeLimits    `json:"tree,omitempty"`
+	SuffixResolution *suffixResolution `json:"suffixResolution,omitempty"`
+	// Conflicts are the merge-conflict regions of a :conflicts read.
+	Conflicts []conflictRegion `json:"conflicts,omitempty"`
 }
 
 type shownRange struct {
@@ -83,14 +91,30 @@ func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 	if err != nil {
 		return nil, err
 	}
-	if st, err := env.WS.Stat(p); err == nil && st.Dir {
-		return readDirectory(env, p)
+	st, err := env.WS.Stat(p)
+	if err == nil && !st.Exists && !filepath.IsAbs(pathStr) {
+		if res, ok, err := resolveBySuffix(ctx, env, readTool{}, a.Path, pathStr, a.Path[len(pathStr):]); ok || err != nil {
+			return res, err
+		}
+	}
+	if err == nil && st.Dir {
+		return readDirectory(ctx, env, p)
+	}
+	if err == nil && st.Regular && !st.Overlay && isImageName(p.Rel) && !sel.Raw {
+		if res, ok, err := readImage(env, p, st.Size); ok || err != nil {
+			return res, err
+		}
 	}
 	f, err := env.WS.ReadFile(p)
 	if err != nil {
 		return nil, err
 	}
 	if workspace.IsBinary(f.Bytes) {
+		if !f.Overlay {
+			if res, ok, err := readImage(env, p, int64(len(f.Bytes))); ok || err != nil {
+				return res, err
+			}
+		}
 		return nil, &Error{Kind: KindBinary, Message: fmt.Sprintf("Cannot read %s: it is a binary file (%d bytes). hashls reads and edits text files only.", p.Rel, len(f.Bytes))}
 	}
 	sum := sha256.Sum256(f.Bytes)
@@ -102,6 +126,15 @@ func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 		text, shown, tr := renderRows(p.Rel, lines, sel.Ranges, false)
 		d.Shown, d.Truncation = shown, tr
 		return &Result{Text: text, Details: d}, nil
+	}
+	if sel.Conflicts {
+		return readConflicts(env, p, f.Bytes, d)
+	}
+	if nb, ok, err := notebookView(p, f.Bytes); ok {
+		if err != nil {
+			return nil, err
+		}
+		return readNotebook(env, p, nb, d, sel)
 	}
 	// The snapshot and the lines shown of it are recorded in one store
 	// transaction.
@@ -285,37 +318,6 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
-}
-
-// readDirectory lists a directory's entries, directories first.
-func readDirectory(env *Env, p workspace.Path) (*Result, error) {
-	ents, err := env.WS.ReadDir(p)
-	if err != nil {
-		return nil, err
-	}
-	sort.SliceStable(ents, func(i, j int) bool {
-		if ents[i].Dir != ents[j].Dir {
-			return ents[i].Dir
-		}
-		return ents[i].Name < ents[j].Name
-	})
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "%s/\n", p.Rel)
-	if len(ents) == 0 {
-		sb.WriteString("(empty directory)\n")
-	}
-	for _, e := range ents {
-		if e.Dir {
-			fmt.Fprintf(&sb, "  %s/\n", e.Name)
-			continue
-		}
-		size := ""
-		if e.Size > 0 {
-			size = " (" + humanSize(e.Size) + ")"
-		}
-		fmt.Fprintf(&sb, "  %s%s\n", e.Name, size)
-	}
-	return &Result{Text: sb.String(), Details: &readDetails{Path: p.Rel, ResolvedPath: p.Rel, IsDirectory: true, Lines: len(ents)}}, nil
 }
 
 func humanSize(n int64) string {

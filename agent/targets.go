@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	pathpkg "path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -245,6 +246,17 @@ func readArchive(env *Env, path string, p workspace.Path, c archive.Candidate) (
 	display := p.Rel + ":" + member
 	if e, found := idx.Find(member); found && member != "" {
 		d.Kind = "archive-member"
+		if e.Link != "" {
+			d.Kind = "archive-link"
+			what := "a symbolic link"
+			target := e.Link
+			if e.Hard {
+				what = "a hard link"
+			} else if !strings.HasPrefix(target, "/") {
+				target = pathpkg.Join(archive.Dir(member), target)
+			}
+			return &Result{Text: fmt.Sprintf("%s is %s to %s (no content of its own). Read %s:%s for its content; a write through the link is refused.\n", display, what, e.Link, p.Rel, target), Details: d}, nil
+		}
 		if e.Size > archive.MaxMemberBytes {
 			return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot read %s: the member is %s, over the %d MiB limit. Extract it with an archive tool instead.", display, humanSize(e.Size), archive.MaxMemberBytes>>20)}
 		}
@@ -294,6 +306,10 @@ func readArchive(env *Env, path string, p workspace.Path, c archive.Candidate) (
 			break
 		}
 		switch {
+		case e.Link != "" && e.Hard:
+			fmt.Fprintf(&sb, "  %s => %s (hard link)\n", e.Name, e.Link)
+		case e.Link != "":
+			fmt.Fprintf(&sb, "  %s -> %s (symlink)\n", e.Name, e.Link)
 		case e.Dir:
 			fmt.Fprintf(&sb, "  %s/\n", e.Name)
 		case e.Size > 0:

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/hashls/hashls/edit"
 	"github.com/hashls/hashls/workspace"
+	"github.com/hashls/hashls/workspace/notebook"
 )
 
 type writeTool struct{}
@@ -22,7 +24,7 @@ func (writeTool) Description() string {
 	return "Create or overwrite a file with the given content (old content to the trash, a fresh ¶PATH#TAG back); also an archive member (a.zip:dir/f.txt) or a SQLite row (db.sqlite:table inserts, db.sqlite:table:key updates, blank content deletes)"
 }
 func (writeTool) Schema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"File path inside the root (missing parent directories are created), an archive member a.zip:dir/f.txt (the archive is rewritten atomically, created if missing), or a SQLite row: db.sqlite:table (insert) or db.sqlite:table:key (update; blank content deletes)"},"content":{"type":"string","description":"The complete new content of the file or member; for SQLite a JSON5 object of column values. Text only: content with bytes that are not UTF-8 (or a lone \\ud800) is refused; use contentBase64 for those"},"contentBase64":{"type":"string","description":"Instead of content: the file's bytes in standard base64, written exactly as they are (no line-ending or BOM handling); for files and archive members"},"expectedSha256":{"type":"string","description":"Optional stale-file gate: the sha256 (hex) of the file as you read it (read's details.sha256); \"\" means the file must not exist yet"},"allowVcs":{"type":"boolean","description":"Allow changes under .git, .hg or .svn, refused by default (a write there can make git run code on the next git command)"}},"required":["path"],"additionalProperties":false}`)
+	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"File path inside the root (missing parent directories are created), an archive member a.zip:dir/f.txt (the archive is rewritten atomically, created if missing), or a SQLite row: db.sqlite:table (insert) or db.sqlite:table:key (update; blank content deletes)"},"content":{"type":"string","description":"The complete new content of the file or member; for SQLite a JSON5 object of column values. Text only: content with bytes that are not UTF-8 (or a lone \\ud800) is refused; use contentBase64 for those"},"contentBase64":{"type":"string","description":"Instead of content: the file's bytes in standard base64, written exactly as they are (no line-ending or BOM handling); for files and archive members"},"expectedSha256":{"type":"string","description":"Optional stale-file gate: the sha256 (hex) of the file as you read it (read's details.sha256); \"\" means the file must not exist yet"},"allowVcs":{"type":"boolean","description":"Allow changes under .git, .hg or .svn, refused by default (a write there can make git run code on the next git command)"},"allowGenerated":{"type":"boolean","description":"Overwrite a file marked generated (Code generated … DO NOT EDIT, @generated, *.pb.go, zz_generated.*), refused by default: change its generator instead"}},"required":["path"],"additionalProperties":false}`)
 }
 
 type writeArgs struct {
@@ -31,6 +33,7 @@ type writeArgs struct {
 	ContentBase64  *string `json:"contentBase64"`
 	ExpectedSha256 *string `json:"expectedSha256"`
 	AllowVCS       bool    `json:"allowVcs"`
+	AllowGenerated bool    `json:"allowGenerated"`
 }
 
 type writeDetails struct {
@@ -50,6 +53,8 @@ type writeDetails struct {
 	KeptCRLF bool     `json:"keptCrlf,omitempty"`
 	KeptBOM  bool     `json:"keptBom,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
+	// MadeExecutable: a new file starting with "#!" was given mode 0755.
+	MadeExecutable bool `json:"madeExecutable,omitempty"`
 }
 
 var (
@@ -111,6 +116,15 @@ func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resul
 	if res, ok, err := writeTarget(ctx, env, a.Path, body, a.ExpectedSha256, a.AllowVCS); ok || err != nil {
 		return res, err
 	}
+	if cpath, id, ok, err := workspace.SplitConflictTarget(a.Path); ok {
+		if err != nil {
+			return nil, &Error{Kind: KindUsage, Message: err.Error(), Err: err}
+		}
+		if exact {
+			return nil, &Error{Kind: KindUsage, Message: "write: a conflict resolution takes content (text), not contentBase64"}
+		}
+		return writeConflict(ctx, env, cpath, id, body, a.ExpectedSha256, a.AllowVCS)
+	}
 	if strings.HasSuffix(a.Path, "/") || strings.HasSuffix(a.Path, string(filepath.Separator)) {
 		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("write: %s ends in '/', which names a directory; give the path of a file (directories are created as needed)", a.Path)}
 	}
@@ -136,14 +150,28 @@ func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resul
 	if err := checkExpectedSha(p, old, a.ExpectedSha256); err != nil {
 		return nil, err
 	}
+	if old != nil && !a.AllowGenerated {
+		if why := generatedReason(p.Rel, old); why != "" {
+			return nil, &Error{Kind: KindPermission, Message: fmt.Sprintf("Refusing to overwrite %s: it looks generated (%s), so the next generator run would undo this write. Change its generator or source instead, or pass allowGenerated: true to write it anyway.", p.Rel, why), SuggestedAction: "change the generator's input, or retry with allowGenerated: true"}
+		}
+	}
 	newBytes, style := []byte(content), edit.LineStyle{}
-	if !exact {
+	isNotebook := !exact && notebook.IsNotebook(p.Rel)
+	switch {
+	case isNotebook:
+		if newBytes, err = notebookWrite(p, old, content); err != nil {
+			return nil, err
+		}
+	case !exact:
 		newBytes, style = edit.KeepLineStyle(content, old)
 	}
 	d.KeptCRLF, d.KeptBOM, d.Bytes = style.CRLF, style.BOM, len(newBytes)
 	// The caller wrote every line: an edit may anchor on any of them.
 	pw := plannedWrite(p, old, newBytes, "")
 	pw.ch.Seen = nonNil(allLines(newBytes))
+	if old == nil && bytes.HasPrefix(newBytes, []byte("#!")) {
+		pw.ch.Mode, d.MadeExecutable = 0o755, true
+	}
 	changes, err := commit(ctx, env, "write", []planned{pw}, a.AllowVCS)
 	if err != nil {
 		return nil, err
@@ -156,9 +184,26 @@ func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resul
 	if old != nil {
 		d.Diff = c.Diff
 	}
-	text := fmt.Sprintf("¶%s#%s\nSuccessfully wrote %d bytes to %s", p.Rel, d.Tag, len(newBytes), p.Rel)
+	shownTag := d.Tag
+	if isNotebook {
+		// The next edit names the cell text: show and record its tag.
+		if nb, err := notebook.Parse(newBytes); err == nil {
+			view := []byte(nb.Text())
+			shownTag = edit.Tag(view)
+			if err := record(env, workspace.Path{Abs: notebookKey(p), Rel: p.Rel}, shownTag, view, nil, nonNil(allLines(view))); err != nil {
+				return nil, err
+			}
+		}
+	}
+	text := fmt.Sprintf("¶%s#%s\nSuccessfully wrote %d bytes to %s", p.Rel, shownTag, len(newBytes), p.Rel)
+	if isNotebook {
+		text += " (notebook JSON; the tag above is of its cell text, as read shows it)"
+	}
 	if stripped {
 		text += "\nNote: removed the pasted read header and N: row prefixes; content must be the raw file text."
+	}
+	if d.MadeExecutable {
+		text += "\nNote: the new file starts with #!, so it was made executable (mode 0755)."
 	}
 	if d.KeptCRLF || d.KeptBOM {
 		var kept []string

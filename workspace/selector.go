@@ -17,10 +17,12 @@ type LineRange struct {
 type Selector struct {
 	Raw    bool
 	Ranges []LineRange // sorted and merged; empty means the whole file
+	// Conflicts: ":conflicts", list the file's merge-conflict regions.
+	Conflicts bool
 }
 
 // IsZero reports whether the selector selects the whole file, not raw.
-func (s Selector) IsZero() bool { return !s.Raw && len(s.Ranges) == 0 }
+func (s Selector) IsZero() bool { return !s.Raw && len(s.Ranges) == 0 && !s.Conflicts }
 
 var (
 	rangeListRE = regexp.MustCompile(`^L?\d+(?:-(?:L?\d+)?|\+\d+)?(?:,L?\d+(?:-(?:L?\d+)?|\+\d+)?)*$`)
@@ -33,6 +35,9 @@ var (
 // the path. Invalid numbers (`:0`, `:5-3`, `:5+0`) are errors.
 func SplitSelector(p string) (path string, sel Selector, err error) {
 	path = p
+	if strings.HasSuffix(p, ":conflicts") && len(p) > len(":conflicts") {
+		return strings.TrimSuffix(p, ":conflicts"), Selector{Conflicts: true}, nil
+	}
 	for i := 0; i < 2; i++ {
 		idx := strings.LastIndexByte(path, ':')
 		if idx <= 0 {
@@ -117,4 +122,22 @@ func mergeRanges(rs []LineRange) []LineRange {
 		out = append(out, r)
 	}
 	return out
+}
+
+// conflictTargetRE matches the write target of one conflict region.
+var conflictTargetRE = regexp.MustCompile(`^(.+):conflict:([^:]*)$`)
+
+// SplitConflictTarget splits "FILE:conflict:N", the write target of the
+// N-th merge-conflict region read FILE:conflicts lists. ok is false when p
+// does not end in ":conflict:…"; a bad N is an error.
+func SplitConflictTarget(p string) (path string, id int, ok bool, err error) {
+	m := conflictTargetRE.FindStringSubmatch(p)
+	if m == nil {
+		return p, 0, false, nil
+	}
+	n, err := strconv.Atoi(m[2])
+	if err != nil || n < 1 || n > 1<<20 {
+		return m[1], 0, true, fmt.Errorf("conflict id %q in %s is not a region number; read %s:conflicts to list the regions, then write %s:conflict:N with N from that list", m[2], p, m[1], m[1])
+	}
+	return m[1], n, true, nil
 }

@@ -157,7 +157,15 @@ type Entry struct {
 	Size    int64
 	Dir     bool
 	ModTime time.Time
+	// Link is the target of a tar symbolic link (or, with Hard, of a hard
+	// link: another member's name); "" for files and directories.
+	Link string
+	Hard bool
 }
+
+// ErrLink is returned for a member that is a link: it has no content of
+// its own, and a write through it is refused.
+var ErrLink = errors.New("archive member is a link")
 
 // Index is the listing of an archive.
 type Index struct {
@@ -172,7 +180,7 @@ func List(abs string) (*Index, error) {
 		return nil, fmt.Errorf("%s is not a supported archive (zip, jar, tar, tar.gz, tgz)", abs)
 	}
 	idx := &Index{}
-	add := func(name string, size int64, dir bool, mt time.Time) {
+	add := func(name string, size int64, dir bool, mt time.Time, link string, hard bool) {
 		c, ok := safeName(name)
 		if !ok {
 			if strings.Trim(name, "./") != "" {
@@ -180,7 +188,7 @@ func List(abs string) (*Index, error) {
 			}
 			return
 		}
-		idx.Entries = append(idx.Entries, Entry{Name: c, Size: size, Dir: dir, ModTime: mt})
+		idx.Entries = append(idx.Entries, Entry{Name: c, Size: size, Dir: dir, ModTime: mt, Link: link, Hard: hard})
 	}
 	if k == Zip {
 		zr, err := zip.OpenReader(abs)
@@ -189,16 +197,20 @@ func List(abs string) (*Index, error) {
 		}
 		defer zr.Close()
 		for _, f := range zr.File {
-			add(f.Name, int64(f.UncompressedSize64), f.FileInfo().IsDir(), f.Modified)
+			add(f.Name, int64(f.UncompressedSize64), f.FileInfo().IsDir(), f.Modified, "", false)
 		}
 		return idx, nil
 	}
 	err := walkTarFile(abs, k, func(h *tar.Header, _ io.Reader) error {
 		switch h.Typeflag {
 		case tar.TypeDir:
-			add(h.Name, 0, true, h.ModTime)
+			add(h.Name, 0, true, h.ModTime, "", false)
 		case tar.TypeReg:
-			add(h.Name, h.Size, false, h.ModTime)
+			add(h.Name, h.Size, false, h.ModTime, "", false)
+		case tar.TypeSymlink:
+			add(h.Name, 0, false, h.ModTime, h.Linkname, false)
+		case tar.TypeLink:
+			add(h.Name, 0, false, h.ModTime, h.Linkname, true)
 		}
 		return nil
 	})
@@ -228,13 +240,15 @@ func (x *Index) Children(dir string) (children []Entry, exists bool) {
 		}
 		exists = true
 		rest := e.Name[len(prefix):]
-		child := Entry{Name: rest, Size: e.Size, Dir: e.Dir, ModTime: e.ModTime}
+		child := Entry{Name: rest, Size: e.Size, Dir: e.Dir, ModTime: e.ModTime, Link: e.Link, Hard: e.Hard}
 		if i := strings.IndexByte(rest, '/'); i >= 0 {
 			child = Entry{Name: rest[:i], Dir: true}
 		}
 		if j, ok := seen[child.Name]; ok {
 			if child.Dir {
 				children[j].Dir = true
+			} else if !children[j].Dir {
+				children[j] = child // a duplicate member: the last copy wins, as unzip and tar extract it
 			}
 			continue
 		}
@@ -250,10 +264,11 @@ func (x *Index) Children(dir string) (children []Entry, exists bool) {
 	return children, exists
 }
 
-// Find returns the regular-file entry named name.
+// Find returns the file (or link) entry named name; of duplicate entries,
+// the last, which unzip, tar and Python's zipfile extract.
 func (x *Index) Find(name string) (Entry, bool) {
-	for _, e := range x.Entries {
-		if e.Name == name && !e.Dir {
+	for i := len(x.Entries) - 1; i >= 0; i-- {
+		if e := x.Entries[i]; e.Name == name && !e.Dir {
 			return e, true
 		}
 	}
@@ -267,11 +282,10 @@ func ReadMember(abs, name string, maxBytes int64) ([]byte, error) {
 	var data []byte
 	var problem error
 	found := false
+	// Of duplicate members the last one wins, as unzip, tar and Python's
+	// zipfile extract them.
 	err := Each(abs, func(n string) bool { return n == name }, maxBytes, func(m Member) {
-		if found {
-			return
-		}
-		found = true
+		found, problem, data = true, nil, nil
 		if m.Skipped != "" {
 			if m.Skipped == "too large" {
 				problem = fmt.Errorf("%w: %s is larger than %d MiB", ErrTooLarge, name, maxBytes>>20)
@@ -515,6 +529,9 @@ func rewriteTar(old []byte, k Kind, member string, data []byte, now time.Time) (
 			name, _ := safeName(h.Name)
 			if isDirConflict(name, member, h.Typeflag == tar.TypeDir) {
 				return nil, fmt.Errorf("%s is a directory in the archive; write a file inside it", member)
+			}
+			if name == member && (h.Typeflag == tar.TypeSymlink || h.Typeflag == tar.TypeLink) {
+				return nil, fmt.Errorf("%w: %s links to %s; write the member it points to instead", ErrLink, member, h.Linkname)
 			}
 			if name == member {
 				if replaced {

@@ -16,7 +16,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"regexp"
 	"strconv"
@@ -148,7 +147,8 @@ func ParseSelector(rest string) (Selector, error) {
 			if otherParamRE.MatchString(query) {
 				return Selector{}, usagef("?q= cannot be combined with other query parameters; put LIMIT/OFFSET/ORDER BY/WHERE inside the SQL")
 			}
-			sqlText := unescape(query[2:])
+			// Taken verbatim: LIKE '%30' must not become LIKE '0'.
+			sqlText := query[2:]
 			if strings.TrimSpace(sqlText) == "" {
 				return Selector{}, usagef("?q= is empty; pass a read-only statement such as db.sqlite?q=SELECT * FROM users LIMIT 5")
 			}
@@ -244,7 +244,7 @@ func parseParams(q string) ([]param, error) {
 			continue
 		}
 		k, v, ok := strings.Cut(part, "=")
-		k = unescape(k)
+
 		if !ok {
 			return nil, usagef("query parameter %q has no value; use %s=…", k, k)
 		}
@@ -252,20 +252,10 @@ func parseParams(q string) ([]param, error) {
 			return nil, usagef("query parameter %q is given twice", k)
 		}
 		seen[k] = true
-		out = append(out, param{k, unescape(v)})
+		// Values are verbatim (a where= of LIKE '%30' stays so).
+		out = append(out, param{k, v})
 	}
 	return out, nil
-}
-
-// unescape decodes %XX escapes when they are well formed ('+' stays '+').
-func unescape(s string) string {
-	if !strings.Contains(s, "%") {
-		return s
-	}
-	if u, err := url.PathUnescape(s); err == nil {
-		return u
-	}
-	return s
 }
 
 // forbiddenWhere are the keywords a where= clause may not contain.

@@ -53,9 +53,9 @@ func TestParseSelector(t *testing.T) {
 		{":users?offset=10&order=name:desc", Selector{Kind: SelQuery, Table: "users", Limit: DefaultLimit, Offset: 10, Order: "name", Desc: true}, ""},
 		{":users?order=name:ASC", Selector{Kind: SelQuery, Table: "users", Limit: DefaultLimit, Order: "name"}, ""},
 		{":users?where=age>30 AND name='a;b'", Selector{Kind: SelQuery, Table: "users", Limit: DefaultLimit, Where: "age>30 AND name='a;b'"}, ""},
-		{":users?where=name%3D'x'", Selector{Kind: SelQuery, Table: "users", Limit: DefaultLimit, Where: "name='x'"}, ""},
+		{":users?where=name LIKE '%30'", Selector{Kind: SelQuery, Table: "users", Limit: DefaultLimit, Where: "name LIKE '%30'"}, ""},
 		{"?q=SELECT * FROM users WHERE a=1&b", Selector{Kind: SelRaw, SQL: "SELECT * FROM users WHERE a=1&b"}, ""},
-		{"?q=SELECT%201", Selector{Kind: SelRaw, SQL: "SELECT 1"}, ""},
+		{"?q=SELECT * FROM t WHERE a LIKE '%30'", Selector{Kind: SelRaw, SQL: "SELECT * FROM t WHERE a LIKE '%30'"}, ""}, // verbatim, not percent-decoded
 		// errors
 		{"?q=", Selector{}, "empty"},
 		{"?q=  ", Selector{}, "empty"},

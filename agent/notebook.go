@@ -1,0 +1,95 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/hashls/hashls/edit"
+	"github.com/hashls/hashls/workspace"
+	"github.com/hashls/hashls/workspace/notebook"
+)
+
+// Notebooks (.ipynb) are read, written and edited as cell text (package
+// notebook). The cell text has its own tag, recorded under the notebook's
+// view key, so an edit of the cell text is checked against the cell text
+// the caller read; the commit is of the notebook JSON.
+
+// notebookKey is the store key of a notebook's cell text.
+func notebookKey(p workspace.Path) string { return p.Abs + "#cells" }
+
+// notebookView parses a notebook file as cell text. ok is false when p is
+// not a notebook by name; an unparsable notebook is an error naming the
+// way out (:raw).
+func notebookView(p workspace.Path, data []byte) (nb *notebook.Notebook, ok bool, err error) {
+	if !notebook.IsNotebook(p.Rel) {
+		return nil, false, nil
+	}
+	nb, err = notebook.Parse(data)
+	if err != nil {
+		return nil, true, &Error{Kind: KindInput, Message: fmt.Sprintf("%s is not a valid nbformat 4 notebook (%v). Read it with %s:raw to see its JSON, and write valid notebook JSON (or cell text once it is valid).", p.Rel, err, p.Rel), Err: err}
+	}
+	return nb, true, nil
+}
+
+// readNotebook shows the notebook's cells as editable cell text under the
+// cell text's tag.
+func readNotebook(env *Env, p workspace.Path, nb *notebook.Notebook, d *readDetails, sel workspace.Selector) (*Result, error) {
+	text := []byte(nb.Text())
+	tag := edit.Tag(text)
+	lines := splitDisplayLines(text)
+	d.Tag, d.Lines, d.Kind = tag, len(lines), "notebook"
+	body, shown, tr, seen := renderRowsSeen(p.Rel, lines, sel.Ranges, true)
+	if len(nb.Cells) == 0 {
+		body = "(empty notebook; add a cell with `insert head:` and a marker row such as \"# %% [code]\")\n"
+	}
+	if err := record(env, workspace.Path{Abs: notebookKey(p), Rel: p.Rel}, tag, text, nil, nonNil(seen)); err != nil {
+		return nil, err
+	}
+	d.Shown, d.Truncation = shown, tr
+	return &Result{Text: "¶" + p.Rel + "#" + tag + "\n" + body, Details: d, Shown: []Shown{{Path: p.Rel, Tag: tag, SHA256: sha256Hex(text)}}}, nil
+}
+
+// notebookWrite turns what write was given for a notebook into notebook
+// JSON: notebook JSON is written as it is; cell text rewrites the existing
+// notebook's cells (or makes a new notebook). Anything else is refused
+// with the expected shape.
+func notebookWrite(p workspace.Path, old []byte, content string) ([]byte, error) {
+	trimmed := strings.TrimSpace(content)
+	if strings.HasPrefix(trimmed, "{") {
+		if _, err := notebook.Parse([]byte(content)); err != nil {
+			return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("write %s: content starts with '{' but is not notebook JSON (%v). Write notebook JSON with a \"cells\" array, or %s.", p.Rel, err, notebook.Shape), Err: err}
+		}
+		return []byte(content), nil
+	}
+	base := old
+	if base == nil {
+		base = []byte(emptyNotebook)
+	}
+	nb, err := notebook.Parse(base)
+	if err != nil {
+		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("write %s: the file is not a valid notebook (%v), so cell text cannot be merged into it. Write the whole notebook JSON instead.", p.Rel, err), Err: err}
+	}
+	out, err := nb.Rewrite(content)
+	if err != nil {
+		return nil, notebookShapeErr(p, err)
+	}
+	return out, nil
+}
+
+func notebookShapeErr(p workspace.Path, err error) error {
+	if errors.Is(err, notebook.ErrShape) {
+		return &Error{Kind: KindUsage, Message: fmt.Sprintf("%s: content is not notebook cell text: %v. Nothing was written.", p.Rel, err), Err: err}
+	}
+	return err
+}
+
+// emptyNotebook is the notebook a write of cell text to a new .ipynb
+// starts from.
+const emptyNotebook = `{
+ "cells": [],
+ "metadata": {},
+ "nbformat": 4,
+ "nbformat_minor": 5
+}
+`
