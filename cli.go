@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -165,6 +166,9 @@ func (c *cli) tool(args []string) int {
 	if !json.Valid(raw) {
 		return c.usageError(fmt.Sprintf("tool %s: arguments are not valid JSON: %s", name, jsonSyntaxError(raw)))
 	}
+	if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] != '{' {
+		return c.usageError(fmt.Sprintf("tool %s: the arguments must be one JSON object ({...}), not %s; see 'hashls tool %s --schema'", name, jsonKind(t), name))
+	}
 
 	tools, err := c.toolset()
 	if err != nil {
@@ -179,10 +183,10 @@ func (c *cli) tool(args []string) int {
 	defer stop()
 	res, err := tools.Run(ctx, name, raw, agent.Call{Transport: "cli"})
 	if err != nil {
-		var ae *agent.Error
-		if errors.As(err, &ae) && ae.Kind == agent.KindUsage {
-			return c.toolUsageError(ae)
-		}
+		// Whatever the tool refuses, its input errors included (an
+		// argument of the wrong type or shape, a bad regex, :0), is the
+		// tool's failure: exit 1. Exit 2 is for the command line itself,
+		// checked above.
 		return c.toolError(err)
 	}
 	if c.json {
@@ -194,6 +198,21 @@ func (c *cli) tool(args []string) int {
 		}
 	}
 	return exitOK
+}
+
+// jsonKind names the kind of a valid JSON value that is not an object.
+func jsonKind(v []byte) string {
+	switch v[0] {
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
 }
 
 func (c *cli) toolError(err error) int {

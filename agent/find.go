@@ -35,6 +35,7 @@ func (findTool) Description() string {
 func (findTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
 		`"paths":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}],"description":"Globs, files or directories (several are merged). *.ts searches recursively; src/*.ts does not; a directory means everything below it"},` +
+		`"literal":{"type":"boolean","description":"Take each path as it is written: * ? [ ] { } and commas are parts of names, not glob syntax (default false)"},` +
 		`"hidden":{"type":"boolean","description":"Include hidden files (default true)"},` +
 		`"gitignore":{"type":"boolean","description":"Respect .gitignore (default true)"},` +
 		`"limit":{"type":"number","description":"Max paths returned, 1..200 (default 200)"},` +
@@ -44,6 +45,7 @@ func (findTool) Schema() json.RawMessage {
 
 type findArgs struct {
 	Paths     json.RawMessage `json:"paths"`
+	Literal   bool            `json:"literal"`
 	Hidden    *bool           `json:"hidden"`
 	Gitignore *bool           `json:"gitignore"`
 	Limit     *float64        `json:"limit"`
@@ -94,11 +96,16 @@ func (findTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 	hidden := a.Hidden == nil || *a.Hidden
 	gitignore := a.Gitignore == nil || *a.Gitignore
 
-	entries = expandDelimitedEntries(env, entries)
+	if !a.Literal {
+		entries = expandDelimitedEntries(env, entries)
+	}
 	var queries []findQuery
 	var missing []string
 	for _, e := range entries {
-		base, glob := splitGlobPath(e)
+		base, glob := e, ""
+		if !a.Literal {
+			base, glob = splitGlobPath(e)
+		}
 		p, err := env.WS.Resolve(base)
 		if err != nil {
 			return nil, err

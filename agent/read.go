@@ -12,6 +12,7 @@ import (
 
 	"github.com/hashls/hashls/edit"
 	"github.com/hashls/hashls/workspace"
+	"github.com/hashls/hashls/workspace/notebook"
 )
 
 // Read limits (read.md "Limits & Caps").
@@ -104,6 +105,11 @@ func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 		if res, ok, err := readImage(env, p, st.Size); ok || err != nil {
 			return res, err
 		}
+	}
+	if err == nil && st.Regular && !st.Overlay && st.Size > streamThreshold(env) && !sel.Conflicts && !notebook.IsNotebook(p.Rel) {
+		// Too large to hold for a page of it: streamed (no summary, which
+		// declines files this large anyway).
+		return readStreamed(env, p, a.Path, sel)
 	}
 	f, err := env.WS.ReadFile(p)
 	if err != nil {
@@ -208,9 +214,28 @@ func renderRows(display string, lines []string, ranges []workspace.LineRange, nu
 	return text, shown, tr
 }
 
+// lineSource is the lines renderRowsFrom shows: all of a file's (a
+// slice), or the few a streamed read kept (streamedLines).
+type lineSource interface {
+	Len() int          // lines in the file
+	Line(n int) string // line n (1-based), possibly cut when very long
+	LineLen(n int) int // line n's full length in bytes
+}
+
+type sliceLines []string
+
+func (l sliceLines) Len() int          { return len(l) }
+func (l sliceLines) Line(n int) string { return l[n-1] }
+func (l sliceLines) LineLen(n int) int { return len(l[n-1]) }
+
 // renderRowsSeen is renderRows that also returns the lines it displayed.
 func renderRowsSeen(display string, lines []string, ranges []workspace.LineRange, numbered bool) (string, *shownRange, *truncation, []workspace.LineRange) {
-	total := len(lines)
+	return renderRowsFrom(display, sliceLines(lines), ranges, numbered)
+}
+
+// renderRowsFrom is renderRowsSeen over any line source.
+func renderRowsFrom(display string, lines lineSource, ranges []workspace.LineRange, numbered bool) (string, *shownRange, *truncation, []workspace.LineRange) {
+	total := lines.Len()
 	if total == 0 {
 		if numbered {
 			return "(empty file; add content with `insert head:`)\n", nil, nil, nil
@@ -266,7 +291,7 @@ loop:
 			sb.WriteString("...\n")
 		}
 		for n := sp.Start; n <= sp.End; n++ {
-			row := lines[n-1]
+			row := lines.Line(n)
 			if numbered {
 				row = fmt.Sprintf("%d:%s", n, row)
 			}
@@ -282,7 +307,7 @@ loop:
 						cut--
 					}
 					sb.WriteString(row[:cut])
-					sb.WriteString(fmt.Sprintf("… [line %d truncated: %d bytes]\n", n, len(lines[n-1])))
+					sb.WriteString(fmt.Sprintf("… [line %d truncated: %d bytes]\n", n, lines.LineLen(n)))
 					shown.End = n
 					saw(n)
 					if n < total {

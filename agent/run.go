@@ -60,7 +60,8 @@ func (ts *Toolset) Run(ctx context.Context, name string, args json.RawMessage, c
 	return res, nil
 }
 
-// checkArgs rejects invalid JSON, non-objects and unknown fields.
+// checkArgs rejects invalid JSON, non-objects, unknown fields and values
+// of the wrong JSON type (checkArgType).
 func checkArgs(t Tool, args json.RawMessage) error {
 	args = bytes.TrimSpace(args)
 	if len(args) == 0 {
@@ -75,8 +76,8 @@ func checkArgs(t Tool, args json.RawMessage) error {
 		return &Error{Kind: KindUsage, Message: fmt.Sprintf("%s: %s; see `hashls tool %s --schema`", t.Name(), msg, t.Name())}
 	}
 	var schema struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-		Required   []string                   `json:"required"`
+		Properties map[string]propSchema `json:"properties"`
+		Required   []string              `json:"required"`
 	}
 	if err := json.Unmarshal(t.Schema(), &schema); err != nil {
 		return &Error{Kind: KindInternal, Message: fmt.Sprintf("%s: invalid schema: %v", t.Name(), err)}
@@ -106,6 +107,11 @@ func checkArgs(t Tool, args json.RawMessage) error {
 				hint = "send bytes that are not text as contentBase64 instead of content"
 			}
 			return &Error{Kind: KindUsage, Message: fmt.Sprintf("%s: argument %q holds %d sequence(s) that are not Unicode text (bytes that are not UTF-8, or a lone UTF-16 surrogate such as \\ud800); JSON cannot carry them and decoding would replace each with U+FFFD, so nothing was done. %s", t.Name(), k, n, strings.ToUpper(hint[:1])+hint[1:])}
+		}
+	}
+	for _, k := range keys {
+		if err := checkArgType(t.Name(), k, schema.Properties[k], obj[k]); err != nil {
+			return err
 		}
 	}
 	for _, k := range schema.Required {

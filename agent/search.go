@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -27,6 +28,7 @@ const (
 	searchInternalCap     = 2000     // matches rendered per call at most
 	searchMaxColumns      = 512      // characters per shown line
 	searchMaxBytes        = 50 << 10 // output byte cap
+	searchNotesReserve    = 2 << 10  // room kept under the cap for the notes
 	searchContextBefore   = 1
 	searchContextAfter    = 3
 	searchMaxRenderedFile = 64 << 20 // larger files are streamed: no context, no snapshot
@@ -42,6 +44,7 @@ func (searchTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
 		`"pattern":{"type":"string","description":"Regex (Go RE2 syntax). Braces that cannot be a repetition are literal; multiline only when the pattern holds \\n"},` +
 		`"paths":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}],"description":"File, directory or glob (or several). A single file may carry a line range: path:50-100 or path:5-16,960-973"},` +
+		`"literal":{"type":"boolean","description":"Match pattern as a fixed string, every character as itself, not a regex (default false)"},` +
 		`"i":{"type":"boolean","description":"Case-insensitive search (default false)"},` +
 		`"gitignore":{"type":"boolean","description":"Respect .gitignore during directory scans (default true)"},` +
 		`"skip":{"type":"number","description":"File-page offset for multi-file results (default 0)"}` +
@@ -52,6 +55,7 @@ type searchArgs struct {
 	Pattern   string          `json:"pattern"`
 	Paths     json.RawMessage `json:"paths"`
 	I         bool            `json:"i"`
+	Literal   bool            `json:"literal"`
 	Gitignore *bool           `json:"gitignore"`
 	Skip      *float64        `json:"skip"`
 }
@@ -133,9 +137,13 @@ func (searchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resu
 	if err != nil {
 		return nil, err
 	}
+	if a.Literal {
+		// Every character as itself, leading and trailing spaces too.
+		pattern = regexp.QuoteMeta(a.Pattern)
+	}
 	m, err := search.Compile(pattern, a.I)
 	if err != nil {
-		return nil, &Error{Kind: KindUsage, Message: err.Error(), Err: err}
+		return nil, &Error{Kind: KindUsage, Message: err.Error() + `; argument "pattern" is a Go RE2 regex: escape a metacharacter (\ ( [ { . * + ? | ^ $) with \ to match it literally`, Err: err}
 	}
 	entries = expandDelimitedEntries(env, entries)
 	targets, missing, err := resolveSearchTargets(env, entries)
@@ -186,10 +194,11 @@ func (searchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resu
 	var notes []string
 	var recs []workspace.Recording // snapshots of the shown files, recorded in one transaction
 	var shownFiles []Shown
-	for _, h := range page {
+	for i, h := range page {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
+		nrecs := len(recs)
 		fr, err := renderSearchFile(env, m, h, perFile, min(perFile, budget), ranges, &recs)
 		if err != nil {
 			notes = append(notes, fmt.Sprintf("Skipped %s: %v", h.rel, err))
@@ -197,6 +206,15 @@ func (searchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resu
 		}
 		if fr.shown == 0 {
 			continue // changed since pass 1 (or an editor buffer differs)
+		}
+		if !single && len(d.Files) > 0 && sb.Len()+len(fr.text) > searchMaxBytes-searchNotesReserve {
+			// The page is full: this file starts the next one, so that no
+			// file is skipped. Its snapshot was not shown: not recorded.
+			recs = recs[:nrecs]
+			page = page[:i]
+			d.NextSkip = skip + i
+			d.Truncated = true
+			break
 		}
 		budget -= fr.shown
 		if fr.seenContent != nil {
@@ -246,7 +264,7 @@ func (searchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resu
 	if d.LinesTruncated {
 		notes = append(notes, fmt.Sprintf("Lines longer than %d characters were cut (…).", searchMaxColumns))
 	}
-	if d.FileLimitReached {
+	if d.NextSkip > 0 {
 		notes = append(notes, fmt.Sprintf("Showing files %d-%d of %d (%d matching lines in all). Use skip=%d for the next page.", skip+1, skip+len(page), d.TotalFiles, d.TotalMatches, d.NextSkip))
 	} else if !single && skip > 0 {
 		notes = append(notes, fmt.Sprintf("Showing files %d-%d of %d.", min(skip+1, d.TotalFiles), skip+len(page), d.TotalFiles))
@@ -366,7 +384,11 @@ func entryExists(env *Env, entry string) bool {
 func expandDelimitedEntries(env *Env, entries []string) []string {
 	var out []string
 	for _, e := range entries {
-		if !strings.ContainsAny(e, ",; \t\n") || entryExists(env, e) {
+		// A glob's base directory existing says nothing about the entry:
+		// "src/*.go,pkg/*.py" has the base src. Such an entry stays whole
+		// only when it exists as it is written.
+		whole := pathExists(env, e) || (!search.HasGlobMeta(e) && entryExists(env, e))
+		if !strings.ContainsAny(e, ",; \t\n") || whole {
 			out = append(out, e)
 			continue
 		}

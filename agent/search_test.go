@@ -269,3 +269,92 @@ func TestSearchArchiveMembers(t *testing.T) {
 		}
 	}
 }
+
+// A page cut by the byte cap ends before the first file it cannot hold,
+// and nextSkip names that file: paging shows every file exactly once.
+func TestSearchByteCapNextSkip(t *testing.T) {
+	files := map[string]string{}
+	line := "hit " + strings.Repeat("y", 400) + "\n"
+	for i := 0; i < 20; i++ {
+		files[fmt.Sprintf("f%02d.txt", i)] = strings.Repeat(line, 20) // ~8 KiB shown per file
+	}
+	env, _ := newSearchEnv(t, files)
+	seen := map[string]int{}
+	skip := 0
+	for range 20 {
+		res := mustRunTool(t, env, "search", map[string]any{"pattern": "hit", "paths": ".", "skip": skip})
+		d := res.Details.(*searchDetails)
+		if len(res.Text) > searchMaxBytes+200 {
+			t.Fatalf("skip=%d: %d bytes", skip, len(res.Text))
+		}
+		for _, f := range d.Files {
+			seen[f]++
+			if !strings.Contains(res.Text, "¶"+f+"#") {
+				t.Fatalf("skip=%d: %s listed but not shown", skip, f)
+			}
+		}
+		if d.NextSkip == 0 {
+			break
+		}
+		if d.NextSkip != skip+d.FileCount {
+			t.Fatalf("skip=%d: nextSkip %d after %d files", skip, d.NextSkip, d.FileCount)
+		}
+		if !strings.Contains(res.Text, fmt.Sprintf("Use skip=%d for the next page", d.NextSkip)) {
+			t.Fatalf("no skip hint:\n%s", res.Text[len(res.Text)-300:])
+		}
+		skip = d.NextSkip
+	}
+	if len(seen) != 20 {
+		t.Fatalf("shown %d of 20 files: %v", len(seen), seen)
+	}
+	for f, n := range seen {
+		if n != 1 {
+			t.Fatalf("%s shown %d times", f, n)
+		}
+	}
+}
+
+// Literal mode matches the pattern as a fixed string; comma-joined globs
+// are split into their globs (search and find); find's literal mode takes
+// glob characters as parts of names.
+func TestSearchFindLiteralAndCommaGlobs(t *testing.T) {
+	env, _ := newSearchEnv(t, map[string]string{
+		"src/x.go":       "a.b( x\naxb\n",
+		"pkg/y.py":       "a.b( y\n",
+		"docs/z.md":      "a.b( z\n",
+		"lit/[draft].md": "draft\n",
+		"lit/d.md":       "d\n",
+	})
+	cases := []struct {
+		tool  string
+		args  map[string]any
+		want  []string
+		not   []string
+		isErr bool
+	}{
+		{tool: "search", args: map[string]any{"pattern": "a.b(", "paths": ".", "literal": true}, want: []string{"¶src/x.go#", "*1:a.b( x", "¶pkg/y.py#"}, not: []string{"*2:axb"}},
+		{tool: "search", args: map[string]any{"pattern": " x", "paths": "src", "literal": true}, want: []string{"*1:a.b( x"}},
+		{tool: "search", args: map[string]any{"pattern": "a.b", "paths": "src/*.go,pkg/*.py"}, want: []string{"¶src/x.go#", "¶pkg/y.py#"}, not: []string{"docs/z.md"}},
+		{tool: "search", args: map[string]any{"pattern": "a.b", "paths": "src/*.go; pkg/*.py"}, want: []string{"¶src/x.go#", "¶pkg/y.py#"}},
+		{tool: "find", args: map[string]any{"paths": "src/*.go,pkg/*.py"}, want: []string{"x.go", "y.py"}, not: []string{"z.md"}},
+		{tool: "find", args: map[string]any{"paths": "lit/[draft].md", "literal": true}, want: []string{"[draft].md"}, not: []string{"d.md\n"}},
+		{tool: "find", args: map[string]any{"paths": "lit/[draft].md"}, want: []string{"d.md"}},
+	}
+	for _, c := range cases {
+		res, err := runSearchTool(t, env, c.tool, c.args)
+		if err != nil {
+			t.Errorf("%s %v: %v", c.tool, c.args, err)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(res.Text, w) {
+				t.Errorf("%s %v: no %q in\n%s", c.tool, c.args, w, res.Text)
+			}
+		}
+		for _, n := range c.not {
+			if strings.Contains(res.Text, n) {
+				t.Errorf("%s %v: %q in\n%s", c.tool, c.args, n, res.Text)
+			}
+		}
+	}
+}

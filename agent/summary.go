@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode"
@@ -61,12 +63,49 @@ func summarizeForReadSeen(ctx context.Context, displayPath, tag string, content 
 	if err != nil || !sum.Parsed || !sum.Elided {
 		return "", nil, nil, false
 	}
-	body, spans, elided := renderSummary(displayPath, lines, sum.Segments)
+	segs := sum.Segments
+	body, spans, elided := renderSummary(displayPath, lines, segs)
+	cutAt := 0 // the first line the summary does not cover (0: none)
+	if overCaps(body) {
+		// Page by declarations: the page ends before a kept segment (where
+		// a declaration starts, after the closer of the body before it);
+		// the last such end at which the rendered page fits the caps.
+		var cuts []int // indexes of kept segments after the first
+		for k, seg := range segs {
+			if k > 0 && !seg.Elided {
+				cuts = append(cuts, k)
+			}
+		}
+		page := func(k int) ([]treesitter.Segment, int) {
+			next := segs[k].Start
+			p := slices.Clip(segs[:k])
+			if segs[k-1].Elided && k >= 2 && canMergeBracePair(lines[segs[k-1].Start-2], lines[next-1]) {
+				p = append(p, treesitter.Segment{Start: next, End: next})
+				next++
+			}
+			return p, next
+		}
+		// The first cut that does not fit; the one before it is the page.
+		i := sort.Search(len(cuts), func(i int) bool {
+			p, _ := page(cuts[i])
+			b, _, _ := renderSummary(displayPath, lines, p)
+			return overCaps(b)
+		})
+		if i == 0 {
+			return "", nil, nil, false // no declaration to cut at: the plain read pages
+		}
+		segs, cutAt = page(cuts[i-1])
+		body, spans, elided = renderSummary(displayPath, lines, segs)
+	}
 	var b strings.Builder
 	b.WriteString("¶" + displayPath + "#" + tag + "\n")
 	b.WriteString(body)
 	details = map[string]any{"lines": len(lines), "elidedSpans": len(spans), "elidedLines": elided}
-	for _, seg := range sum.Segments {
+	if cutAt > 0 {
+		fmt.Fprintf(&b, "\n[Summary cut at the %d-line / %d KiB read limit: it covers lines 1-%d of %d. Read %s:%d- for the rest (plain lines, paged), or a range of it.]", readMaxLines, readMaxBytes/1024, cutAt-1, len(lines), displayPath, cutAt)
+		details["nextLine"] = cutAt
+	}
+	for _, seg := range segs {
 		if seg.Elided {
 			// A merged brace line shows the lines on either side; they are
 			// kept segments, so nothing inside the span is shown.
@@ -75,6 +114,18 @@ func summarizeForReadSeen(ctx context.Context, displayPath, tag string, content 
 		seen = append(seen, workspace.LineRange{Start: seg.Start, End: seg.End})
 	}
 	return b.String(), details, workspace.MergeLineRanges(seen), true
+}
+
+// summaryReserve is what a summary page keeps free under the read caps
+// for its header and footers: rows and bytes.
+const (
+	summaryReserveLines = 10
+	summaryReserveBytes = 2 << 10
+)
+
+// overCaps reports whether a summary body breaks the read caps.
+func overCaps(body string) bool {
+	return strings.Count(body, "\n")+summaryReserveLines > readMaxLines || len(body)+summaryReserveBytes > readMaxBytes
 }
 
 // normaliseForSummary drops a UTF-8 BOM and turns CRLF into LF.

@@ -158,3 +158,38 @@ func TestCanMergeBracePair(t *testing.T) {
 		}
 	}
 }
+
+// The summary of a huge file obeys the read caps: it ends before a
+// declaration, says which lines it covers and how to read the rest, and
+// the rest read from there continues where it stopped.
+func TestSummaryObeysReadCaps(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("package p\n\n")
+	for i := 0; i < 2400; i++ {
+		fmt.Fprintf(&b, "// F%d does a thing with a rather long comment to take some room.\nfunc F%d(a, b int) int {\n\tx := a + %d\n\ty := b * x\n\treturn x + y\n}\n\n", i, i, i)
+	}
+	content := []byte(b.String())
+	text, details, ok := summarizeForRead(context.Background(), "big.go", "ABCD", content)
+	if !ok {
+		t.Fatal("no summary")
+	}
+	if n := strings.Count(text, "\n"); n > readMaxLines || len(text) > readMaxBytes {
+		t.Fatalf("summary is %d lines, %d bytes: over the read caps", n, len(text))
+	}
+	next, _ := details["nextLine"].(int)
+	if next == 0 {
+		t.Fatalf("no nextLine in %v", details)
+	}
+	lines := strings.Split(string(content), "\n")
+	if l := lines[next-1]; l != "" && !strings.HasPrefix(l, "// F") && !strings.HasPrefix(l, "func F") {
+		t.Fatalf("cut inside a declaration: line %d is %q", next, lines[next-1])
+	}
+	want := fmt.Sprintf("it covers lines 1-%d of %d. Read big.go:%d- for the rest", next-1, len(lines)-1, next)
+	if !strings.Contains(text, want) {
+		t.Fatalf("no %q in the footer:\n%s", want, text[len(text)-500:])
+	}
+	// Every row shown is before the cut.
+	if strings.Contains(text, fmt.Sprintf("\n%d:", next)) {
+		t.Fatalf("line %d shown past the cut", next)
+	}
+}

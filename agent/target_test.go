@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -378,3 +379,66 @@ func TestWriteSQLite(t *testing.T) {
 }
 
 func ptr(s string) *string { return &s }
+
+// restore puts a deleted SQLite row back through CommitRow (re-inserted
+// with its key and every column); a restore over a row that is there sets
+// it to the kept values and trashes what it replaced; restore_file and a
+// restore to another path refuse a row; an update of no row is an error.
+func TestRestoreSQLiteRow(t *testing.T) {
+	env := targetEnv(t)
+	run := func(name string, args any) (*Result, error) {
+		b, _ := json.Marshal(args)
+		return runEnv(env, name, b)
+	}
+	res, err := run("write", map[string]any{"path": "data.db:users:2", "content": ""})
+	if err != nil {
+		t.Fatal(err)
+	}
+	delTrash := res.Details.(*targetWriteDetails).TrashID
+	if _, err := run("read", map[string]any{"path": "data.db:users:2"}); err == nil {
+		t.Fatal("row 2 not deleted")
+	}
+	res, err = run("restore", map[string]any{"id": delTrash})
+	if err != nil {
+		t.Fatalf("restore: %v", err)
+	}
+	if !strings.Contains(res.Text, "Re-inserted row '2' into users from trash #") || res.Changes[0].Op != "create" || res.Changes[0].Path != "data.db:users:2" {
+		t.Fatalf("restore: %s %+v", res.Text, res.Changes)
+	}
+	got, err := run("read", map[string]any{"path": "data.db:users:2"})
+	if err != nil || !strings.Contains(got.Text, "name:  Bob") || !strings.Contains(got.Text, "email: bob@x") {
+		t.Fatalf("after restore: %v\n%v", err, got)
+	}
+	// Over a row that is there: set back, and the replaced row trashed.
+	if _, err := run("write", map[string]any{"path": "data.db:users:2", "content": "{name: 'Robert'}"}); err != nil {
+		t.Fatal(err)
+	}
+	res, err = run("restore", map[string]any{"id": delTrash})
+	if err != nil || res.Changes[0].Op != "update" || len(res.Changes[0].TrashIDs) != 1 {
+		t.Fatalf("restore over a row: %v %+v", err, res)
+	}
+	if got, _ := run("read", map[string]any{"path": "data.db:users:2"}); !strings.Contains(got.Text, "name:  Bob") {
+		t.Fatalf("after restore over: %s", got.Text)
+	}
+	// A row is not a file.
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"restore", map[string]any{"id": delTrash, "path": "x.txt"}},
+		{"restore_file", map[string]any{"id": delTrash}},
+	} {
+		_, err := run(c.tool, c.args)
+		if ae := AsError(err); err == nil || ae.Kind != KindUsage || !strings.Contains(ae.Message, "holds a SQLite row") {
+			t.Errorf("%s: %v", c.tool, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(env.WS.Root(), "x.txt")); err == nil {
+		t.Error("a stray file was written")
+	}
+	// An update of no row is an error, not a success.
+	_, err = run("write", map[string]any{"path": "data.db:users:99", "content": "{name: 'Z'}"})
+	if ae := AsError(err); err == nil || ae.Kind != KindNotFound || !strings.Contains(ae.Message, "no row updated") {
+		t.Errorf("update of no row: %v", err)
+	}
+}

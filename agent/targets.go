@@ -174,6 +174,8 @@ func targetErr(err error) error {
 			kind = KindUsage
 		case sqlitedb.KindNotFound:
 			kind = KindNotFound
+		case sqlitedb.KindTooLarge:
+			kind = KindTooLarge
 		}
 		return &Error{Kind: kind, Message: se.Msg, Err: err}
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hashls/hashls/workspace"
+	"github.com/hashls/hashls/workspace/sqlitedb"
 )
 
 // The trash and the audit log as tools: what the mutating tools keep is only
@@ -142,6 +143,9 @@ func (restoreTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Res
 	if err != nil {
 		return nil, err
 	}
+	if r.row != nil {
+		return r.row, nil
+	}
 	p, ent, c := r.path, r.entry, r.changes[0]
 	text := fmt.Sprintf("¶%s#%s\nRestored %d bytes from trash #%d to %s", p.Rel, c.NewTag, r.size, ent.ID, p.Rel)
 	d := map[string]any{"path": p.Rel, "tag": c.NewTag, "sha256": c.NewSHA256, "trashId": ent.ID, "auditId": c.AuditID}
@@ -159,6 +163,7 @@ type restored struct {
 	path    workspace.Path
 	size    int
 	changes []Change
+	row     *Result // a SQLite row put back (restoreRow), not a file
 }
 
 // restoreTrash writes trash entry id back through the commit path, to
@@ -176,8 +181,14 @@ func restoreTrash(ctx context.Context, env *Env, tool string, id int64, target s
 	if strings.HasPrefix(ent.Reason, "sqlite ") {
 		// A SQLite row (kept as JSON), not a file: writing it to a path
 		// named db:table:key would create a stray file.
-		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("trash #%d holds a SQLite row of %s (%s), not a file, so %s cannot write it back. Put it back with the write tool: path %q, content:\n%s",
-			ent.ID, displayKey(env, ent.Key), ent.Reason, tool, displayKey(env, ent.Key), content)}
+		if gate != nil || target != "" {
+			return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("trash #%d holds a SQLite row of %s (%s), not a file, so %s cannot write it to a path. Put it back with the restore tool and no path: {\"id\": %d}", ent.ID, displayKey(env, ent.Key), ent.Reason, tool, ent.ID)}
+		}
+		res, err := restoreRow(ctx, env, tool, ent, content, allowVCS)
+		if err != nil {
+			return nil, err
+		}
+		return &restored{entry: ent, row: res}, nil
 	}
 	if target == "" {
 		target = displayKey(env, ent.Key)
@@ -258,4 +269,51 @@ func (auditTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resul
 		sb.WriteByte('\n')
 	}
 	return &Result{Text: sb.String(), Details: map[string]any{"entries": items}}, nil
+}
+
+// restoreRow puts the SQLite row kept in trash entry ent back through
+// CommitRow: re-inserted when its key names no row now, else the row
+// there is set to the kept values (and itself goes to the trash).
+func restoreRow(ctx context.Context, env *Env, tool string, ent workspace.TrashEntry, row []byte, allowVCS bool) (*Result, error) {
+	name := displayKey(env, ent.Key)
+	p, c, ok, err := sqliteTarget(env, name, "write")
+	if err != nil && KindOf(err) != KindNotFound {
+		return nil, err
+	}
+	if err != nil || !ok {
+		return nil, &Error{Kind: KindNotFound, Message: fmt.Sprintf("trash #%d holds a row of %s, and that database is gone; recreate it, then write the row with the write tool: path %q, content %s", ent.ID, name, name[:max(0, strings.LastIndex(name, ":"))], compactJSON(row))}
+	}
+	table, key, hasKey, err := sqlitedb.ParseWriteSelector(c.Rest)
+	if err != nil {
+		return nil, targetErr(err)
+	}
+	if !hasKey {
+		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("trash #%d holds a row of %s without a key; insert it with the write tool: path %q, content %s", ent.ID, name, p.Rel+":"+table, compactJSON(row))}
+	}
+	var wr sqlitedb.WriteResult
+	rc := workspace.RowChange{DB: p, Key: p.Rel + ":" + table + ":" + key, Apply: func(ctx context.Context, keepOld func([]byte) error) ([]byte, bool, string, error) {
+		db, err := sqlitedb.OpenReadWrite(p.Abs)
+		if err != nil {
+			return nil, false, "", targetErr(err)
+		}
+		defer db.Close()
+		wr, err = sqlitedb.Restore(ctx, db, p.Rel, table, key, row, func(old json.RawMessage) error { return keepOld(old) })
+		if err != nil {
+			return nil, false, "", targetErr(err)
+		}
+		return wr.NewRow, wr.Changed, fmt.Sprintf("sqlite %s from trash #%d", wr.Op, ent.ID), nil
+	}}
+	cf, err := env.WS.CommitRow(ctx, tool, rc, workspace.CommitOptions{Transport: env.Transport, AllowVCS: allowVCS})
+	if err != nil {
+		return nil, err
+	}
+	target := p.Rel + ":" + wr.Table + ":" + key
+	text := fmt.Sprintf("%s from trash #%d: %s", wr.Text, ent.ID, compactJSON(wr.NewRow))
+	d := map[string]any{"path": target, "kind": "sqlite", "op": wr.Op, "row": &wr, "trashId": ent.ID, "auditId": cf.AuditID}
+	if len(cf.TrashIDs) > 0 {
+		text += fmt.Sprintf("\nThe row it replaced is trash #%d.", cf.TrashIDs[0])
+		d["replacedTrashId"] = cf.TrashIDs[0]
+	}
+	ch := Change{Path: target, Op: cf.Op, OldSHA256: cf.OldSHA256, NewSHA256: cf.NewSHA256, TrashIDs: cf.TrashIDs, AuditID: cf.AuditID}
+	return &Result{Text: text, Details: d, Changes: []Change{ch}}, nil
 }

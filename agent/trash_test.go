@@ -89,7 +89,9 @@ func TestTrashRestoreAudit(t *testing.T) {
 	}
 }
 
-func TestRestoreRefusesSQLiteRows(t *testing.T) {
+// A row whose database is gone is not written as a file: the error gives
+// the insert to make once the database is back.
+func TestRestoreSQLiteRowDatabaseGone(t *testing.T) {
 	env := newTestEnv(t)
 	key := filepath.Join(env.WS.Root(), "data.db") + ":users:3"
 	id, err := env.WS.Store().Trash(key, []byte(`{"id":3,"name":"Ada"}`), "sqlite delete")
@@ -98,7 +100,7 @@ func TestRestoreRefusesSQLiteRows(t *testing.T) {
 	}
 	_, err = runTool(env, "restore", map[string]any{"id": id})
 	var ae *Error
-	if !errors.As(err, &ae) || ae.Kind != KindUsage || !strings.Contains(ae.Message, `"data.db:users:3"`) || !strings.Contains(ae.Message, `"name":"Ada"`) {
+	if !errors.As(err, &ae) || ae.Kind != KindNotFound || !strings.Contains(ae.Message, `path "data.db:users"`) || !strings.Contains(ae.Message, `"name":"Ada"`) {
 		t.Fatalf("restore of a row: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(env.WS.Root(), "data.db:users:3")); !os.IsNotExist(err) {

@@ -364,11 +364,20 @@ type Recording struct {
 	Key, Tag string
 	Content  []byte
 	SHA256   *[32]byte // sha256 of Content when the caller has it; nil: computed
+	// Size, when Content is nil, is the size of content the caller
+	// streamed and does not hold (over ContentLimit): the snapshot is
+	// recorded by SHA256 (required then) and Size only. 0: len(Content).
+	Size int64
 	// Seen, when not nil, is the line ranges of Content the caller
 	// displayed, recorded with the snapshot in the same transaction (see
 	// AddSeen); an empty non-nil list records the snapshot as tracked.
 	Seen []LineRange
 }
+
+// ContentLimit is the largest content a snapshot keeps (MaxContentBytes):
+// a bigger file may be streamed and recorded by sha256 and size only
+// (Recording.Size).
+func (s *Store) ContentLimit() int { return s.limits.MaxContentBytes }
 
 // RecordAll records several snapshots in one transaction, as Record does
 // each: a search that shows twenty files pays for one commit, not twenty.
@@ -396,6 +405,9 @@ func (s *Store) RecordAll(recs []Recording) error {
 
 // recordTx records one snapshot inside a write transaction.
 func (s *Store) recordTx(tx *sql.Tx, r Recording, now int64) error {
+	if r.SHA256 == nil && r.Content == nil && r.Size > 0 {
+		return &Error{Kind: KindInternal, Msg: "a streamed snapshot without its sha256 (a hashls bug)"}
+	}
 	if r.SHA256 == nil {
 		sum := sha256.Sum256(r.Content)
 		r.SHA256 = &sum
@@ -433,7 +445,10 @@ func (s *Store) recordSnapshotTx(tx *sql.Tx, r Recording, now int64) error {
 	}
 	var kept any // NULL
 	var keptBytes int64
-	if len(content) <= s.limits.MaxContentBytes {
+	size := int64(len(content))
+	if content == nil && r.Size > 0 {
+		size = r.Size // streamed, not held: not kept
+	} else if len(content) <= s.limits.MaxContentBytes {
 		kept = content
 		if content == nil {
 			kept = []byte{}
@@ -441,7 +456,7 @@ func (s *Store) recordSnapshotTx(tx *sql.Tx, r Recording, now int64) error {
 		keptBytes = int64(len(content))
 	}
 	if _, err := tx.Exec(`INSERT INTO snapshots(key, tag, sha256, content, size, time) VALUES (?, ?, ?, ?, ?, ?)`,
-		key, tag, sum[:], kept, len(content), now); err != nil {
+		key, tag, sum[:], kept, size, now); err != nil {
 		return err
 	}
 	delta := keptBytes

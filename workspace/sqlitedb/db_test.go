@@ -322,3 +322,52 @@ func FuzzSelector(f *testing.F) {
 		}
 	})
 }
+
+// A runaway query returns within QueryBudget and says that it hit it: an
+// endless recursive CTE behind an aggregate, or one that yields a row and
+// then none, is a too_large error; an endless row source stops at the row
+// budget and says so.
+func TestQueryBudget(t *testing.T) {
+	abs := makeDB(t)
+	old := QueryBudget
+	QueryBudget = 300 * time.Millisecond
+	t.Cleanup(func() { QueryBudget = old })
+	const endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) "
+	cases := []struct {
+		rest string
+		want []string
+		err  string
+		kind string
+	}{
+		{rest: "?q=" + endless + "SELECT count(*) FROM c", err: "stopped after 300ms, the time budget", kind: KindTooLarge},
+		{rest: "?q=" + endless + "SELECT x FROM c", want: []string{"500 rows", "[Showing the first 500 rows (the row budget of a query)"}},
+		// One row, then none ever again: never a hang in the row loop.
+		{rest: "?q=" + endless + "SELECT x FROM c WHERE x = 1 OR x > 1000000000000", err: "time budget", kind: KindTooLarge},
+		{rest: "?q=" + endless + "SELECT x FROM c LIMIT 3; -- done", want: []string{"3 rows", "| x |"}},
+		{rest: "?q=EXPLAIN SELECT 1", want: []string{"addr"}},
+		{rest: ":users?where=(SELECT count(*) FROM users a, users b, users c, users d, users e WHERE a.id > users.id) >= 0", err: "time budget", kind: KindTooLarge},
+	}
+	for _, c := range cases {
+		start := time.Now()
+		text, _, err := read(t, abs, c.rest)
+		if d := time.Since(start); d > 10*time.Second {
+			t.Errorf("%s: took %s", c.rest, d)
+		}
+		if c.err != "" {
+			var e *Error
+			if err == nil || !strings.Contains(err.Error(), c.err) || !errors.As(err, &e) || e.Kind != c.kind {
+				t.Errorf("%s: err %v, want %q (%s)", c.rest, err, c.err, c.kind)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", c.rest, err)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(text, w) {
+				t.Errorf("%s: no %q in\n%s", c.rest, w, text[max(0, len(text)-400):])
+			}
+		}
+	}
+}

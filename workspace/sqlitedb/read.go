@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	_ "modernc.org/sqlite" // the "sqlite" driver
 )
@@ -182,9 +183,34 @@ type ReadInfo struct {
 	Truncated bool   `json:"truncated,omitempty"`
 }
 
+// QueryBudget is the time one Read may take: SQLite is interrupted when it
+// is spent (a runaway ?q=, such as an endless recursive CTE, or a where=
+// over a huge table), and the read is a too_large error saying so. The
+// row budget is MaxLimit rows: a ?q= computes at most one more (budgeted)
+// and says when it had more.
+var QueryBudget = 5 * time.Second
+
 // Read runs sel against db and renders it; display names the database in
-// hints (e.g. "data/app.db").
+// hints (e.g. "data/app.db"). It takes at most QueryBudget.
 func Read(ctx context.Context, db *sql.DB, display string, sel Selector) (string, ReadInfo, error) {
+	ctx, cancel := context.WithTimeout(ctx, QueryBudget)
+	defer cancel()
+	text, info, err := readSel(ctx, db, display, sel)
+	if err != nil && ctx.Err() == context.DeadlineExceeded {
+		var e *Error
+		if !errors.As(err, &e) || e.Kind != KindTooLarge {
+			err = overBudget(err)
+		}
+	}
+	return text, info, err
+}
+
+// overBudget is the error of a read stopped by QueryBudget.
+func overBudget(err error) error {
+	return &Error{Kind: KindTooLarge, Msg: fmt.Sprintf("the query was stopped after %s, the time budget of a SQLite read; narrow it (a LIMIT, a WHERE on an indexed column, a recursive CTE that ends)", QueryBudget), Err: err}
+}
+
+func readSel(ctx context.Context, db *sql.DB, display string, sel Selector) (string, ReadInfo, error) {
 	switch sel.Kind {
 	case SelList:
 		return readList(ctx, db, display)
@@ -446,7 +472,12 @@ func readRaw(ctx context.Context, db *sql.DB, q string) (string, ReadInfo, error
 	if err := ValidateRaw(q); err != nil {
 		return "", ReadInfo{}, err
 	}
-	cols, rows, _, more, err := scanAll(ctx, db, maxRawRows, q)
+	cols, rows, _, more, err := scanAll(ctx, db, maxRawRows, budgeted(q, maxRawRows))
+	if err != nil && ctx.Err() == nil && strings.Contains(err.Error(), "syntax error") {
+		// What cannot be a subquery (WITH … DELETE) fails as it is, with
+		// SQLite's own message; its first step is still interruptible.
+		cols, rows, _, more, err = scanAll(ctx, db, maxRawRows, q)
+	}
 	if err != nil {
 		if strings.Contains(err.Error(), "readonly") || strings.Contains(err.Error(), "read-only") {
 			return "", ReadInfo{}, &Error{Kind: KindUsage, Msg: "?q= runs read-only; use the write tool with db.sqlite:table or db.sqlite:table:key to change rows", Err: err}
@@ -460,7 +491,7 @@ func readRaw(ctx context.Context, db *sql.DB, q string) (string, ReadInfo, error
 		b.WriteString(RenderTable(cols, rows))
 	}
 	if more {
-		fmt.Fprintf(&b, "[Showing the first %d rows; add LIMIT/OFFSET to the query to page.]\n", maxRawRows)
+		fmt.Fprintf(&b, "[Showing the first %d rows (the row budget of a query); add LIMIT/OFFSET to the query to page.]\n", maxRawRows)
 	}
 	return b.String(), info, nil
 }

@@ -38,6 +38,7 @@ const (
 	KindUsage    = "usage"     // a malformed selector or payload
 	KindNotFound = "not_found" // missing table or row
 	KindIO       = "io"        // SQLite failed
+	KindTooLarge = "too_large" // a query ran past its time budget (QueryBudget)
 )
 
 // Error is a sqlitedb error with a kind and a caller-facing message.
@@ -330,6 +331,7 @@ const (
 type token struct {
 	kind tokKind
 	text string
+	pos  int // byte offset of text in the lexed string
 }
 
 // lex splits SQL into tokens, calling fn for each until it returns false.
@@ -344,7 +346,7 @@ func lex(s string, fn func(token) bool) error {
 			if j < 0 {
 				j = len(s) - i
 			}
-			if !fn(token{tokComment, s[i : i+j]}) {
+			if !fn(token{tokComment, s[i : i+j], i}) {
 				return nil
 			}
 			i += j
@@ -354,7 +356,7 @@ func lex(s string, fn func(token) bool) error {
 			if j >= 0 {
 				end = i + 2 + j + 2
 			}
-			if !fn(token{tokComment, s[i:end]}) {
+			if !fn(token{tokComment, s[i:end], i}) {
 				return nil
 			}
 			i = end
@@ -380,7 +382,7 @@ func lex(s string, fn func(token) bool) error {
 			if c == '\'' {
 				kind = tokString
 			}
-			if !fn(token{kind, s[i:j]}) {
+			if !fn(token{kind, s[i:j], i}) {
 				return nil
 			}
 			i = j
@@ -389,7 +391,7 @@ func lex(s string, fn func(token) bool) error {
 			for j < len(s) && (isWordByte(s[j]) || (c == '?' && s[j] >= '0' && s[j] <= '9')) {
 				j++
 			}
-			if !fn(token{tokParam, s[i:j]}) {
+			if !fn(token{tokParam, s[i:j], i}) {
 				return nil
 			}
 			i = j
@@ -398,7 +400,7 @@ func lex(s string, fn func(token) bool) error {
 			for j < len(s) && (isWordByte(s[j]) || s[j] == '.') {
 				j++
 			}
-			if !fn(token{tokNumber, s[i:j]}) {
+			if !fn(token{tokNumber, s[i:j], i}) {
 				return nil
 			}
 			i = j
@@ -407,12 +409,12 @@ func lex(s string, fn func(token) bool) error {
 			for j < len(s) && isWordByte(s[j]) {
 				j++
 			}
-			if !fn(token{tokWord, s[i:j]}) {
+			if !fn(token{tokWord, s[i:j], i}) {
 				return nil
 			}
 			i = j
 		default:
-			if !fn(token{tokPunct, s[i : i+1]}) {
+			if !fn(token{tokPunct, s[i : i+1], i}) {
 				return nil
 			}
 			i++
@@ -477,6 +479,32 @@ func ValidateRaw(q string) error {
 		return usagef("?q= holds no statement; pass e.g. db.sqlite?q=SELECT * FROM users LIMIT 5")
 	}
 	return nil
+}
+
+// budgeted returns the statement of a valid ?q= (ValidateRaw) as SQLite
+// runs it within the budgets: a SELECT, WITH or VALUES is wrapped so that
+// its first step computes at most max+1 rows into a materialized table.
+// The driver can interrupt that step at the time budget, never a later
+// one (one slow row after the first would hang the read), so the rows
+// are all found in the first step. EXPLAIN is returned as it is.
+func budgeted(q string, max int) string {
+	first, end := "", len(q)
+	lex(q, func(t token) bool {
+		switch {
+		case t.kind == tokComment, first == "" && t.kind == tokPunct && t.text == "(":
+		case first == "":
+			first = strings.ToUpper(t.text)
+		case t.kind == tokPunct && t.text == ";":
+			end = t.pos
+			return false
+		}
+		return true
+	})
+	if first == "EXPLAIN" {
+		return q
+	}
+	// The newline ends a trailing -- comment before the closing parenthesis.
+	return fmt.Sprintf("WITH hashls_q AS MATERIALIZED (SELECT * FROM (%s\n) LIMIT %d) SELECT * FROM hashls_q", q[:end], max+1)
 }
 
 // ParseWriteSelector parses the part of a write path after the database

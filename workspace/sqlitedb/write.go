@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -42,6 +43,42 @@ func Write(ctx context.Context, db *sql.DB, display, table, key string, hasKey b
 	} else if !hasKey {
 		return WriteResult{}, usagef("empty content inserts nothing: pass a JSON5 object such as {name: 'Ada'} to insert (or {} for default values), or name a row (%s:%s:<key>) to delete it", display, table)
 	}
+	return inTx(ctx, db, display, table, func(conn *sql.Conn, t *tableInfo) (WriteResult, error) {
+		switch {
+		case !hasKey:
+			if err := keepOld(nil); err != nil {
+				return WriteResult{}, err
+			}
+			return insertRow(ctx, conn, t, fields)
+		case del:
+			return deleteRow(ctx, conn, t, key, keepOld)
+		default:
+			return updateRow(ctx, conn, t, key, fields, keepOld)
+		}
+	})
+}
+
+// Restore puts row (a row as Write kept it: a JSON object of every
+// column) back as the row of table named key, in one immediate
+// transaction: re-inserted when no row has that key now, else the row
+// there is set to it. keepOld (may be nil) sees the row there now (nil:
+// none) before anything changes, as for Write.
+func Restore(ctx context.Context, db *sql.DB, display, table, key string, row json.RawMessage, keepOld func(old json.RawMessage) error) (WriteResult, error) {
+	if keepOld == nil {
+		keepOld = func(json.RawMessage) error { return nil }
+	}
+	fields, err := ParseJSON5Object(string(row))
+	if err != nil {
+		return WriteResult{}, &Error{Kind: KindUsage, Msg: fmt.Sprintf("the kept row is not a JSON object (%v); write it back with the write tool", err), Err: err}
+	}
+	return inTx(ctx, db, display, table, func(conn *sql.Conn, t *tableInfo) (WriteResult, error) {
+		return restoreRow(ctx, conn, t, key, fields, keepOld)
+	})
+}
+
+// inTx runs fn on table in one immediate transaction on db, committed when
+// fn succeeds.
+func inTx(ctx context.Context, db *sql.DB, display, table string, fn func(conn *sql.Conn, t *tableInfo) (WriteResult, error)) (WriteResult, error) {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return WriteResult{}, ioErr("cannot open "+display, err)
@@ -63,17 +100,7 @@ func Write(ctx context.Context, db *sql.DB, display, table, key string, hasKey b
 	if t.typ != "table" {
 		return WriteResult{}, usagef("%s is a view; write to its underlying table instead", t.name)
 	}
-	var res WriteResult
-	switch {
-	case !hasKey:
-		if err = keepOld(nil); err == nil {
-			res, err = insertRow(ctx, conn, t, fields)
-		}
-	case del:
-		res, err = deleteRow(ctx, conn, t, key, keepOld)
-	default:
-		res, err = updateRow(ctx, conn, t, key, fields, keepOld)
-	}
+	res, err := fn(conn, t)
 	if err != nil {
 		return WriteResult{}, err
 	}
@@ -99,6 +126,8 @@ func bindValues(t *tableInfo, fields []Field) (cols []string, args []any, err er
 			if math.IsInf(x, 0) || math.IsNaN(x) {
 				return nil, nil, usagef("column %q: %v cannot be stored; SQLite has no Infinity/NaN values", f.Key, x)
 			}
+			v = x
+		case []byte:
 			v = x
 		case bool:
 			v = int64(0)
@@ -229,7 +258,7 @@ func pkValue(t *tableInfo, row json.RawMessage) (string, bool) {
 func constraintErr(what string, err error) error {
 	msg := err.Error()
 	if strings.Contains(msg, "constraint") || strings.Contains(msg, "datatype mismatch") || strings.Contains(msg, "cannot store") {
-		return &Error{Kind: KindUsage, Msg: fmt.Sprintf("%s failed: %s; fix the values and retry", what, msg), Err: err}
+		return &Error{Kind: KindUsage, Msg: fmt.Sprintf("%s failed: %s; fix the values in the content (a JSON5 object of column values) and retry", what, msg), Err: err}
 	}
 	return ioErr(what+" failed", err)
 }
@@ -306,6 +335,72 @@ func deleteRow(ctx context.Context, conn *sql.Conn, t *tableInfo, key string, ke
 	}
 	res.OldRow, res.Changed, res.RowID = old, true, rowid
 	res.Text = fmt.Sprintf("Deleted row '%s' from %s", key, t.name)
+	return res, nil
+}
+
+// restoreRow writes fields (every column of a kept row) as the row of t
+// named key: an insert when there is none, else an update of every column.
+// A BLOB column's value was kept as base64 (rowJSON) and is decoded back.
+func restoreRow(ctx context.Context, conn *sql.Conn, t *tableInfo, key string, fields []Field, keepOld func(json.RawMessage) error) (WriteResult, error) {
+	col, arg, err := rowKey(t, key)
+	if err != nil {
+		return WriteResult{}, err
+	}
+	for i, f := range fields {
+		c, ok := t.column(f.Key)
+		if str, isStr := f.Value.(string); ok && isStr && strings.Contains(strings.ToUpper(c.typ), "BLOB") {
+			if b, err := base64.StdEncoding.DecodeString(str); err == nil {
+				fields[i].Value = b
+			}
+		}
+	}
+	cols, args, err := bindValues(t, fields)
+	if err != nil {
+		return WriteResult{}, &Error{Kind: KindUsage, Msg: fmt.Sprintf("the kept row no longer fits %s (%v); write the values that fit with the write tool", t.name, err), Err: err}
+	}
+	cur, rowid, err := rowJSON(ctx, conn, t, col, arg)
+	if err != nil {
+		return WriteResult{}, err
+	}
+	if err := keepOld(cur); err != nil {
+		return WriteResult{}, err
+	}
+	res := WriteResult{Table: t.name, Key: key, OldRow: cur, Changed: true}
+	if cur == nil {
+		if col == "rowid" {
+			cols, args = append(cols, "rowid"), append(args, arg)
+		}
+		q := fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s)", quoteIdent(t.name), strings.Join(cols, ", "), strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", "))
+		if len(cols) == 0 {
+			q = "INSERT INTO " + quoteIdent(t.name) + " DEFAULT VALUES"
+		}
+		r, err := conn.ExecContext(ctx, q, args...)
+		if err != nil {
+			return WriteResult{}, constraintErr("re-insert into "+t.name, err)
+		}
+		if !t.withoutRowid {
+			rowid, _ = r.LastInsertId()
+		}
+		res.Op, res.Text = "insert", fmt.Sprintf("Re-inserted row '%s' into %s", key, t.name)
+	} else {
+		if len(cols) == 0 {
+			return WriteResult{}, usagef("the kept row has no columns to restore")
+		}
+		sets := make([]string, len(cols))
+		for i, c := range cols {
+			sets[i] = c + " = ?"
+		}
+		if _, err := conn.ExecContext(ctx, fmt.Sprintf("UPDATE %s SET %s WHERE %s = ?", quoteIdent(t.name), strings.Join(sets, ", "), quoteIdent(col)), append(args, arg)...); err != nil {
+			return WriteResult{}, constraintErr("update of "+t.name, err)
+		}
+		res.Op, res.Text = "update", fmt.Sprintf("Restored row '%s' of %s to its kept values", key, t.name)
+	}
+	res.RowID = rowid
+	if t.withoutRowid {
+		res.NewRow, _, _ = rowJSON(ctx, conn, t, col, arg)
+	} else {
+		res.NewRow, _, _ = rowJSON(ctx, conn, t, "rowid", rowid)
+	}
 	return res, nil
 }
 
