@@ -59,6 +59,9 @@ type Notebook struct {
 // Parse reads notebook JSON. The top level must be an object with a
 // "cells" array of objects, each with a string "cell_type".
 func Parse(data []byte) (*Notebook, error) {
+	if !json.Valid(data) { // also refuses anything after the top-level value
+		return nil, fmt.Errorf("%w: the file is not valid JSON", ErrShape)
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	tok, err := dec.Token()
