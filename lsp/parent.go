@@ -1,10 +1,6 @@
 package lsp
 
 import (
-	"errors"
-	"os"
-	"runtime"
-	"syscall"
 	"time"
 )
 
@@ -14,10 +10,9 @@ var parentPollInterval = 3 * time.Second
 
 // watchParent ends the session (as if exit had been sent) when the process
 // pid disappears, as the LSP specification asks: an editor that crashed
-// leaves no orphaned server behind. It is a no-op on Windows, where signal 0
-// is not available.
+// leaves no orphaned server behind. processAlive is per OS (parent_*.go).
 func (s *server) watchParent(pid int) {
-	if pid <= 0 || runtime.GOOS == "windows" {
+	if pid <= 0 {
 		return
 	}
 	go func() {
@@ -36,13 +31,4 @@ func (s *server) watchParent(pid int) {
 			}
 		}
 	}()
-}
-
-func processAlive(pid int) bool {
-	p, err := os.FindProcess(pid)
-	if err != nil {
-		return false
-	}
-	err = p.Signal(syscall.Signal(0))
-	return err == nil || errors.Is(err, syscall.EPERM)
 }

@@ -21,7 +21,7 @@
 // Commit applies a set of changes all or nothing. Its steps, and what is
 // durable after each:
 //
-//  1. Lock every path (in-process mutexes and flock on a lock file per path
+//  1. Lock every path (in-process mutexes and an OS lock on a lock file per path
 //     in the state directory, in one global order, so two commits never
 //     deadlock), read each file as tools see it (the buffer when the editor
 //     has it open, else the disk) and check it against the change's Base.
@@ -122,5 +122,32 @@
 // several hashls processes can share it. Every store failure is a KindStore
 // *Error naming the database file.
 //
-// The package is Unix-only (flock).
+// # Operating systems
+//
+// What differs per OS lives in one file per OS; the rest never asks which OS
+// it is on:
+//
+//   - Locks (lockfile_*.go): flock on Unix; LockFileEx on the first byte
+//     of the lock file on Windows. Both are released by the OS when the
+//     process dies.
+//   - Atomic replace (replace_*.go): rename(2) on Unix;
+//     MoveFileEx(MOVEFILE_REPLACE_EXISTING|MOVEFILE_WRITE_THROUGH) on
+//     Windows, retried for about 1.6 s while another program (a virus
+//     scanner, an indexer, an editor) holds the file open, with an error
+//     saying so when it gives up; a read-only file has its attribute cleared
+//     first. Windows has no directory fsync; MOVEFILE_WRITE_THROUGH stands
+//     for it. Removes are retried the same way.
+//   - Owner (owner_*.go): kept on Unix; Windows files have none to keep.
+//   - Path grammar and spelling (path_*.go, winpath.go, canon.go): on
+//     Windows, drive letters, backslashes, the \\?\ and UNC prefixes and
+//     file:///c%3A/… URIs are accepted; drive-relative paths, device paths,
+//     reserved device names (NUL, COM1, …), alternate data streams
+//     ("a.txt:s") and names Windows would silently change (a trailing '.' or
+//     ' ') are refused before anything touches the disk; existing names are
+//     resolved to their long names in stored case (filepath.EvalSymlinks)
+//     and the volume is upper-cased. On macOS every existing element is
+//     rewritten to the name its directory stores (any case, NFC or NFD), so
+//     one file has one Path.Abs: one overlay, one lock, one store key. Linux
+//     names are byte strings. Confinement is checked on that final spelling.
+//     SplitSelector's drive-letter rule is the same on every OS.
 package workspace

@@ -280,7 +280,7 @@ func rollForward(ents []intentEntry, verify bool) error {
 						continue
 					}
 				}
-				if err := os.Rename(e.Tmp, e.Path); err != nil {
+				if err := replaceFile(e.Tmp, e.Path); err != nil {
 					return fmt.Errorf("rename into %s: %w", e.Rel, err)
 				}
 				continue
@@ -298,7 +298,7 @@ func rollForward(ents []intentEntry, verify bool) error {
 					continue // gone already, or changed by someone else: left alone
 				}
 			}
-			if err := os.Remove(e.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if err := removeFile(e.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return fmt.Errorf("remove %s: %w", e.Rel, err)
 			}
 		}
@@ -336,7 +336,7 @@ func rollBack(ents []intentEntry, old func(i int) []byte) error {
 			continue // re-created by someone else: left alone
 		}
 		if e.Old == "" { // created: remove it again
-			if err := os.Remove(e.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if err := removeFile(e.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				errs = append(errs, fmt.Sprintf("remove %s: %v", e.Rel, err))
 			}
 			continue
@@ -350,7 +350,7 @@ func rollBack(ents []intentEntry, old func(i int) []byte) error {
 			errs = append(errs, fmt.Sprintf("restore %s: %v", e.Rel, err))
 			continue
 		}
-		if err := os.Rename(tmp, e.Path); err != nil {
+		if err := replaceFile(tmp, e.Path); err != nil {
 			os.Remove(tmp)
 			errs = append(errs, fmt.Sprintf("restore %s: %v", e.Rel, err))
 		}

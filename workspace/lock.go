@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -98,7 +97,7 @@ func lockOne(ctx context.Context, dir, key string) (func(), error) {
 		return nil, &Error{Kind: KindStore, Msg: fmt.Sprintf("cannot lock %s (%s): %v", key, name, err), Err: err}
 	}
 	return func() {
-		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		unlockFile(f)
 		f.Close()
 		<-mu
 	}, nil
@@ -108,17 +107,17 @@ func lockCancelled(key string, err error) *Error {
 	return &Error{Kind: KindIO, Msg: fmt.Sprintf("gave up waiting for the lock on %s: %v; another hashls process is editing it, retry later", key, err), Err: err}
 }
 
-// flockWait takes an exclusive flock on f, polling until it is free or ctx
-// is done.
+// flockWait takes an exclusive lock on f (flock on Unix, LockFileEx on
+// Windows: lockfile_*.go), polling until it is free or ctx is done.
 func flockWait(ctx context.Context, f *os.File) error {
 	var t *time.Timer
 	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return nil
-		}
-		if err != syscall.EWOULDBLOCK && err != syscall.EINTR {
+		locked, err := tryLockFile(f)
+		if err != nil {
 			return err
+		}
+		if locked {
+			return nil
 		}
 		if t == nil {
 			t = time.NewTimer(lockPoll)

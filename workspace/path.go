@@ -38,6 +38,9 @@ func (w *Workspace) Resolve(p string) (Path, error) {
 	if err != nil {
 		return Path{}, err
 	}
+	if p, err = osPath(p); err != nil { // the OS's path grammar (path_*.go)
+		return Path{}, err
+	}
 	var lexical string
 	if filepath.IsAbs(p) {
 		lexical = filepath.Clean(p)
@@ -52,6 +55,9 @@ func (w *Workspace) Resolve(p string) (Path, error) {
 	if err != nil {
 		return Path{}, &Error{Kind: KindOutside, Msg: fmt.Sprintf("path %s cannot be resolved inside the workspace root %s: %v", p, w.root, err), Err: err}
 	}
+	// One spelling per file where the file system accepts several (case,
+	// Unicode normalisation, the drive letter's case): path_*.go.
+	real = canonicalPath(real, w.root)
 	if !w.inside(real) {
 		if lexInside {
 			return Path{}, w.outside(p, real)
@@ -92,9 +98,13 @@ func expandPath(p string) (string, error) {
 	}
 	if strings.EqualFold(m[1], "file") {
 		u, err := url.Parse(p)
-		if err != nil || u.Path == "" || (u.Host != "" && u.Host != "localhost") {
+		if err != nil || u.Path == "" || (u.Host != "" && u.Host != "localhost" && !uncURIs) {
 			return "", &Error{Kind: KindInvalid, Msg: fmt.Sprintf("path %s is not a local file:// URI; give file:///absolute/path or a path relative to the workspace root", p)}
 		}
+		if u.Host != "" && u.Host != "localhost" { // Windows: file://server/share/x
+			return filepath.FromSlash("//" + u.Host + u.Path), nil
+		}
+		// On Windows, file:///c%3A/x gives /c:/x, which osPath makes c:\x.
 		return filepath.FromSlash(u.Path), nil
 	}
 	return "", &Error{Kind: KindInvalid, Msg: fmt.Sprintf("path %s is a %s:// URL; hashls works on files under the workspace root: give a path relative to it (nothing was created)", p, m[1])}

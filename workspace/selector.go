@@ -33,6 +33,16 @@ var (
 // `:A-B`, `:A+C`, comma-separated ranges (L prefixes allowed), and
 // `:range:raw` / `:raw:range`. An unrecognised trailing `:…` stays part of
 // the path. Invalid numbers (`:0`, `:5-3`, `:5+0`) are errors.
+//
+// Drive letters: only the last one or two `:…` parts can be a selector, and
+// a drive letter is written with its separator (`C:\`, `C:/`), which no
+// selector starts with, so `C:\x\a.go:10-20` is `C:\x\a.go` lines 10-20 and
+// `C:\x\a.go` is a whole file, on every OS. `d:1-2` is lines 1-2 of a file
+// named d (Windows refuses drive-relative paths such as `C:a.go`, so a
+// single letter before a selector is never a drive). A name such as
+// `a.txt:stream` keeps its colon (Windows then refuses it as an alternate
+// data stream), except that a stream named like a selector, `a.txt:10` or
+// `a.txt:raw`, is a selector.
 func SplitSelector(p string) (path string, sel Selector, err error) {
 	path = p
 	if strings.HasSuffix(p, ":conflicts") && len(p) > len(":conflicts") {

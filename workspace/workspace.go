@@ -55,6 +55,7 @@ func Open(root string, opts Options) (*Workspace, error) {
 		e.Msg += "; pass an existing directory as the workspace root"
 		return nil, e
 	}
+	real = canonicalPath(real, "")
 	st, err := os.Stat(real)
 	if err != nil {
 		return nil, fsError("workspace root", real, err)

@@ -591,3 +591,40 @@ export function createCommandHandler(host: Host): (command: string, args: unknow
     return next(command, args);
   };
 }
+
+/** Where the server binary came from, in the order serverBinary tries. */
+export type ServerSource = 'setting' | 'bundled' | 'PATH';
+
+export interface ServerChoice {
+  command: string;
+  source: ServerSource;
+  /** One line for the output channel: what is started and why. */
+  describe: string;
+}
+
+/**
+ * serverBinary picks the hashls binary to start: the `hashls.path` setting
+ * when it is set, else the binary a platform-specific .vsix carries
+ * (`<extension>/bin/hashls`, `hashls.exe` on Windows) when it is there,
+ * else `hashls` on PATH. exists is fs.existsSync in the extension and a fake
+ * in the tests.
+ */
+export function serverBinary(setting: string | undefined, extensionPath: string | undefined, platform: string, exists: (p: string) => boolean): ServerChoice {
+  const set = (setting ?? '').trim();
+  if (set !== '') {
+    return { command: set, source: 'setting', describe: `starting ${set} (from the hashls.path setting)` };
+  }
+  if (extensionPath) {
+    const sep = platform === 'win32' ? '\\' : '/';
+    const base = extensionPath.replace(/[\\/]+$/, '');
+    const bundled = `${base}${sep}bin${sep}${platform === 'win32' ? 'hashls.exe' : 'hashls'}`;
+    if (exists(bundled)) {
+      return { command: bundled, source: 'bundled', describe: `starting ${bundled} (bundled with the extension for ${platform})` };
+    }
+  }
+  return {
+    command: 'hashls',
+    source: 'PATH',
+    describe: 'starting hashls from PATH (hashls.path is not set and this .vsix carries no binary for this platform)',
+  };
+}

@@ -27,7 +27,10 @@ import {
   activityPath,
   activityTooltip,
   createCommandHandler,
+  serverBinary,
+  ServerChoice,
 } from './core';
+import * as fs from 'fs';
 
 export const SCHEME = 'hashls';
 export const VIEW_ID = 'hashls.activity';
@@ -43,6 +46,8 @@ export interface HashlsApi {
 }
 
 let client: LanguageClient | undefined;
+/** lastChoice is the binary the last start picked (for its error message). */
+let lastChoice: ServerChoice | undefined;
 
 class ContentProvider implements vscode.TextDocumentContentProvider {
   private emitter = new vscode.EventEmitter<vscode.Uri>();
@@ -214,9 +219,30 @@ function ownCommands(c: LanguageClient, own: ReadonlySet<string>): void {
   };
 }
 
-function createClient(handler: ReturnType<typeof createCommandHandler>, output: vscode.OutputChannel): LanguageClient {
+/** ensureExecutable gives a bundled binary its exec bit if unpacking lost it. */
+function ensureExecutable(file: string): void {
+  if (process.platform === 'win32') {
+    return;
+  }
+  try {
+    const mode = fs.statSync(file).mode;
+    if ((mode & 0o111) === 0) {
+      fs.chmodSync(file, mode | 0o755);
+    }
+  } catch {
+    // the start then reports the binary's problem
+  }
+}
+
+function createClient(handler: ReturnType<typeof createCommandHandler>, output: vscode.OutputChannel, extensionPath: string | undefined): LanguageClient {
   const folder = vscode.workspace.workspaceFolders?.[0];
-  const command = config().get<string>('path', 'hashls') || 'hashls';
+  const choice = serverBinary(config().get<string>('path', ''), extensionPath, process.platform, (p) => fs.existsSync(p));
+  if (choice.source === 'bundled') {
+    ensureExecutable(choice.command);
+  }
+  output.appendLine(`hashls: ${choice.describe}`);
+  lastChoice = choice;
+  const command = choice.command;
   const serverOptions: ServerOptions = {
     command,
     args: ['serve'], // the stdio transport appends --stdio
@@ -312,7 +338,7 @@ export function activate(context: vscode.ExtensionContext): HashlsApi {
   }
 
   async function start(): Promise<boolean> {
-    const c = createClient(handler, output);
+    const c = createClient(handler, output, context.extensionPath);
     c.onNotification(ACTIVITY_METHOD, (params: unknown) => {
       activity.add(params);
     });
@@ -321,7 +347,7 @@ export function activate(context: vscode.ExtensionContext): HashlsApi {
       await c.start();
       return true;
     } catch (err) {
-      const path = config().get<string>('path', 'hashls');
+      const path = lastChoice?.command ?? 'hashls';
       output.appendLine(`hashls: could not start ${path}: ${errorText(err)}`);
       void vscode.window
         .showErrorMessage(`hashls: could not start "${path} serve --stdio" (set hashls.path to the hashls binary): ${errorText(err)}`, 'Open Settings')

@@ -241,6 +241,8 @@ test('package.json: commands, view, settings and activation agree with the code'
   assert.equal(await api.ready, true);
   const client = fake.clients.at(-1);
   assert.equal(client.serverOptions.command, '/opt/hashls');
+  assert.ok(fake.calls.some((c) => c.name === 'output' && c.args[0] === 'hashls: starting /opt/hashls (from the hashls.path setting)'),
+    'the output channel says which binary started');
   assert.deepEqual(client.serverOptions.args, ['serve']);
   assert.equal(client.serverOptions.transport, 0, 'stdio transport (appends --stdio)');
   assert.equal(client.serverOptions.options.cwd, '/ws');
@@ -291,6 +293,32 @@ test('package.json: commands, view, settings and activation agree with the code'
   assert.notEqual(fake.clients.at(-1), client);
   assert.ok(fake.state.commands.has('hashls.read'));
   await ext.deactivate();
+});
+
+test('serverBinary: hashls.path, then the bundled binary, then PATH', () => {
+  const none = () => false;
+  const all = () => true;
+  const only = (want) => (p) => p === want;
+  const cases = [
+    // [setting, extensionPath, platform, exists, command, source]
+    ['/opt/hashls', '/ext', 'linux', all, '/opt/hashls', 'setting'],
+    ['  hashls-dev  ', '/ext', 'linux', all, 'hashls-dev', 'setting'],
+    ['C:\\tools\\hashls.exe', 'C:\\ext', 'win32', all, 'C:\\tools\\hashls.exe', 'setting'],
+    ['', '/ext', 'linux', only('/ext/bin/hashls'), '/ext/bin/hashls', 'bundled'],
+    [undefined, '/ext/', 'darwin', only('/ext/bin/hashls'), '/ext/bin/hashls', 'bundled'],
+    ['', 'C:\\ext', 'win32', only('C:\\ext\\bin\\hashls.exe'), 'C:\\ext\\bin\\hashls.exe', 'bundled'],
+    ['', 'C:\\ext', 'win32', only('C:\\ext\\bin\\hashls'), 'hashls', 'PATH'],
+    ['', '/ext', 'linux', none, 'hashls', 'PATH'],
+    ['   ', '/ext', 'linux', none, 'hashls', 'PATH'],
+    ['', undefined, 'linux', all, 'hashls', 'PATH'],
+  ];
+  for (const [setting, ext, platform, exists, command, source] of cases) {
+    const got = core.serverBinary(setting, ext, platform, exists);
+    assert.equal(got.command, command, `${JSON.stringify([setting, ext, platform])} command`);
+    assert.equal(got.source, source, `${JSON.stringify([setting, ext, platform])} source`);
+    assert.ok(got.describe.includes(command), 'the output line names the binary');
+  }
+  assert.equal(pkg.contributes.configuration.properties['hashls.path'].default, '', 'unset by default, so the bundled binary is used');
 });
 
 test('activate: a missing binary is reported with a pointer to hashls.path', async () => {

@@ -762,4 +762,7 @@ function M.stop()
   end
 end
 
+-- root_dir returns the workspace root hashls uses for bufnr (:checkhealth).
+M.root_dir = root_for
+
 return M

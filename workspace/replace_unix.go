@@ -1,0 +1,11 @@
+//go:build unix
+
+package workspace
+
+import "os"
+
+// replaceFile renames tmp onto dst, atomically replacing it (rename(2)).
+func replaceFile(tmp, dst string) error { return os.Rename(tmp, dst) }
+
+// removeFile removes the file name.
+func removeFile(name string) error { return os.Remove(name) }
