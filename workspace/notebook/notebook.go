@@ -158,28 +158,38 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
-type cellJSON struct {
-	CellType string            `json:"cell_type"`
-	Source   json.RawMessage   `json:"source"`
-	Outputs  []json.RawMessage `json:"outputs"`
-	ID       *string           `json:"id"`
-}
-
+// decodeCell reads one cell object. Keys are matched exactly, as
+// nbformat's are (encoding/json would match "Cell_Type" to cell_type).
 func decodeCell(raw json.RawMessage) (Cell, error) {
-	var cj cellJSON
-	if err := json.Unmarshal(raw, &cj); err != nil {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
 		return Cell{}, fmt.Errorf("not an object with cell_type and source: %v", err)
 	}
-	switch cj.CellType {
+	var cellType string
+	if t, ok := m["cell_type"]; !ok || json.Unmarshal(t, &cellType) != nil {
+		return Cell{}, fmt.Errorf("the cell has no string cell_type")
+	}
+	switch cellType {
 	case "code", "markdown", "raw":
 	default:
-		return Cell{}, fmt.Errorf("cell_type %q is not code, markdown or raw", cj.CellType)
+		return Cell{}, fmt.Errorf("cell_type %q is not code, markdown or raw", cellType)
 	}
-	src, err := sourceText(cj.Source)
+	src, err := sourceText(m["source"])
 	if err != nil {
 		return Cell{}, err
 	}
-	return Cell{Type: cj.CellType, Source: src, Outputs: len(cj.Outputs), raw: raw, hasID: cj.ID != nil}, nil
+	var outputs []json.RawMessage
+	if o, ok := m["outputs"]; ok && json.Unmarshal(o, &outputs) != nil {
+		return Cell{}, fmt.Errorf("outputs is not a list")
+	}
+	var id *string
+	if v, ok := m["id"]; ok && string(v) != "null" {
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			id = &s
+		}
+	}
+	return Cell{Type: cellType, Source: src, Outputs: len(outputs), raw: raw, hasID: id != nil}, nil
 }
 
 // sourceText joins a cell source: a string or a list of strings.
