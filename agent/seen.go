@@ -2,6 +2,7 @@ package agent
 
 import (
 	"github.com/hashls/hashls/edit"
+	"github.com/hashls/hashls/treesitter"
 	"github.com/hashls/hashls/workspace"
 )
 
@@ -24,6 +25,9 @@ type syntaxErrorser interface {
 
 // syntaxChecker adapts the tree-sitter resolver to edit.SyntaxChecker.
 type syntaxChecker struct{ r syntaxErrorser }
+
+// Parses reports whether path's language is one tree-sitter parses.
+func (c syntaxChecker) Parses(path string) bool { return treesitter.Supported(path) }
 
 func (c syntaxChecker) SyntaxErrors(path, text string) ([]edit.LineRange, bool) {
 	spans, ok := c.r.SyntaxErrors(path, text)

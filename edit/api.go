@@ -26,6 +26,13 @@ type SyntaxChecker interface {
 	SyntaxErrors(path, text string) (errs []LineRange, ok bool)
 }
 
+// LanguageKnower is what a SyntaxChecker may offer to say, cheaply, whether
+// it parses path's language at all; the engine then skips building the
+// text it would check.
+type LanguageKnower interface {
+	Parses(path string) bool
+}
+
 // SeenLines tells the engine which lines of a snapshot the caller was
 // shown (by read, search, a previous edit's result or a refusal).
 type SeenLines interface {

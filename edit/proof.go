@@ -19,6 +19,9 @@ func syntaxErrs(c SyntaxChecker, path string, d *doc) ([]LineRange, bool) {
 	if c == nil || len(d.b) > maxProofBytes {
 		return nil, false
 	}
+	if k, ok := c.(LanguageKnower); ok && !k.Parses(path) {
+		return nil, false // no text is built for a language that is not parsed
+	}
 	return c.SyntaxErrors(path, d.lfString())
 }
 

@@ -138,7 +138,9 @@ type fileState struct {
 	mode    fs.FileMode
 	overlay bool
 	version int32
-	disk    []byte // the disk text of an overlaid file (nil when missing)
+	disk    []byte   // the disk text of an overlaid file (nil when missing)
+	sum     [32]byte // sha256 of content (when exists)
+	diskSum [32]byte // sha256 of disk (when not nil)
 }
 
 // entry is one change being committed.
@@ -155,6 +157,7 @@ type entry struct {
 	// editor's.
 	renameFrom *entry
 	renamed    bool
+	newSum     [32]byte // sha256 of ch.New (not a delete)
 }
 
 // Commit applies changes all or nothing: it locks every path, checks every
@@ -223,10 +226,11 @@ func (w *Workspace) Commit(ctx context.Context, tool string, changes []Change, o
 			e.res.Op = "create"
 		}
 		if st.exists {
-			e.res.OldSHA256 = SHA256Hex(st.content)
+			e.res.OldSHA256 = hex.EncodeToString(st.sum[:])
 		}
 		if !e.ch.Delete {
-			e.res.NewSHA256 = SHA256Hex(e.ch.New)
+			e.newSum = sha256.Sum256(e.ch.New)
+			e.res.NewSHA256 = hex.EncodeToString(e.newSum[:])
 		}
 	}
 	if r, ok := editor.(BufferRenamer); ok {
@@ -277,7 +281,7 @@ func checkBase(c *Change, st fileState) error {
 		if !st.exists {
 			return &Error{Kind: KindStale, Msg: fmt.Sprintf("%s was deleted since it was read; re-read it and retry", c.Path.Rel)}
 		}
-		if sha256.Sum256(st.content) != c.Base.sum {
+		if st.sum != c.Base.sum {
 			return staleError(c.Path, where)
 		}
 	}
@@ -290,16 +294,17 @@ func checkBase(c *Change, st fileState) error {
 func (w *Workspace) fileState(p Path, buffers bool) (fileState, error) {
 	var st fileState
 	if text, version, ok := w.Overlay(p); ok && buffers {
-		st = fileState{exists: true, content: text, mode: 0o644, overlay: true, version: version}
+		st = fileState{exists: true, content: text, mode: 0o644, overlay: true, version: version, sum: sha256.Sum256(text)}
 		if b, fi, err := readDisk(p); err == nil {
-			st.disk, st.mode = b, fi.Mode()&(fs.ModePerm|fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky)
+			st.disk, st.mode, st.diskSum = b, fi.Mode()&(fs.ModePerm|fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky), sha256.Sum256(b)
 		}
 		return st, nil
 	}
 	b, fi, err := readDisk(p)
 	switch {
 	case err == nil:
-		return fileState{exists: true, content: b, disk: b, mode: fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)}, nil
+		sum := sha256.Sum256(b) // each state is hashed once: the check, the journal, the trash and the result share it
+		return fileState{exists: true, content: b, disk: b, sum: sum, diskSum: sum, mode: fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)}, nil
 	case IsKind(err, KindNotFound):
 		return fileState{}, nil
 	default:
@@ -331,14 +336,14 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 		case e.renameFrom != nil:
 			// The editor renames the source's disk file here: no temp
 			// file; recovery finds the new content in place or not.
-			ie.New = SHA256Hex(e.renameFrom.cur.disk)
+			ie.New = hex.EncodeToString(e.renameFrom.cur.diskSum[:])
 		default:
 			ie.New = e.res.NewSHA256
 			ie.Tmp = filepath.Join(filepath.Dir(e.ch.Path.Abs), fmt.Sprintf(".%s.hashls-%s-%d.tmp", filepath.Base(e.ch.Path.Abs), nonce, i))
 			e.tmp = ie.Tmp
 		}
 		if e.cur.disk != nil {
-			ie.Old = SHA256Hex(e.cur.disk)
+			ie.Old = hex.EncodeToString(e.cur.diskSum[:])
 		}
 		ie.Mode = uint32(e.newMode())
 		if e.renameFrom != nil {
@@ -364,9 +369,9 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 		}
 		i, onDisk := diskIndex[e]
 		same := e.cur.disk != nil && bytes.Equal(e.cur.disk, e.cur.content)
-		trash = append(trash, trashReq{entry: e, key: e.ch.Path.Abs, content: e.cur.content, reason: reason, journal: onDisk && same, index: i})
+		trash = append(trash, trashReq{entry: e, key: e.ch.Path.Abs, content: e.cur.content, sum: &e.cur.sum, reason: reason, journal: onDisk && same, index: i})
 		if e.cur.disk != nil && !same && (onDisk || e.ch.Delete) {
-			trash = append(trash, trashReq{entry: e, key: e.ch.Path.Abs, content: e.cur.disk, reason: reason + " (disk text of an open buffer)", journal: onDisk, index: i})
+			trash = append(trash, trashReq{entry: e, key: e.ch.Path.Abs, content: e.cur.disk, sum: &e.cur.diskSum, reason: reason + " (disk text of an open buffer)", journal: onDisk, index: i})
 		}
 	}
 	if st != nil {
@@ -503,7 +508,7 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 		var audits []AuditEntry
 		for _, e := range ents {
 			if !e.ch.Delete {
-				recs = append(recs, Recording{Key: e.ch.Path.Abs, Tag: e.ch.NewTag, Content: e.ch.New, Seen: e.ch.Seen})
+				recs = append(recs, Recording{Key: e.ch.Path.Abs, Tag: e.ch.NewTag, Content: e.ch.New, SHA256: &e.newSum, Seen: e.ch.Seen})
 			}
 			note := e.ch.Note
 			if e.ch.MovedFrom != "" && note == "" {
@@ -542,6 +547,7 @@ type trashReq struct {
 	entry   *entry
 	key     string
 	content []byte
+	sum     *[32]byte // content's sha256 when known (nil: computed)
 	reason  string
 	journal bool // the disk text of intent entry index: its Trash field
 	index   int

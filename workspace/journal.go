@@ -58,7 +58,7 @@ func (s *Store) beginIntent(in *intent, trash []trashReq, durable bool) error {
 		var first int64
 		for i := range trash {
 			t := &trash[i]
-			id, err := trashTx(tx, t.key, t.content, t.reason)
+			id, err := trashTx(tx, t.key, t.content, t.sum, t.reason)
 			if err != nil {
 				return err
 			}

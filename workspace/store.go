@@ -704,7 +704,7 @@ func (s *Store) Trash(key string, content []byte, reason string) (int64, error) 
 	}
 	var id int64
 	err := s.write(func(tx *sql.Tx) (err error) {
-		if id, err = trashTx(tx, key, content, reason); err != nil {
+		if id, err = trashTx(tx, key, content, nil, reason); err != nil {
 			return err
 		}
 		return pruneTrash(tx, id, s.limits.MaxTrashBytes)
@@ -717,13 +717,17 @@ func (s *Store) Trash(key string, content []byte, reason string) (int64, error) 
 
 // trashTx adds a trash entry inside a write transaction; the caller prunes
 // (pruneTrash) once all of its entries are in.
-func trashTx(tx *sql.Tx, key string, content []byte, reason string) (int64, error) {
+// sum is content's sha256 when the caller has it (nil: computed).
+func trashTx(tx *sql.Tx, key string, content []byte, sum *[32]byte, reason string) (int64, error) {
 	if content == nil {
 		content = []byte{}
 	}
+	if sum == nil {
+		s := sha256.Sum256(content)
+		sum = &s
+	}
 	// The content is usually a recorded snapshot (the edit's read): point
 	// at it and pin it instead of storing a second copy.
-	sum := sha256.Sum256(content)
 	var snapID int64
 	err := tx.QueryRow(`SELECT id FROM snapshots WHERE key = ? AND sha256 = ? AND content IS NOT NULL
 		ORDER BY id DESC LIMIT 1`, key, sum[:]).Scan(&snapID)
