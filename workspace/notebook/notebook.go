@@ -223,18 +223,35 @@ const Shape = "cell text: each cell starts with a marker line \"# %% [code] cell
 func (nb *Notebook) Text() string {
 	var sb strings.Builder
 	for i, c := range nb.Cells {
-		fmt.Fprintf(&sb, "# %%%% [%s] cell:%d", c.Type, i)
-		if c.Outputs > 0 {
-			fmt.Fprintf(&sb, " (%d output%s elided)", c.Outputs, plural(c.Outputs))
-		}
-		sb.WriteByte('\n')
-		body := strings.TrimSuffix(c.Source, "\n")
-		if body != "" || strings.HasSuffix(c.Source, "\n") {
-			sb.WriteString(body)
-			sb.WriteByte('\n')
-		}
+		c.writeText(&sb, i)
 	}
 	return sb.String()
+}
+
+// writeText renders cell i as cell text.
+func (c Cell) writeText(sb *strings.Builder, i int) {
+	fmt.Fprintf(sb, "# %%%% [%s] cell:%d", c.Type, i)
+	if c.Outputs > 0 {
+		fmt.Fprintf(sb, " (%d output%s elided)", c.Outputs, plural(c.Outputs))
+	}
+	sb.WriteByte('\n')
+	body := strings.TrimSuffix(c.Source, "\n")
+	if body != "" || strings.HasSuffix(c.Source, "\n") {
+		sb.WriteString(body)
+		sb.WriteByte('\n')
+	}
+}
+
+// shownAs is the cell as its own text parses back (a source the text
+// cannot carry exactly, such as a lone "\r", parses to what it shows).
+func (c Cell) shownAs() (textCell, bool) {
+	var sb strings.Builder
+	c.writeText(&sb, 0)
+	tcs, err := ParseText(sb.String())
+	if err != nil || len(tcs) != 1 {
+		return textCell{}, false
+	}
+	return tcs[0], true
 }
 
 func plural(n int) string {
@@ -336,7 +353,8 @@ func (nb *Notebook) Rewrite(text string) ([]byte, error) {
 		}
 		if tc.Index >= 0 {
 			orig := nb.Cells[tc.Index]
-			if orig.Type == tc.Type && strings.TrimSuffix(orig.Source, "\n") == tc.Body && (tc.hasRow || orig.Source == "") {
+			// Unchanged: the text shows the cell as its own text does.
+			if own, ok := orig.shownAs(); ok && orig.Type == tc.Type && own.Body == tc.Body && own.hasRow == tc.hasRow {
 				out = append(out, string(orig.raw))
 				continue
 			}
