@@ -24,6 +24,16 @@ func benchFile() []byte {
 	return []byte(sb.String())
 }
 
+// benchShown is a read of the lines benchEdit changes (edits anchored on
+// lines never shown are refused).
+func benchShown() string {
+	shown := make([]string, 50)
+	for i := range shown {
+		shown[i] = fmt.Sprintf("%d-%d", i*200+1, i*200+1)
+	}
+	return "big.txt:" + strings.Join(shown, ",")
+}
+
 // benchEdit is bench/edit.sh's 50-hunk edit under header.
 func benchEdit(header string) string {
 	ops := make([]string, 50)
@@ -62,7 +72,7 @@ func BenchmarkEdit50(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer cs.Close()
-		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "read", Arguments: map[string]any{"path": "big.txt:1"}})
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "read", Arguments: map[string]any{"path": benchShown()}})
 		if err != nil || res.IsError {
 			b.Fatal(err, res)
 		}
@@ -88,7 +98,7 @@ func BenchmarkEdit50(b *testing.B) {
 		defer ws.Close()
 		ts := agent.New(agent.Deps{WS: ws, Resolver: &treesitter.Resolver{}})
 		ctx := context.Background()
-		res, err := ts.Run(ctx, "read", []byte(`{"path":"big.txt:1"}`), agent.Call{Transport: "mcp"})
+		res, err := ts.Run(ctx, "read", []byte(`{"path":"`+benchShown()+`"}`), agent.Call{Transport: "mcp"})
 		if err != nil {
 			b.Fatal(err)
 		}
