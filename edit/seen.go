@@ -1,32 +1,15 @@
 package edit
 
 import (
-	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/hashls/hashls/internal/lines"
 )
 
 // mergeRanges sorts rs and merges overlapping or adjacent spans; empty or
 // reversed spans are dropped.
-func mergeRanges(rs []LineRange) []LineRange {
-	out := make([]LineRange, 0, len(rs))
-	for _, r := range rs {
-		if r.Start >= 1 && r.End >= r.Start {
-			out = append(out, r)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Start < out[j].Start })
-	w := 0
-	for _, r := range out {
-		if w > 0 && r.Start <= out[w-1].End+1 {
-			out[w-1].End = max(out[w-1].End, r.End)
-			continue
-		}
-		out[w] = r
-		w++
-	}
-	return out[:w]
-}
+func mergeRanges(rs []LineRange) []LineRange { return lines.Merge(rs) }
 
 // MergeRanges returns rs sorted with overlapping and adjacent spans merged.
 func MergeRanges(rs []LineRange) []LineRange { return mergeRanges(rs) }

@@ -4,10 +4,11 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hashls/hashls/internal/lines"
 )
 
 // Seen lines: for each snapshot (key and sha256 of the content), the line
@@ -80,23 +81,7 @@ func (s *Store) Seen(key string, sum [32]byte) (ranges []LineRange, known bool, 
 // MergeLineRanges sorts ranges and merges overlapping and adjacent ones;
 // empty and reversed ranges are dropped.
 func MergeLineRanges(rs []LineRange) []LineRange {
-	out := make([]LineRange, 0, len(rs))
-	for _, r := range rs {
-		if r.Start >= 1 && r.End >= r.Start {
-			out = append(out, r)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Start < out[j].Start })
-	w := 0
-	for _, r := range out {
-		if w > 0 && r.Start <= out[w-1].End+1 {
-			out[w-1].End = max(out[w-1].End, r.End)
-			continue
-		}
-		out[w] = r
-		w++
-	}
-	out = out[:w]
+	out := lines.Merge(rs)
 	// Bound the row: join the closest neighbours (this only ever adds
 	// lines to the seen set of a snapshot read in hundreds of pieces).
 	for len(out) > maxSeenRanges {

@@ -6,12 +6,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/hashls/hashls/internal/lines"
 )
 
 // LineRange is an inclusive 1-based line range; End == 0 means open-ended.
-type LineRange struct {
-	Start, End int
-}
+type LineRange = lines.Range
 
 // Selector is the trailing `:…` part of a read path: line ranges and raw mode.
 type Selector struct {
