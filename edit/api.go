@@ -1,7 +1,5 @@
 package edit
 
-import "github.com/hashls/hashls/internal/lines"
-
 // BlockResolver finds the syntactic block that begins on a line. The
 // tree-sitter implementation lives in package treesitter and is wired in by
 // package agent.
@@ -15,7 +13,7 @@ type BlockResolver interface {
 }
 
 // LineRange is an inclusive 1-based span of lines.
-type LineRange = lines.Range
+type LineRange struct{ Start, End int }
 
 // SyntaxChecker is the parse proof: it tells the engine where a text has
 // syntax errors. The tree-sitter implementation lives in package treesitter

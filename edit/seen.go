@@ -9,7 +9,18 @@ import (
 
 // mergeRanges sorts rs and merges overlapping or adjacent spans; empty or
 // reversed spans are dropped.
-func mergeRanges(rs []LineRange) []LineRange { return lines.Merge(rs) }
+func mergeRanges(rs []LineRange) []LineRange {
+	in := make([]lines.Range, len(rs))
+	for i, r := range rs {
+		in[i] = lines.Range(r)
+	}
+	m := lines.Merge(in)
+	out := make([]LineRange, len(m))
+	for i, r := range m {
+		out[i] = LineRange(r)
+	}
+	return out
+}
 
 // MergeRanges returns rs sorted with overlapping and adjacent spans merged.
 func MergeRanges(rs []LineRange) []LineRange { return mergeRanges(rs) }
