@@ -74,6 +74,10 @@ func (restoreTool) Hints() Hints {
 	return Hints{Title: "Restore a trash entry", Destructive: true, Idempotent: true}
 }
 
+// A second revert of the same row is refused (the file no longer holds
+// what that change left), so it is not idempotent.
+func (revertTool) Hints() Hints { return Hints{Title: "Revert one audited change", Destructive: true} }
+
 // The file tools (filetools.go): the sha256-gated contract.
 func (readFileTool) Hints() Hints {
 	return Hints{Title: "Read a file with its sha256", ReadOnly: true, Idempotent: true}

@@ -13,6 +13,7 @@ func TestHints(t *testing.T) {
 		"find":           {ReadOnly: true, Idempotent: true},
 		"read":           {ReadOnly: true, Idempotent: true},
 		"restore":        {Destructive: true, Idempotent: true},
+		"revert":         {Destructive: true},
 		"search":         {ReadOnly: true, Idempotent: true},
 		"trash":          {ReadOnly: true, Idempotent: true},
 		"write":          {Destructive: true, Idempotent: true},

@@ -136,6 +136,7 @@ func New(d Deps) *Toolset {
 		findTool{},
 		readTool{},
 		restoreTool{},
+		revertTool{},
 		searchTool{},
 		trashTool{},
 		writeTool{},

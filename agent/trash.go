@@ -42,10 +42,10 @@ func (restoreTool) Schema() json.RawMessage {
 
 func (auditTool) Name() string { return "audit" }
 func (auditTool) Description() string {
-	return "List the audit log: one row per change a tool made (tool, path, sha256 before and after), newest first"
+	return "List the audit log: one row per change a tool made (tool, path, sha256 before and after, transport), newest first; with id, one change with its before and after text and diff (revert undoes it)"
 }
 func (auditTool) Schema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"limit":{"type":"number","description":"How many rows, 1..200 (default 20)"}},"additionalProperties":false}`)
+	return json.RawMessage(`{"type":"object","properties":{"limit":{"type":"number","description":"How many rows, 1..200 (default 20)"},"before":{"type":"number","description":"Only rows with ids below this one (the next page of older rows)"},"since":{"type":"number","description":"Only rows with ids above this one (what is new since a row you have seen)"},"id":{"type":"number","description":"One row, with the file's text before and after that change and their diff (when the store still holds them)"}},"additionalProperties":false}`)
 }
 
 // storeOf returns the workspace store or the error a tool reports without one.
@@ -229,7 +229,10 @@ type auditItem struct {
 
 func (auditTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
 	var a struct {
-		Limit *float64 `json:"limit"`
+		Limit  *float64 `json:"limit"`
+		Before *float64 `json:"before"`
+		Since  *float64 `json:"since"`
+		ID     *float64 `json:"id"`
 	}
 	if err := json.Unmarshal(raw, &a); err != nil {
 		return nil, &Error{Kind: KindUsage, Message: "audit: " + err.Error()}
@@ -238,37 +241,70 @@ func (auditTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resul
 	if err != nil {
 		return nil, err
 	}
+	var q workspace.AuditQuery
+	for _, f := range []struct {
+		name string
+		v    *float64
+		dst  *int64
+	}{{"before", a.Before, &q.Before}, {"since", a.Since, &q.Since}, {"id", a.ID, &q.ID}} {
+		if f.v == nil {
+			continue
+		}
+		if *f.v != float64(int64(*f.v)) || *f.v < 0 {
+			return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("audit: %s must be an audit row id (a whole number); list the rows with the audit tool", f.name)}
+		}
+		*f.dst = int64(*f.v)
+	}
+	if a.ID != nil && (a.Before != nil || a.Since != nil || a.Limit != nil) {
+		return nil, &Error{Kind: KindUsage, Message: "audit: id selects one row; leave out limit, before and since"}
+	}
+	q.Limit = limit
 	st, err := storeOf(env, "audit")
 	if err != nil {
 		return nil, err
 	}
-	rows, err := st.AuditLog(limit)
+	rows, err := st.AuditRows(q)
 	if err != nil {
 		return nil, err
 	}
+	if a.ID != nil {
+		if len(rows) == 0 {
+			return nil, &Error{Kind: KindNotFound, Message: fmt.Sprintf("audit: no row #%d; list the rows with the audit tool", q.ID)}
+		}
+		return auditOne(env, st, rows[0])
+	}
+	items := make([]auditItem, 0, len(rows))
+	var sb strings.Builder
+	if len(rows) == 0 {
+		sb.WriteString("The audit log is empty.\n")
+		if q.Before != 0 || q.Since != 0 {
+			sb.Reset()
+			sb.WriteString("No audit rows in that range.\n")
+		}
+	}
+	for _, r := range rows {
+		items = append(items, auditItem(r))
+		writeAuditLine(&sb, r)
+	}
+	return &Result{Text: sb.String(), Details: map[string]any{"entries": items}}, nil
+}
+
+// writeAuditLine renders one audit row as a line of the audit tool's text.
+func writeAuditLine(sb *strings.Builder, r workspace.AuditEntry) {
 	short := func(s string) string {
 		if s == "" {
 			return "(none)"
 		}
 		return s[:min(12, len(s))]
 	}
-	items := make([]auditItem, 0, len(rows))
-	var sb strings.Builder
-	if len(rows) == 0 {
-		sb.WriteString("The audit log is empty.\n")
+	fmt.Fprintf(sb, "#%d  %s  %-11s %s  %s → %s", r.ID, r.Time.Format(time.DateTime), r.Tool, r.Path, short(r.SHA256Before), short(r.SHA256After))
+	if r.Transport != "" {
+		fmt.Fprintf(sb, "  via %s", r.Transport)
 	}
-	for _, r := range rows {
-		items = append(items, auditItem(r))
-		fmt.Fprintf(&sb, "#%d  %s  %-11s %s  %s → %s", r.ID, r.Time.Format(time.DateTime), r.Tool, r.Path, short(r.SHA256Before), short(r.SHA256After))
-		if r.Transport != "" {
-			fmt.Fprintf(&sb, "  via %s", r.Transport)
-		}
-		if r.Note != "" {
-			fmt.Fprintf(&sb, "  (%s)", r.Note)
-		}
-		sb.WriteByte('\n')
+	if r.Note != "" {
+		fmt.Fprintf(sb, "  (%s)", r.Note)
 	}
-	return &Result{Text: sb.String(), Details: map[string]any{"entries": items}}, nil
+	sb.WriteByte('\n')
 }
 
 // restoreRow puts the SQLite row kept in trash entry ent back through

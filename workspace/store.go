@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -670,13 +671,38 @@ func auditTx(tx *sql.Tx, e AuditEntry) (int64, error) {
 
 // AuditLog returns the newest limit entries, newest first (limit <= 0: all).
 func (s *Store) AuditLog(limit int) ([]AuditEntry, error) {
+	return s.AuditRows(AuditQuery{Limit: limit})
+}
+
+// AuditQuery selects audit rows: the row ID when it is set, else a page of
+// the newest rows (newest first) with ids below Before and above Since
+// (each 0: no bound), at most Limit of them (<= 0: all).
+type AuditQuery struct {
+	ID            int64
+	Before, Since int64
+	Limit         int
+}
+
+// AuditRows returns the rows q selects, newest first; a missing ID gives
+// no rows, not an error.
+func (s *Store) AuditRows(q AuditQuery) ([]AuditEntry, error) {
 	if err := s.check(); err != nil {
 		return nil, err
 	}
+	limit := q.Limit
 	if limit <= 0 {
 		limit = -1
 	}
-	rows, err := s.r.Query(`SELECT id, tool, path, sha_before, sha_after, time, note, transport FROM audit ORDER BY id DESC LIMIT ?`, limit)
+	query, args := `SELECT id, tool, path, sha_before, sha_after, time, note, transport FROM audit WHERE id = ?`, []any{q.ID}
+	if q.ID == 0 {
+		before := q.Before
+		if before <= 0 {
+			before = math.MaxInt64
+		}
+		query = `SELECT id, tool, path, sha_before, sha_after, time, note, transport FROM audit WHERE id < ? AND id > ? ORDER BY id DESC LIMIT ?`
+		args = []any{before, q.Since, limit}
+	}
+	rows, err := s.r.Query(query, args...)
 	if err != nil {
 		return nil, storeErr(s.path, err)
 	}
@@ -696,6 +722,51 @@ func (s *Store) AuditLog(limit int) ([]AuditEntry, error) {
 	}
 	return out, nil
 }
+
+// ContentOf returns a content of key whose sha256 is sum, when the store
+// still holds one: a kept snapshot (a read or a commit recorded it) or a
+// trash entry (a change replaced it). ok is false when neither does: the
+// snapshot's content was dropped by retention and no trash entry kept it.
+func (s *Store) ContentOf(key string, sum [32]byte) (content []byte, ok bool, err error) {
+	if err := s.check(); err != nil {
+		return nil, false, err
+	}
+	var id int64
+	err = s.r.QueryRow(`SELECT id FROM snapshots WHERE key = ? AND sha256 = ? AND content IS NOT NULL ORDER BY id DESC LIMIT 1`, key, sum[:]).Scan(&id)
+	switch {
+	case err == nil:
+		return s.SnapshotContent(id)
+	case !errors.Is(err, sql.ErrNoRows):
+		return nil, false, storeErr(s.path, err)
+	}
+	// Trash entries that hold their own copy carry no sha256 column: hash
+	// the key's newest ones (entries pointing at a snapshot were found above).
+	rows, err := s.r.Query(`SELECT content FROM trash WHERE key = ? AND snapshot_id IS NULL ORDER BY id DESC LIMIT ?`, key, maxTrashScan)
+	if err != nil {
+		return nil, false, storeErr(s.path, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var c []byte
+		if err := rows.Scan(&c); err != nil {
+			return nil, false, storeErr(s.path, err)
+		}
+		if sha256.Sum256(c) == sum {
+			if c == nil {
+				c = []byte{}
+			}
+			return c, true, nil
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, false, storeErr(s.path, err)
+	}
+	return nil, false, nil
+}
+
+// maxTrashScan bounds how many of a file's own-copy trash entries ContentOf
+// hashes looking for a content.
+const maxTrashScan = 64
 
 // Trash keeps content that a tool is about to replace or delete, returning an id.
 func (s *Store) Trash(key string, content []byte, reason string) (int64, error) {
