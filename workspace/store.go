@@ -487,7 +487,7 @@ func (s *Store) recordSnapshotTx(tx *sql.Tx, r Recording, now int64) error {
 func (s *Store) dropOldContent(tx *sql.Tx, total int64) error {
 	var dropped int64
 	for total-dropped > s.limits.MaxTotalContentBytes {
-		rows, err := tx.Query(`SELECT id, length(content) FROM snapshots WHERE content IS NOT NULL
+		rows, err := tx.Query(`SELECT id, length(content) FROM snapshots WHERE length(content) IS NOT NULL
 			AND id NOT IN (SELECT snapshot_id FROM pins) ORDER BY id LIMIT 64`)
 		if err != nil {
 			return err
@@ -571,8 +571,11 @@ func (s *Store) LookupMeta(key, tag string) (Snapshot, bool, error) {
 	)
 	// Columns after the content blob (size, time) would make SQLite walk
 	// the blob's overflow pages; length(content) comes from the header.
-	err := s.r.QueryRow(`SELECT id, sha256, content IS NULL,
-			CASE WHEN content IS NULL THEN size ELSE length(content) END,
+	// So does length(content) IS NULL, while content IS NULL loads the
+	// whole blob: every query that only asks whether a content is kept
+	// says length(content) IS [NOT] NULL.
+	err := s.r.QueryRow(`SELECT id, sha256, length(content) IS NULL,
+			CASE WHEN length(content) IS NULL THEN size ELSE length(content) END,
 			id = (SELECT max(id) FROM snapshots WHERE key = ?1)
 		FROM snapshots WHERE key = ?1 AND tag = ?2 ORDER BY id DESC LIMIT 1`, key, tag).
 		Scan(&id, &sha, &isNull, &size, &head)
@@ -732,7 +735,7 @@ func (s *Store) ContentOf(key string, sum [32]byte) (content []byte, ok bool, er
 		return nil, false, err
 	}
 	var id int64
-	err = s.r.QueryRow(`SELECT id FROM snapshots WHERE key = ? AND sha256 = ? AND content IS NOT NULL ORDER BY id DESC LIMIT 1`, key, sum[:]).Scan(&id)
+	err = s.r.QueryRow(`SELECT id FROM snapshots WHERE key = ? AND sha256 = ? AND length(content) IS NOT NULL ORDER BY id DESC LIMIT 1`, key, sum[:]).Scan(&id)
 	switch {
 	case err == nil:
 		return s.SnapshotContent(id)
@@ -800,7 +803,7 @@ func trashTx(tx *sql.Tx, key string, content []byte, sum *[32]byte, reason strin
 	// The content is usually a recorded snapshot (the edit's read): point
 	// at it and pin it instead of storing a second copy.
 	var snapID int64
-	err := tx.QueryRow(`SELECT id FROM snapshots WHERE key = ? AND sha256 = ? AND content IS NOT NULL
+	err := tx.QueryRow(`SELECT id FROM snapshots WHERE key = ? AND sha256 = ? AND length(content) IS NOT NULL
 		ORDER BY id DESC LIMIT 1`, key, sum[:]).Scan(&snapID)
 	var res sql.Result
 	switch {
