@@ -27,7 +27,11 @@ func buildHashls(t *testing.T) string {
 
 // TestNeovim runs integration/nvim/test/test.lua in headless Neovim against
 // the built binary: read, edit through workspace/applyEdit, documentSymbol,
-// the delete-block code action, the agent panel and a clean server exit.
+// the delete-block code action, search into the quickfix list, the agent
+// panel (history with a `hashls tool edit` made by the CLI as another
+// process on the same store, live entries, filters, the before/after diff
+// under diffthis, revert and its refusal, open location), two roots with a
+// main.go each, :checkhealth hashls, :help hashls and clean server exits.
 func TestNeovim(t *testing.T) {
 	nvim, err := exec.LookPath("nvim")
 	if err != nil {

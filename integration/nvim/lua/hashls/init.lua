@@ -3,14 +3,21 @@
 -- require('hashls').setup{ cmd = {'hashls', 'serve', '--stdio'}, root_dir = ... }
 -- starts (or reuses) one hashls client per root, attaches file buffers under
 -- that root, and defines :HashlsRead, :HashlsEdit, :HashlsSearch,
--- :HashlsOutline, :HashlsSelectBlock, :HashlsAnchor and :HashlsPanel.
+-- :HashlsOutline, :HashlsSelectBlock, :HashlsAnchor, :Hashls and :HashlsPanel.
+-- :help hashls (doc/hashls.txt) describes them; :checkhealth hashls
+-- (health.lua) names the server binary, its version and its store.
 --
 -- Works on Neovim 0.7.2 (vim.lsp.start_client + buf_attach_client) and newer
 -- (vim.lsp.start). Every agent tool is the server command hashls.<tool>
 -- ({text, details} results); edits to open buffers arrive as
 -- workspace/applyEdit and land in the buffer (and its undo history), not on
--- disk; after each tool run the server sends hashls/activity, which the agent
--- panel lists.
+-- disk. The agent panel lists the store's audit history (hashls.audit) and
+-- the live hashls/activity notifications, with filters, the location, a
+-- before/after diff (diffthis) and a revert (hashls.revert) per entry.
+--
+-- Every command the user types sends its request asynchronously: nothing
+-- waits on the server in the UI. Only the Lua API's synchronous form
+-- (exec without a callback) waits, at most timeout_ms.
 
 local M = {}
 
@@ -28,30 +35,36 @@ local function call(c, method, ...)
 end
 
 -- Tools whose success may have changed files on disk.
-local mutating = { edit = true, write = true, apply_patch = true }
+local mutating = { edit = true, write = true, apply_patch = true, revert = true, restore = true, delete_file = true,
+  write_file = true, edit_file = true, move_file = true }
 
 M.config = {
-  cmd = { 'hashls', 'serve', '--stdio' },
+  cmd = { 'hashls', 'serve', '--stdio' }, -- or a string: the binary (serve --stdio added)
   root_dir = nil, -- string, or function(bufnr) -> string; default: nearest .git/go.mod, else cwd
   init_options = {}, -- hashls settings: progress, activity, logLevel, applyEditTimeoutMs, stateDir
   autostart = true, -- attach every file buffer under the root
   debounce_text_changes = 50,
-  timeout_ms = 10000, -- for synchronous requests
-  panel_width = 70,
-  max_activity = 200,
+  timeout_ms = 10000, -- the longest any request waits (the sync Lua API, initialization)
+  panel_width = 80,
+  max_activity = 500, -- panel entries kept
+  history = 50, -- audit rows the panel loads when it opens (and per 'm')
+  search_pages = 10, -- :HashlsSearch fetches at most this many pages (20 files each)
   register = nil, -- :HashlsAnchor default register; nil: '+' when a clipboard exists, else '"'
   on_attach = nil,
   on_exit = nil,
 }
 
 -- state
-M.activity = {} -- hashls/activity entries, oldest first: {time, tool, paths, outcome, errorKind, message, auditIds, diff, durationMs, seq}
+M.activity = {} -- panel entries (history and live), in arrival order; see new_entry
 M.last = {} -- last results by tool/command name
-M.tags = {} -- path (relative to the root) -> tag of the last read/edit/write
+M.tags = {} -- root -> path (relative to that root) -> tag of the last read/edit/write
 M.exit = nil -- {code, signal} of the last server exit
 local clients = {} -- root -> client id
+local pending = {} -- client id -> callbacks waiting for its initialize reply
 local seq = 0
-local panel = { buf = nil, selected = nil }
+local by_audit = {} -- root .. '#' .. audit id -> panel entry
+local history = {} -- root -> {loaded, newest, oldest}: audit ids the panel has seen
+local panel = { buf = nil, selected = nil, lines = {}, filter = {}, status = nil, history_error = nil }
 local edit_buf = nil
 
 local function notify(msg, level)
@@ -108,28 +121,156 @@ local function rel(root, path)
   return path
 end
 
--- record stores one hashls/activity notification and redraws the panel.
-local function record(params)
-  if type(params) ~= 'table' then
+-- tag returns the tag last remembered for path under root.
+function M.tag(root, path)
+  return M.tags[root] and M.tags[root][path]
+end
+
+local function set_tag(root, path, tag)
+  if type(root) ~= 'string' then
     return
   end
-  local function str(v)
-    return type(v) == 'string' and v or nil
+  M.tags[root] = M.tags[root] or {}
+  M.tags[root][path] = tag
+end
+
+-- binary resolves the server binary: the cmd of setup{} (an absolute path
+-- or a name), a bare name through PATH. It returns the executable's path,
+-- where it came from, and an error text when it is not found.
+function M.binary()
+  local cmd = M.config.cmd or { 'hashls', 'serve', '--stdio' }
+  local bin = cmd[1]
+  local source = (bin == 'hashls') and 'hashls on PATH' or 'the cmd of setup{}'
+  local exe = vim.fn.exepath(bin)
+  if exe == '' then
+    return nil, source, string.format('%s (%s) is not found or not executable; install hashls (go install '
+      .. 'github.com/hashls/hashls@latest) or name it: setup{ cmd = { "/abs/path/hashls", "serve", "--stdio" } }', bin,
+      source)
   end
-  local function list(v)
-    local out = {}
-    for _, x in ipairs(type(v) == 'table' and v or {}) do
-      if type(x) == 'string' or type(x) == 'number' then
-        table.insert(out, x)
+  return exe, source
+end
+
+-- Panel entries -------------------------------------------------------------
+
+-- utc_offset is the local time zone's offset from UTC in seconds.
+local function utc_offset(t)
+  local u = os.date('!*t', t)
+  u.isdst = false
+  local l = os.date('*t', t)
+  l.isdst = false
+  return os.difftime(os.time(l), os.time(u))
+end
+
+-- parse_time turns an RFC 3339 timestamp into seconds since the epoch.
+local function parse_time(s)
+  if type(s) ~= 'string' then
+    return nil
+  end
+  local Y, Mo, D, h, mi, sec, frac, tz = s:match('^(%d+)-(%d+)-(%d+)[Tt ](%d+):(%d+):(%d+)(%.?%d*)(.*)$')
+  if not Y then
+    return nil
+  end
+  local off = 0
+  if tz ~= 'Z' and tz ~= 'z' and tz ~= '' then
+    local sign, oh, om = tz:match('^([+-])(%d%d):?(%d%d)$')
+    if not sign then
+      return nil
+    end
+    off = (tonumber(oh) * 3600 + tonumber(om) * 60) * (sign == '-' and -1 or 1)
+  end
+  local t = os.time({ year = tonumber(Y), month = tonumber(Mo), day = tonumber(D), hour = tonumber(h),
+    min = tonumber(mi), sec = tonumber(sec), isdst = false })
+  if not t then
+    return nil
+  end
+  -- os.time read the fields as local time.
+  t = t + utc_offset(t) - off
+  return t + (tonumber('0' .. frac) or 0)
+end
+
+local function show_time(epoch)
+  local t = math.floor(epoch)
+  if os.date('%Y-%m-%d', t) == os.date('%Y-%m-%d') then
+    return os.date('%H:%M:%S', t)
+  end
+  return os.date('%m-%d %H:%M', t)
+end
+
+local function str(v)
+  return type(v) == 'string' and v or nil
+end
+
+local function list(v)
+  local out = {}
+  for _, x in ipairs(type(v) == 'table' and v or {}) do
+    if type(x) == 'string' or type(x) == 'number' then
+      table.insert(out, x)
+    end
+  end
+  return out
+end
+
+-- new_entry makes a panel entry: {seq, root, epoch, time, tool, transport,
+-- paths, outcome, errorKind, message, auditIds, diff, durationMs, external,
+-- history (true: loaded from hashls.audit), note}.
+local function new_entry(root, fields)
+  seq = seq + 1
+  local epoch = fields.epoch
+  if not epoch then
+    local sec, usec = uv.gettimeofday()
+    epoch = sec and (sec + usec / 1e6) or os.time()
+  end
+  return vim.tbl_extend('force', {
+    seq = seq,
+    root = root,
+    epoch = epoch,
+    time = show_time(epoch),
+    paths = {},
+    auditIds = {},
+    diff = '',
+    outcome = 'ok',
+    audit = {}, -- audit id -> details of hashls.audit {id}
+  }, fields)
+end
+
+local function remove_entry(e)
+  for i, x in ipairs(M.activity) do
+    if x == e then
+      table.remove(M.activity, i)
+      return
+    end
+  end
+end
+
+local function trim_entries()
+  while #M.activity > M.config.max_activity do
+    local e = table.remove(M.activity, 1)
+    for _, id in ipairs(e.auditIds) do
+      if by_audit[e.root .. '#' .. id] == e then
+        by_audit[e.root .. '#' .. id] = nil
       end
     end
-    return out
   end
-  seq = seq + 1
-  local e = {
-    seq = seq,
-    time = os.date('%H:%M:%S'),
+end
+
+local schedule_render
+local unknown_argument
+
+-- record stores one hashls/activity notification from root's server. An
+-- entry for the same audit rows (loaded from history, or the same run seen
+-- twice) is replaced by it.
+local function record(params, root)
+  if type(params) ~= 'table' or params.tool == 'audit' then
+    -- (audit only lists the log: the panel's own history loads are not news)
+    return
+  end
+  local e = new_entry(root, {
+    epoch = parse_time(params.time),
     tool = str(params.tool) or '?',
+    transport = str(params.transport) or (params.external and '?' or 'lsp'),
+    external = params.external == true,
+    live = true,
+    transportReported = type(params.transport) == 'string', -- servers before the panel contract send none
     paths = list(params.paths),
     outcome = str(params.outcome) or '?',
     errorKind = str(params.errorKind),
@@ -137,39 +278,119 @@ local function record(params)
     auditIds = list(params.auditIds),
     diff = str(params.diff) or '',
     durationMs = type(params.durationMs) == 'number' and params.durationMs or nil,
-  }
-  table.insert(M.activity, e)
-  while #M.activity > M.config.max_activity do
-    table.remove(M.activity, 1)
+  })
+  for _, id in ipairs(e.auditIds) do
+    local k = root .. '#' .. id
+    local old = by_audit[k]
+    if old and old ~= e then
+      if not old.history and old.diff ~= '' and e.diff == '' then
+        -- The same run reported twice (its own server, then the store):
+        -- keep the first report, with its diff.
+        return
+      end
+      remove_entry(old)
+      for _, oid in ipairs(old.auditIds) do
+        if by_audit[root .. '#' .. oid] == old then
+          by_audit[root .. '#' .. oid] = nil
+        end
+      end
+      if panel.selected == old.seq then
+        panel.selected = e.seq
+      end
+    end
+    by_audit[k] = e
+    local h = history[root]
+    if h and type(id) == 'number' and (not h.newest or id > h.newest) then
+      h.newest = id
+    end
   end
+  table.insert(M.activity, e)
+  trim_entries()
   vim.schedule(function()
-    M.panel_render()
+    schedule_render()
     if e.outcome == 'ok' and mutating[e.tool] then
-      -- Reload unmodified buffers of files the tool wrote on disk (open
+      -- Reload unmodified buffers of files a tool wrote on disk (open
       -- buffers were edited in place through workspace/applyEdit).
       pcall(vim.cmd, 'silent! checktime')
     end
   end)
 end
 
+-- add_history adds hashls.audit rows of root not yet in the panel.
+local function add_history(root, rows)
+  local h = history[root] or {}
+  history[root] = h
+  local added = 0
+  for _, r in ipairs(type(rows) == 'table' and rows or {}) do
+    if type(r) == 'table' and type(r.id) == 'number' then
+      if not h.newest or r.id > h.newest then
+        h.newest = r.id
+      end
+      if not h.oldest or r.id < h.oldest then
+        h.oldest = r.id
+      end
+      local k = root .. '#' .. r.id
+      if not by_audit[k] then
+        local e = new_entry(root, {
+          epoch = parse_time(r.time),
+          tool = str(r.tool) or '?',
+          transport = str(r.transport) or '?',
+          paths = { str(r.path) or '?' },
+          auditIds = { r.id },
+          note = str(r.note),
+          history = true,
+        })
+        by_audit[k] = e
+        table.insert(M.activity, e)
+        added = added + 1
+      end
+    end
+  end
+  trim_entries()
+  return added
+end
+
 local handlers = {
   -- Handler signature (err, result, ctx, config) since Neovim 0.5.1.
-  ['hashls/activity'] = function(_, result)
-    record(result)
+  ['hashls/activity'] = function(_, result, ctx)
+    local c = ctx and vim.lsp.get_client_by_id(ctx.client_id)
+    record(result, c and c.config.root_dir or '?')
   end,
 }
 
-local function client_config(root)
+local function fail_pending(id, msg)
+  local q = pending[id]
+  pending[id] = nil
+  for _, fn in ipairs(q or {}) do
+    fn(nil, msg)
+  end
+end
+
+local function client_config(root, exe)
   local cfg = M.config
+  local cmd = vim.deepcopy(cfg.cmd)
+  cmd[1] = exe
   return {
     name = 'hashls',
-    cmd = cfg.cmd,
+    cmd = cmd,
     root_dir = root,
     workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
     init_options = cfg.init_options,
     handlers = handlers,
     flags = { debounce_text_changes = cfg.debounce_text_changes },
     on_attach = cfg.on_attach,
+    on_init = function(client)
+      local q = pending[client.id]
+      pending[client.id] = nil
+      for _, fn in ipairs(q or {}) do
+        fn(client)
+      end
+      if panel.buf and vim.fn.bufwinid(panel.buf) ~= -1 then
+        vim.schedule(function()
+          M.panel_refresh(root)
+        end)
+      end
+    end,
     on_exit = function(code, signal, client_id)
       M.exit = { code = code, signal = signal, client_id = client_id }
       for r, id in pairs(clients) do
@@ -177,6 +398,10 @@ local function client_config(root)
           clients[r] = nil
         end
       end
+      vim.schedule(function()
+        fail_pending(client_id, string.format('hashls exited (code %s, signal %s) before it answered; see :LspInfo and the LSP log',
+          tostring(code), tostring(signal)))
+      end)
       if cfg.on_exit then
         pcall(cfg.on_exit, code, signal, client_id)
       end
@@ -206,7 +431,11 @@ function M.start(bufnr)
     id = nil
   end
   if not id then
-    local cfg = client_config(root)
+    local exe, _, berr = M.binary()
+    if not exe then
+      return nil, berr
+    end
+    local cfg = client_config(root, exe)
     if vim.lsp.start and (file or not vim.lsp.start_client) then
       -- 0.8+: starts (or reuses) the client and attaches a file buffer
       -- (attach=false is understood from 0.11, when start_client is gone).
@@ -215,7 +444,7 @@ function M.start(bufnr)
       id = vim.lsp.start_client(cfg)
     end
     if not id then
-      return nil, 'could not start ' .. table.concat(M.config.cmd, ' ')
+      return nil, 'could not start ' .. table.concat(cfg.cmd, ' ')
     end
     clients[root] = id
   end
@@ -225,8 +454,49 @@ function M.start(bufnr)
   return id
 end
 
+-- with_client calls fn(client, root) once the client for target ({bufnr=N}
+-- or {root=DIR}) has answered initialize, or fail(err); it never waits.
+local function with_client(target, fn, fail)
+  local id, err
+  if target.root then
+    id = clients[target.root]
+    if not id then
+      err = 'no hashls client runs for ' .. target.root .. ' (open a file under it)'
+    end
+  else
+    id, err = M.start(target.bufnr or 0)
+  end
+  local c = id and vim.lsp.get_client_by_id(id)
+  if not c then
+    return fail(err or ('the hashls client ' .. tostring(id) .. ' is not running'))
+  end
+  if c.initialized then
+    return fn(c, c.config.root_dir)
+  end
+  local done = false
+  pending[id] = pending[id] or {}
+  table.insert(pending[id], function(cc, e)
+    if done then
+      return
+    end
+    done = true
+    if cc then
+      fn(cc, cc.config.root_dir)
+    else
+      fail(e)
+    end
+  end)
+  vim.defer_fn(function()
+    if not done then
+      done = true
+      fail('hashls did not finish initializing in ' .. M.config.timeout_ms .. ' ms (see :LspInfo and the LSP log)')
+    end
+  end, M.config.timeout_ms)
+end
+
 -- client returns the hashls client for a buffer (starting it if needed) and
--- the workspace root.
+-- the workspace root, waiting (at most timeout_ms) for its initialize
+-- reply. The plugin's commands use with_client; this is for the sync API.
 function M.client(bufnr)
   bufnr = (bufnr == nil or bufnr == 0) and api.nvim_get_current_buf() or bufnr
   local id, err = M.start(bufnr)
@@ -249,67 +519,91 @@ function M.client(bufnr)
   return c, c.config.root_dir
 end
 
--- commands lists the commands a running hashls client advertises.
-function M.commands()
-  for _, id in pairs(clients) do
+-- commands lists the commands the hashls client of root (default: any)
+-- advertises.
+function M.commands(root)
+  for r, id in pairs(clients) do
     local c = vim.lsp.get_client_by_id(id)
     local p = c and c.server_capabilities and c.server_capabilities.executeCommandProvider
-    if type(p) == 'table' and type(p.commands) == 'table' then
+    if (root == nil or r == root) and type(p) == 'table' and type(p.commands) == 'table' then
       return p.commands
     end
   end
   return {}
 end
 
--- remember keeps the tags a result names in its typed fields: the files it
--- showed and the files it changed.
-local function remember(result)
+-- remember keeps the tags a result names in its typed fields (the files it
+-- showed and the files it changed), under the root whose server ran it.
+local function remember(result, root)
   if type(result) ~= 'table' then
     return
   end
   for _, f in ipairs(type(result.shown) == 'table' and result.shown or {}) do
     if type(f) == 'table' and type(f.path) == 'string' and type(f.tag) == 'string' then
-      M.tags[f.path] = f.tag
+      set_tag(root, f.path, f.tag)
     end
   end
   for _, c in ipairs(type(result.changes) == 'table' and result.changes or {}) do
     if type(c) == 'table' and type(c.path) == 'string' and type(c.newTag) == 'string' and c.newTag ~= '' then
-      M.tags[c.path] = c.newTag
+      set_tag(root, c.path, c.newTag)
     end
   end
 end
 
+-- errtext renders a JSON-RPC error: its message, kind and the server's
+-- suggested next step.
 local function errtext(err)
   if type(err) ~= 'table' then
     return tostring(err)
   end
-  local kind = type(err.data) == 'table' and err.data.kind
-  return (err.message or vim.inspect(err)) .. (kind and (' [' .. kind .. ']') or '')
+  local data = type(err.data) == 'table' and err.data or {}
+  local s = (err.message or vim.inspect(err)) .. (type(data.kind) == 'string' and (' [' .. data.kind .. ']') or '')
+  if type(data.suggestedAction) == 'string' and data.suggestedAction ~= '' and not s:find(data.suggestedAction, 1, true) then
+    s = s .. ' — ' .. data.suggestedAction
+  end
+  return s
+end
+M.errtext = errtext
+
+local function errkind(err)
+  return type(err) == 'table' and type(err.data) == 'table' and err.data.kind or nil
 end
 
--- exec runs a server command. With on_done(err, result) it is asynchronous;
--- without, it waits (timeout_ms) and returns result, err.
-function M.exec(command, arg, on_done, bufnr)
-  local c, _, cerr = M.client(bufnr)
-  if not c then
-    if on_done then
-      on_done(cerr, nil)
-      return
+-- request runs a server command for target ({bufnr=N} or {root=DIR}) and
+-- calls on_done(err, result, root) from the main loop.
+local function request(target, command, arg, on_done)
+  with_client(target, function(c, root)
+    local params = { command = command, arguments = { arg } }
+    local name = command:gsub('^hashls%.', '')
+    local ok = call(c, 'request', 'workspace/executeCommand', params, function(err, result)
+      if not err then
+        M.last[name] = result
+        remember(result, root)
+      end
+      on_done(err, result, root)
+    end, target.bufnr)
+    if not ok then
+      on_done('hashls (client ' .. c.id .. ') is not running', nil, root)
     end
+  end, function(err)
+    on_done(err, nil, target.root)
+  end)
+end
+
+-- exec runs a server command. With on_done(err, result) it is asynchronous
+-- (the plugin's commands all are); without, it waits (at most timeout_ms)
+-- and returns result, err.
+function M.exec(command, arg, on_done, bufnr)
+  if on_done then
+    request({ bufnr = bufnr }, command, arg, on_done)
+    return
+  end
+  local c, root, cerr = M.client(bufnr)
+  if not c then
     return nil, cerr
   end
   local params = { command = command, arguments = { arg } }
   local name = command:gsub('^hashls%.', '')
-  if on_done then
-    call(c, 'request', 'workspace/executeCommand', params, function(err, result)
-      if not err then
-        M.last[name] = result
-        remember(result)
-      end
-      on_done(err, result)
-    end)
-    return
-  end
   -- No bufnr: the client flushes pending didChange of every buffer first
   -- (a tool may read any open file).
   local resp, rerr = call(c, 'request_sync', 'workspace/executeCommand', params, M.config.timeout_ms)
@@ -320,8 +614,21 @@ function M.exec(command, arg, on_done, bufnr)
     return nil, resp.err
   end
   M.last[name] = resp.result
-  remember(resp.result)
+  remember(resp.result, root)
   return resp.result
+end
+
+-- exec_root is exec for the client of a root (async only).
+function M.exec_root(root, command, arg, on_done)
+  request({ root = root }, command, arg, on_done)
+end
+
+local function split_text(text)
+  local lines = vim.split(text or '', '\n', { plain = true })
+  if #lines > 1 and lines[#lines] == '' then
+    table.remove(lines)
+  end
+  return lines
 end
 
 -- scratch shows lines in a named scratch buffer (reused), in a split.
@@ -389,22 +696,82 @@ function M.search(pattern, paths, on_done)
   return M.exec('hashls.search', { pattern = pattern, paths = paths or '.' }, on_done)
 end
 
--- header_for is the ¶PATH#TAG header for a buffer: the tag is minted over
--- the buffer's current text (a one-line read), so edits written against
--- what the editor shows apply; the last remembered tag is the fallback.
-local function header_for(bufnr)
+-- search_qf runs a regex search (Go RE2) over the root of the current
+-- buffer and puts every matching line in the quickfix list (paging through
+-- at most search_pages pages), then opens it. on_done(err, items) is called
+-- at the end.
+function M.search_qf(pattern, opts, on_done)
+  opts = opts or {}
+  local bufnr = api.nvim_get_current_buf()
+  local title = 'hashls search: ' .. pattern
+  local total, pages = 0, 0
+  local function finish(err, details)
+    if err then
+      notify('search: ' .. errtext(err), vim.log.levels.ERROR)
+    else
+      local more = ''
+      if details and type(details.nextSkip) == 'number' and details.nextSkip > 0 then
+        more = string.format(' (first %d pages; narrow the pattern for the rest)', pages)
+      end
+      vim.fn.setqflist({}, 'a', { title = title .. string.format('  [%d lines]', total) .. more })
+      if total == 0 then
+        notify('search: no matches for ' .. pattern)
+      elseif opts.open ~= false then
+        vim.cmd('botright copen')
+      end
+    end
+    if on_done then
+      on_done(err, vim.fn.getqflist())
+    end
+  end
+  local function page(skip)
+    local arg = { pattern = pattern, mode = 'regex', caseSensitive = not opts.ignorecase }
+    if skip > 0 then
+      arg.skip = skip
+    end
+    request({ bufnr = bufnr }, 'hashls.search_files', arg, function(err, result, root)
+      if err then
+        return finish(err)
+      end
+      local d = type(result) == 'table' and type(result.details) == 'table' and result.details or {}
+      local items = {}
+      for _, m in ipairs(type(d.matches) == 'table' and d.matches or {}) do
+        if type(m) == 'table' and type(m.path) == 'string' and type(m.line) == 'number' then
+          local file = m.path:sub(1, 1) == '/' and m.path or (root .. '/' .. m.path)
+          table.insert(items, { filename = file, lnum = m.line, text = str(m.text) or '' })
+        end
+      end
+      total = total + #items
+      pages = pages + 1
+      vim.fn.setqflist({}, skip == 0 and ' ' or 'a', { title = title, items = items })
+      if type(d.nextSkip) == 'number' and d.nextSkip > skip and pages < M.config.search_pages then
+        return page(d.nextSkip)
+      end
+      finish(nil, d)
+    end)
+  end
+  page(0)
+end
+
+-- header_for calls on_header('¶PATH#TAG') for a buffer: the tag is minted
+-- over the buffer's current text (a one-line read, asynchronous), so edits
+-- written against what the editor shows apply; the tag remembered for the
+-- file under its root is the fallback.
+local function header_for(bufnr, on_header)
   local p = cur_rel(bufnr)
   if not p then
-    return '¶PATH#TAG'
+    return on_header('¶PATH#TAG')
   end
-  local res = M.exec('hashls.read', { path = p .. ':1' }, nil, bufnr)
-  local shown = res and type(res.shown) == 'table' and res.shown[1]
-  local tag = type(shown) == 'table' and shown.tag
-  return '¶' .. p .. '#' .. (tag or M.tags[p] or 'TAG')
+  request({ bufnr = bufnr }, 'hashls.read', { path = p .. ':1' }, function(_, res, root)
+    local shown = res and type(res.shown) == 'table' and res.shown[1]
+    local tag = type(shown) == 'table' and shown.tag
+    on_header('¶' .. p .. '#' .. (tag or M.tag(root or root_for(bufnr), p) or 'TAG'))
+  end)
 end
 
 -- open_edit_buffer opens the scratch buffer whose text :HashlsEdit (or :w in
--- it) sends to hashls.edit, prefilled with the header of the last read.
+-- it) sends to hashls.edit; its header line is filled in when the server
+-- has minted a tag over the origin buffer's text.
 local function open_edit_buffer(origin)
   if not (edit_buf and api.nvim_buf_is_valid(edit_buf)) then
     edit_buf = api.nvim_create_buf(false, false)
@@ -419,14 +786,22 @@ local function open_edit_buffer(origin)
       end,
     })
   end
-  local header = header_for(origin)
-  api.nvim_buf_set_lines(edit_buf, 0, -1, false, { header, '' })
-  api.nvim_buf_set_option(edit_buf, 'modified', false)
-  api.nvim_buf_set_var(edit_buf, 'hashls_origin', origin)
+  local buf = edit_buf
+  local p = cur_rel(origin)
+  local placeholder = '¶' .. (p or 'PATH') .. '#' .. ((p and M.tag(root_for(origin), p)) or 'TAG')
+  api.nvim_buf_set_lines(buf, 0, -1, false, { placeholder, '' })
+  api.nvim_buf_set_option(buf, 'modified', false)
+  api.nvim_buf_set_var(buf, 'hashls_origin', origin)
   vim.cmd('botright split')
-  api.nvim_win_set_buf(0, edit_buf)
+  api.nvim_win_set_buf(0, buf)
   api.nvim_win_set_cursor(0, { 2, 0 })
-  return edit_buf
+  header_for(origin, function(header)
+    -- Unless the user rewrote the header meanwhile.
+    if api.nvim_buf_is_valid(buf) and api.nvim_buf_get_lines(buf, 0, 1, false)[1] == placeholder then
+      api.nvim_buf_set_lines(buf, 0, 1, false, { header })
+    end
+  end)
+  return buf
 end
 
 -- submit_edit_buffer sends the edit buffer's text to hashls.edit; on success
@@ -455,17 +830,21 @@ function M.submit_edit_buffer(on_done)
   end, ok and api.nvim_buf_is_valid(origin) and origin or nil)
 end
 
--- select_block selects (linewise) the block at the cursor.
-function M.select_block(bufnr, line)
+-- select_block selects (linewise) the block at the cursor when the server
+-- answers, if the same buffer is still current; on_done(err, result).
+function M.select_block(bufnr, line, on_done)
   bufnr = (bufnr == nil or bufnr == 0) and api.nvim_get_current_buf() or bufnr
   line = line or api.nvim_win_get_cursor(0)[1]
-  local res, err = M.exec('hashls.selectBlock', { uri = vim.uri_from_bufnr(bufnr), line = line }, nil, bufnr)
-  if not res then
-    notify('select block: ' .. errtext(err), vim.log.levels.ERROR)
-    return nil, err
-  end
-  M.visual_lines(res.startLine, res.endLine)
-  return res
+  request({ bufnr = bufnr }, 'hashls.selectBlock', { uri = vim.uri_from_bufnr(bufnr), line = line }, function(err, res)
+    if err then
+      notify('select block: ' .. errtext(err), vim.log.levels.ERROR)
+    elseif api.nvim_get_current_buf() == bufnr then
+      M.visual_lines(res.startLine, res.endLine)
+    end
+    if on_done then
+      on_done(err, res)
+    end
+  end)
 end
 
 function M.visual_lines(first, last)
@@ -489,22 +868,26 @@ local function default_register()
 end
 
 -- anchor copies the hashline anchor of the block at the cursor
--- ("¶path#TAG\nreplace block N:") into a register.
-function M.anchor(reg, bufnr, line)
+-- ("¶path#TAG\nreplace block N:") into a register; on_done(err, result).
+function M.anchor(reg, bufnr, line, on_done)
   bufnr = (bufnr == nil or bufnr == 0) and api.nvim_get_current_buf() or bufnr
   line = line or api.nvim_win_get_cursor(0)[1]
-  local res, err = M.exec('hashls.copyBlockAnchor', { uri = vim.uri_from_bufnr(bufnr), line = line }, nil, bufnr)
-  if not res then
-    notify('anchor: ' .. errtext(err), vim.log.levels.ERROR)
-    return nil, err
-  end
-  if type(res.path) == 'string' and type(res.tag) == 'string' then
-    M.tags[res.path] = res.tag
-  end
   reg = (reg and reg ~= '') and reg or default_register()
-  vim.fn.setreg(reg, res.text, 'l')
-  notify('copied ' .. res.anchor .. ' (block ' .. res.startLine .. '–' .. res.endLine .. ') to register ' .. reg)
-  return res
+  request({ bufnr = bufnr }, 'hashls.copyBlockAnchor', { uri = vim.uri_from_bufnr(bufnr), line = line },
+    function(err, res, root)
+      if err then
+        notify('anchor: ' .. errtext(err), vim.log.levels.ERROR)
+      else
+        if type(res.path) == 'string' and type(res.tag) == 'string' then
+          set_tag(root, res.path, res.tag)
+        end
+        vim.fn.setreg(reg, res.text, 'l')
+        notify('copied ' .. res.anchor .. ' (block ' .. res.startLine .. '–' .. res.endLine .. ') to register ' .. reg)
+      end
+      if on_done then
+        on_done(err, res)
+      end
+    end)
 end
 
 -- outline shows the structural summary of the current file.
@@ -515,7 +898,100 @@ end
 
 -- Agent panel ---------------------------------------------------------------
 
-local function entry_line(e)
+local function roots_shown()
+  local seen, n = {}, 0
+  for _, e in ipairs(M.activity) do
+    if not seen[e.root] then
+      seen[e.root] = true
+      n = n + 1
+    end
+  end
+  return n
+end
+
+-- filter_text renders the panel's filter as the f prompt takes it.
+local function filter_text()
+  local parts = {}
+  for _, k in ipairs({ 'tool', 'transport', 'path' }) do
+    if panel.filter[k] then
+      table.insert(parts, k .. '=' .. panel.filter[k])
+    end
+  end
+  return table.concat(parts, ' ')
+end
+
+-- set_filter parses "tool=edit,write transport=cli path=main" (empty: no
+-- filter); tool and transport are exact names (comma-separated), path a
+-- plain substring of any path of the entry.
+function M.set_filter(text)
+  local f = {}
+  for tok in (text or ''):gmatch('%S+') do
+    local k, v = tok:match('^(%w+)=(.*)$')
+    if not (k == 'tool' or k == 'transport' or k == 'path') or v == '' then
+      notify('panel filter: ' .. tok .. ' is not tool=NAME, transport=NAME or path=TEXT', vim.log.levels.ERROR)
+      return false
+    end
+    f[k] = v
+  end
+  panel.filter = f
+  schedule_render()
+  return true
+end
+
+local function in_list(csv, v)
+  for x in csv:gmatch('[^,]+') do
+    if x == v then
+      return true
+    end
+  end
+  return false
+end
+
+local function visible(e)
+  local f = panel.filter
+  if f.tool and not in_list(f.tool, e.tool) then
+    return false
+  end
+  if f.transport and not in_list(f.transport, e.transport or '') then
+    return false
+  end
+  if f.path then
+    for _, p in ipairs(e.paths) do
+      if tostring(p):find(f.path, 1, true) then
+        return true
+      end
+    end
+    return false
+  end
+  return true
+end
+
+-- panel_entries are the entries the panel shows, newest first.
+function M.panel_entries()
+  local out = {}
+  for _, e in ipairs(M.activity) do
+    if visible(e) then
+      table.insert(out, e)
+    end
+  end
+  table.sort(out, function(a, b)
+    if a.epoch ~= b.epoch then
+      return a.epoch > b.epoch
+    end
+    -- (a total order: epoch, root, audit id, arrival)
+    if a.root ~= b.root then
+      return tostring(a.root) < tostring(b.root)
+    end
+    local ia, ib = tonumber(a.auditIds[1]) or -1, tonumber(b.auditIds[1]) or -1
+    if ia ~= ib then
+      return ia > ib
+    end
+    return a.seq > b.seq
+  end)
+  return out
+end
+
+local function entry_line(e, many_roots)
   local audits = {}
   for _, id in ipairs(e.auditIds) do
     table.insert(audits, '#' .. tostring(id))
@@ -524,23 +1000,54 @@ local function entry_line(e)
   if e.errorKind then
     outcome = outcome .. '(' .. e.errorKind .. ')'
   end
-  return string.format('%s %-11s %-10s %s%s%s', e.time, e.tool, outcome, table.concat(e.paths, ','),
-    #audits > 0 and ('  audit ' .. table.concat(audits, ',')) or '',
+  local paths = {}
+  for _, p in ipairs(e.paths) do
+    table.insert(paths, (many_roots and vim.fn.fnamemodify(e.root, ':t') .. ':' or '') .. tostring(p))
+  end
+  return string.format('%-11s %-11s %-9s %-10s %s%s%s', e.time, e.tool, e.transport or '', outcome,
+    table.concat(paths, ','), #audits > 0 and ('  audit ' .. table.concat(audits, ',')) or '',
     e.durationMs and string.format('  %.0fms', e.durationMs) or '')
 end
 
--- panel_lines renders the panel: one line per activity entry (newest last),
--- then the diff (or error message) of the selected entry (default: newest).
+local keys_help = '<CR> diff  o open  d split diff  x revert  f filter  F clear  R refresh  m more  q close'
+
+-- panel_lines renders the panel: a header, one line per entry (newest
+-- first), then the diff (or error, or revert refusal) of the selected entry.
 function M.panel_lines()
-  local lines = { 'hashls activity  (<CR>: show diff, q: close)' }
-  for _, e in ipairs(M.activity) do
-    local mark = (panel.selected == e.seq) and '>' or ' '
-    table.insert(lines, mark .. entry_line(e))
+  local lines = { 'hashls activity  ' .. keys_help }
+  local ft = filter_text()
+  table.insert(lines, ft ~= '' and ('filter: ' .. ft) or 'filter: none (f to set)')
+  for _, k in ipairs({ 'history_error', 'status' }) do
+    if panel[k] then
+      lines[2] = lines[2] .. '   ' .. panel[k]
+    end
   end
+  local entries = M.panel_entries()
+  local many = roots_shown() > 1
+  panel.lines = {}
   local sel = M.selected_entry()
+  for _, e in ipairs(entries) do
+    local mark = (sel == e) and '>' or ' '
+    table.insert(lines, mark .. entry_line(e, many))
+    panel.lines[#lines] = e
+  end
+  if #entries == 0 then
+    table.insert(lines, '  (no entries' .. (ft ~= '' and ' match the filter)' or ')'))
+  end
+  panel.first_detail = #lines + 1
   if sel then
     table.insert(lines, string.rep('─', 20) .. ' ' .. sel.tool .. ' ' .. sel.time .. ' ' .. string.rep('─', 20))
-    local body = sel.diff ~= '' and sel.diff or (sel.message or '(no diff)')
+    local body = sel.diff
+    if body == '' then
+      body = sel.message or sel.diff_unavailable or (sel.loading and 'loading the diff…')
+        or (#sel.auditIds > 0 and '(diff not loaded: <CR>)' or '(no diff)')
+    end
+    if sel.revert_error then
+      body = 'revert refused: ' .. sel.revert_error .. '\n' .. body
+    end
+    if sel.note then
+      body = '(' .. sel.note .. ')\n' .. body
+    end
     for _, l in ipairs(vim.split(body, '\n', { plain = true })) do
       table.insert(lines, l)
     end
@@ -548,13 +1055,21 @@ function M.panel_lines()
   return lines
 end
 
+-- selected_entry is the entry picked with <CR> (default: the newest shown).
 function M.selected_entry()
   for _, e in ipairs(M.activity) do
-    if e.seq == panel.selected then
+    if e.seq == panel.selected and visible(e) then
       return e
     end
   end
-  return M.activity[#M.activity]
+  return M.panel_entries()[1]
+end
+
+-- unknown_argument tells an error of a server older than the panel
+-- contract (audit {id|since|before}) from others.
+unknown_argument = function(err)
+  return errkind(err) == 'invalid_argument' and type(err.message) == 'string'
+    and err.message:find('unknown argument', 1, true) ~= nil
 end
 
 local ns = api.nvim_create_namespace('hashls_panel')
@@ -570,15 +1085,16 @@ function M.panel_render()
   api.nvim_buf_set_option(buf, 'modifiable', false)
   api.nvim_buf_clear_namespace(buf, ns, 0, -1)
   api.nvim_buf_add_highlight(buf, ns, 'Title', 0, 0, -1)
-  for i, e in ipairs(M.activity) do
+  api.nvim_buf_add_highlight(buf, ns, 'Comment', 1, 0, -1)
+  for lnum, e in pairs(panel.lines) do
     if e.outcome ~= 'ok' then
-      api.nvim_buf_add_highlight(buf, ns, 'ErrorMsg', i, 0, -1)
+      api.nvim_buf_add_highlight(buf, ns, 'ErrorMsg', lnum - 1, 0, -1)
     end
   end
-  for i = #M.activity + 2, #lines do
+  for i = panel.first_detail, #lines do
     local c = lines[i]:sub(1, 1)
     local group = (c == '+' and 'DiffAdd') or (c == '-' and 'DiffDelete') or (c == '@' and 'DiffChange') or nil
-    if i == #M.activity + 2 then
+    if i == panel.first_detail then
       group = 'Title'
     end
     if group then
@@ -587,29 +1103,453 @@ function M.panel_render()
   end
 end
 
--- panel_select selects the entry on panel line lnum (1-based).
-function M.panel_select(lnum)
-  local e = M.activity[lnum - 1]
-  if e then
-    panel.selected = e.seq
+local render_queued = false
+schedule_render = function()
+  if render_queued then
+    return
+  end
+  render_queued = true
+  vim.schedule(function()
+    render_queued = false
     M.panel_render()
+  end)
+end
+
+-- panel_refresh loads audit rows the panel has not seen, for root (default:
+-- every running client's root): the newest `history` rows the first time,
+-- then the rows after the newest seen. on_done(err) when all answered.
+function M.panel_refresh(root, on_done)
+  local roots = {}
+  if root then
+    roots = { root }
+  else
+    for r in pairs(clients) do
+      table.insert(roots, r)
+    end
+  end
+  local left = #roots
+  local first_err
+  local function one_done(err)
+    first_err = first_err or err
+    left = left - 1
+    if left == 0 then
+      schedule_render()
+      if on_done then
+        on_done(first_err)
+      end
+    end
+  end
+  if left == 0 then
+    return on_done and on_done(nil)
+  end
+  for _, r in ipairs(roots) do
+    local function load(arg)
+      M.exec_root(r, 'hashls.audit', arg, function(err, result)
+        if err and arg.since and unknown_argument(err) then
+          -- A server before audit {since}: the newest rows, deduplicated.
+          history[r].no_since = true
+          return load({ limit = M.config.history })
+        end
+        if err then
+          panel.history_error = 'history: ' .. errtext(err)
+        else
+          panel.history_error = nil
+          add_history(r, type(result) == 'table' and type(result.details) == 'table' and result.details.entries)
+          history[r].loaded = true
+        end
+        one_done(err)
+      end)
+    end
+    local h = history[r]
+    if h and h.loaded and h.newest and not h.no_since then
+      load({ since = h.newest, limit = 200 })
+    else
+      load({ limit = M.config.history })
+    end
   end
 end
 
--- panel opens (or focuses) the agent panel on the right.
-function M.panel()
+-- panel_more loads the audit rows before the oldest the panel holds.
+function M.panel_more(on_done)
+  local left, added = 0, 0
+  for r in pairs(clients) do
+    local h = history[r]
+    if h and h.oldest then
+      left = left + 1
+      M.exec_root(r, 'hashls.audit', { before = h.oldest, limit = M.config.history }, function(err, result)
+        if err then
+          notify('older history: ' .. (unknown_argument(err) and 'this hashls cannot page its history (audit {before}); update the server' or errtext(err)), vim.log.levels.WARN)
+        else
+          added = added + add_history(r, type(result) == 'table' and type(result.details) == 'table' and result.details.entries)
+        end
+        left = left - 1
+        if left == 0 then
+          panel.status = added > 0 and string.format('%d older entries', added) or 'no older entries'
+          schedule_render()
+          if on_done then
+            on_done(added)
+          end
+        end
+      end)
+    end
+  end
+  if left == 0 and on_done then
+    on_done(0)
+  end
+end
+
+-- audit_of fetches hashls.audit {id} for an entry's audit id (cached):
+-- on_done(err, details) with details.before/after/diff when the server
+-- holds them.
+local function audit_of(e, id, on_done)
+  if e.audit[id] then
+    return on_done(nil, e.audit[id])
+  end
+  M.exec_root(e.root, 'hashls.audit', { id = id }, function(err, result)
+    if err and unknown_argument(err) then
+      return on_done('this hashls cannot show past changes (hashls.audit {id}); update the server')
+    end
+    if err then
+      return on_done(err)
+    end
+    local d = type(result) == 'table' and type(result.details) == 'table' and result.details or {}
+    local rows = type(d.entries) == 'table' and d.entries or {}
+    if #rows ~= 1 or type(rows[1]) ~= 'table' or rows[1].id ~= id then
+      -- A server before audit {id}: it listed the newest rows instead.
+      return on_done('this hashls cannot show past changes (hashls.audit {id}); update the server')
+    end
+    e.audit[id] = d
+    on_done(nil, d)
+  end)
+end
+
+-- load_diff fills e.diff from the store when the entry came without one.
+local function load_diff(e, on_done)
+  local id = e.auditIds[1]
+  if e.diff ~= '' or type(id) ~= 'number' then
+    return on_done and on_done()
+  end
+  e.loading = true
+  schedule_render()
+  local diffs, left, n = {}, #e.auditIds, #e.auditIds
+  for i, aid in ipairs(e.auditIds) do
+    audit_of(e, aid, function(err, d)
+      if err then
+        e.diff_unavailable = type(err) == 'string' and err or errtext(err)
+      elseif type(d.diff) == 'string' then
+        diffs[i] = d.diff
+      end
+      left = left - 1
+      if left == 0 then
+        e.loading = nil
+        local all = {}
+        for j = 1, n do
+          if diffs[j] and diffs[j] ~= '' then
+            table.insert(all, diffs[j])
+          end
+        end
+        if #all > 0 then
+          e.diff = table.concat(all, '\n')
+        end
+        schedule_render()
+        if on_done then
+          on_done()
+        end
+      end
+    end)
+  end
+end
+
+-- panel_select selects the entry on panel line lnum and shows its diff.
+function M.panel_select(lnum, on_done)
+  local e = panel.lines[lnum]
+  if not e then
+    return on_done and on_done()
+  end
+  panel.selected = e.seq
+  M.panel_render()
+  load_diff(e, on_done)
+end
+
+local function entry_at_cursor()
+  if not (panel.buf and api.nvim_get_current_buf() == panel.buf) then
+    return M.selected_entry()
+  end
+  return panel.lines[api.nvim_win_get_cursor(0)[1]] or M.selected_entry()
+end
+
+-- first_changed_line is the new-file line of the first change a unified
+-- diff shows for path (any path when nil), or nil.
+local function first_changed_line(diff, path)
+  local line, in_file = nil, path == nil
+  for _, l in ipairs(vim.split(diff or '', '\n', { plain = true })) do
+    if l:sub(1, 4) == '+++ ' then
+      local name = l:sub(5):gsub('^b/', '')
+      in_file = path == nil or name == path
+      line = nil
+    elseif in_file then
+      local c = l:match('^@@ %-%d+,?%d* %+(%d+),?%d* @@')
+      if c then
+        line = tonumber(c)
+      elseif line then
+        local ch = l:sub(1, 1)
+        if ch == '+' or ch == '-' then
+          return math.max(line, 1)
+        elseif ch == ' ' then
+          line = line + 1
+        end
+      end
+    end
+  end
+  return nil
+end
+
+-- pick lets the user choose one of items (skipped for a single one).
+local function pick(items, prompt, fn)
+  if #items <= 1 then
+    return fn(items[1])
+  end
+  vim.ui.select(items, { prompt = prompt, format_item = tostring }, function(choice)
+    if choice then
+      fn(choice)
+    end
+  end)
+end
+
+-- target_window is a window for files: the last one not showing a hashls
+-- buffer, else a new split left of the panel.
+local function target_window()
+  local function fit(w)
+    local b = api.nvim_win_get_buf(w)
+    return api.nvim_buf_get_option(b, 'buftype') == '' and not api.nvim_buf_get_name(b):match('^hashls://')
+  end
+  local nr = vim.fn.winnr('#')
+  local prev = nr > 0 and vim.fn.win_getid(nr) or 0
+  if prev ~= 0 and api.nvim_win_is_valid(prev) and fit(prev) then
+    return prev
+  end
+  for _, w in ipairs(api.nvim_tabpage_list_wins(0)) do
+    if fit(w) then
+      return w
+    end
+  end
+  vim.cmd('aboveleft vsplit')
+  return api.nvim_get_current_win()
+end
+
+-- panel_open opens the entry's file at its first changed line.
+function M.panel_open(e, on_done)
+  e = e or entry_at_cursor()
+  if not e or #e.paths == 0 then
+    return on_done and on_done()
+  end
+  pick(e.paths, 'Open which file?', function(path)
+    load_diff(e, function()
+      local file = path:sub(1, 1) == '/' and path or (e.root .. '/' .. path)
+      local win = target_window()
+      api.nvim_set_current_win(win)
+      vim.cmd('edit ' .. vim.fn.fnameescape(file))
+      local line = first_changed_line(e.diff, path) or first_changed_line(e.diff) or 1
+      line = math.min(line, api.nvim_buf_line_count(0))
+      api.nvim_win_set_cursor(0, { line, 0 })
+      if on_done then
+        on_done()
+      end
+    end)
+  end)
+end
+
+local function diff_buffer(name, lines, ft_name)
+  local buf = vim.fn.bufnr('^' .. vim.pesc(name) .. '$')
+  if buf == -1 then
+    buf = api.nvim_create_buf(false, true)
+    api.nvim_buf_set_name(buf, name)
+  end
+  api.nvim_buf_set_option(buf, 'bufhidden', 'wipe')
+  api.nvim_buf_set_option(buf, 'modifiable', true)
+  api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  api.nvim_buf_set_option(buf, 'modifiable', false)
+  api.nvim_buf_set_option(buf, 'modified', false)
+  api.nvim_buf_set_keymap(buf, 'n', 'q', '<cmd>tabclose<CR>', { noremap = true, nowait = true })
+  -- Filetype from the file's name, for syntax in the diff.
+  api.nvim_buf_call(buf, function()
+    pcall(vim.cmd, 'silent! doautocmd filetypedetect BufRead ' .. vim.fn.fnameescape(ft_name))
+  end)
+  return buf
+end
+
+-- panel_diff opens the change of one of the entry's audit rows in a new tab:
+-- the file before (left) and after (right), both under :diffthis; q closes
+-- the tab. on_done(err, {before=buf, after=buf}).
+function M.panel_diff(e, on_done)
+  e = e or entry_at_cursor()
+  local function done(err, r)
+    if err then
+      notify('diff: ' .. (type(err) == 'string' and err or errtext(err)), vim.log.levels.WARN)
+    end
+    if on_done then
+      on_done(err, r)
+    end
+  end
+  if not e or #e.auditIds == 0 then
+    return done('this entry changed no file (no audit row)')
+  end
+  local items = {}
+  for i, id in ipairs(e.auditIds) do
+    table.insert(items, { id = id, path = e.paths[i] or e.paths[1], str = '#' .. id .. ' ' .. tostring(e.paths[i] or '') })
+  end
+  local pick_items = vim.tbl_map(function(x)
+    return setmetatable(x, { __tostring = function(s)
+      return s.str
+    end })
+  end, items)
+  pick(pick_items, 'Diff which change?', function(it)
+    audit_of(e, it.id, function(err, d)
+      if err then
+        if e.diff ~= '' then
+          -- An older server: show the unified diff the activity carried.
+          scratch('diff/' .. it.id, e.diff, 'diff')
+        end
+        return done(err)
+      end
+      local row = d.entries[1]
+      local path = str(row.path) or tostring(it.path)
+      local notes = {}
+      for _, k in ipairs({ 'beforeUnavailable', 'afterUnavailable' }) do
+        if type(d[k]) == 'string' then
+          table.insert(notes, d[k])
+        end
+      end
+      vim.cmd('tabnew')
+      local scratch_buf = api.nvim_get_current_buf()
+      local left = diff_buffer(string.format('hashls://audit/%d/before/%s', it.id, path), split_text(str(d.before) or ''), path)
+      api.nvim_win_set_buf(0, left)
+      if api.nvim_buf_is_valid(scratch_buf) and scratch_buf ~= left then
+        pcall(api.nvim_buf_delete, scratch_buf, { force = true })
+      end
+      vim.cmd('diffthis')
+      vim.cmd('rightbelow vsplit')
+      local right = diff_buffer(string.format('hashls://audit/%d/after/%s', it.id, path), split_text(str(d.after) or ''), path)
+      api.nvim_win_set_buf(0, right)
+      vim.cmd('diffthis')
+      if #notes > 0 then
+        notify('diff #' .. it.id .. ': ' .. table.concat(notes, '; '), vim.log.levels.WARN)
+      end
+      done(nil, { before = left, after = right, id = it.id })
+    end)
+  end)
+end
+
+-- panel_revert reverts the entry's changes (hashls.revert per audit row,
+-- newest first) after a confirmation (opts.confirm == false skips it).
+-- A refusal (the file changed since, ...) is shown with the server's
+-- explanation. on_done(err, results).
+function M.panel_revert(e, opts, on_done)
+  e = e or entry_at_cursor()
+  opts = opts or {}
+  local function done(err, results)
+    if err then
+      e.revert_error = (type(err) == 'string' and err or errtext(err)):gsub('^revert: ', '')
+      notify('revert: ' .. e.revert_error, vim.log.levels.ERROR)
+      panel.selected = e.seq
+    end
+    schedule_render()
+    if on_done then
+      on_done(err, results)
+    end
+  end
+  if not e or #e.auditIds == 0 then
+    return done('this entry changed no file: nothing to revert')
+  end
+  if not vim.tbl_contains(M.commands(e.root), 'hashls.revert') then
+    return done('this hashls has no revert tool (update the server); restore from the trash with :Hashls restore {"id": N}')
+  end
+  local ids = vim.deepcopy(e.auditIds)
+  table.sort(ids, function(a, b)
+    return a > b
+  end)
+  local function run()
+    e.revert_error = nil
+    local results = {}
+    local function step(i)
+      if i > #ids then
+        notify('reverted ' .. table.concat(e.paths, ', ') .. ' (' .. #ids .. ' change' .. (#ids > 1 and 's' or '') .. ')')
+        M.panel_refresh(e.root)
+        pcall(vim.cmd, 'silent! checktime')
+        return done(nil, results)
+      end
+      M.exec_root(e.root, 'hashls.revert', { id = ids[i] }, function(err, result)
+        if err then
+          return done(err, results)
+        end
+        table.insert(results, result)
+        step(i + 1)
+      end)
+    end
+    step(1)
+  end
+  if opts.confirm == false then
+    return run()
+  end
+  local what = string.format('Revert %s %s (audit %s)?', e.tool, table.concat(e.paths, ', '),
+    table.concat(vim.tbl_map(function(i)
+      return '#' .. i
+    end, ids), ','))
+  vim.ui.select({ 'Revert', 'Cancel' }, { prompt = what }, function(choice)
+    if choice == 'Revert' then
+      run()
+    elseif on_done then
+      on_done('cancelled')
+    end
+  end)
+end
+
+local function map(buf, lhs, fn)
+  api.nvim_buf_set_keymap(buf, 'n', lhs, '', { noremap = true, nowait = true, callback = fn })
+end
+
+-- panel opens (or focuses) the agent panel on the right and loads the
+-- history it has not shown yet (asynchronously).
+function M.panel(on_loaded)
+  local _, err = M.start(0)
+  if err then
+    notify('panel: ' .. err, vim.log.levels.WARN)
+  end
   if not (panel.buf and api.nvim_buf_is_valid(panel.buf)) then
     local buf = api.nvim_create_buf(false, true)
     api.nvim_buf_set_name(buf, 'hashls://panel')
     api.nvim_buf_set_option(buf, 'bufhidden', 'hide')
     api.nvim_buf_set_option(buf, 'filetype', 'hashlspanel')
-    api.nvim_buf_set_keymap(buf, 'n', '<CR>', '', {
-      noremap = true,
-      callback = function()
-        M.panel_select(api.nvim_win_get_cursor(0)[1])
-      end,
-    })
-    api.nvim_buf_set_keymap(buf, 'n', 'q', '<cmd>close<CR>', { noremap = true })
+    map(buf, '<CR>', function()
+      M.panel_select(api.nvim_win_get_cursor(0)[1])
+    end)
+    map(buf, 'o', function()
+      M.panel_open()
+    end)
+    map(buf, 'd', function()
+      M.panel_diff()
+    end)
+    map(buf, 'x', function()
+      M.panel_revert()
+    end)
+    map(buf, 'f', function()
+      vim.ui.input({ prompt = 'filter (tool=NAME transport=NAME path=TEXT; empty clears): ', default = filter_text() },
+        function(text)
+          if text then
+            M.set_filter(text)
+          end
+        end)
+    end)
+    map(buf, 'F', function()
+      M.set_filter('')
+    end)
+    map(buf, 'R', function()
+      M.panel_refresh()
+    end)
+    map(buf, 'm', function()
+      M.panel_more()
+    end)
+    api.nvim_buf_set_keymap(buf, 'n', 'q', '<cmd>close<CR>', { noremap = true, nowait = true })
     panel.buf = buf
   end
   local win = vim.fn.bufwinid(panel.buf)
@@ -623,6 +1563,7 @@ function M.panel()
     api.nvim_set_current_win(win)
   end
   M.panel_render()
+  M.panel_refresh(nil, on_loaded)
   return panel.buf
 end
 
@@ -701,8 +1642,8 @@ local function user_commands()
     end
   end, { nargs = '?', desc = 'hashls: edit (open the edit buffer; in it, or with text, apply)' })
   cmd('HashlsSearch', function(o)
-    M.search(o.args, nil, show_result('search'))
-  end, { nargs = 1, desc = 'hashls: search the workspace (Go RE2)' })
+    M.search_qf(o.args, { ignorecase = o.bang })
+  end, { nargs = 1, bang = true, desc = 'hashls: search the root (Go RE2; ! ignores case) into the quickfix list' })
   cmd('HashlsOutline', function()
     M.outline(0)
   end, { desc = 'hashls: structural summary of this file' })
@@ -712,9 +1653,12 @@ local function user_commands()
   cmd('HashlsAnchor', function(o)
     M.anchor(o.args, 0)
   end, { nargs = '?', range = true, desc = 'hashls: copy the block anchor into a register' })
-  cmd('HashlsPanel', function()
+  cmd('HashlsPanel', function(o)
+    if o.args ~= '' and not M.set_filter(o.args) then
+      return
+    end
     M.panel()
-  end, { desc = 'hashls: agent activity panel' })
+  end, { nargs = '*', desc = 'hashls: agent panel (history + live); args: tool=NAME transport=NAME path=TEXT' })
 end
 
 local did_setup = false
@@ -731,20 +1675,25 @@ function M.setup(opts)
   end
   local group = api.nvim_create_augroup('hashls', { clear = true })
   if M.config.autostart then
+    local warned = false
+    local function attach(b)
+      local ok, err = M.start(b)
+      if not ok and not warned then
+        warned = true -- once, not for every buffer
+        notify(err, vim.log.levels.WARN)
+      end
+    end
     api.nvim_create_autocmd({ 'BufReadPost', 'BufNewFile' }, {
       group = group,
       callback = function(ev)
         if buf_path(ev.buf) and api.nvim_buf_get_option(ev.buf, 'buftype') == '' then
-          local ok, err = M.start(ev.buf)
-          if not ok then
-            notify(err, vim.log.levels.WARN)
-          end
+          attach(ev.buf)
         end
       end,
     })
     for _, b in ipairs(api.nvim_list_bufs()) do
       if api.nvim_buf_is_loaded(b) and buf_path(b) and api.nvim_buf_get_option(b, 'buftype') == '' then
-        M.start(b)
+        attach(b)
       end
     end
   end
@@ -764,5 +1713,17 @@ end
 
 -- root_dir returns the workspace root hashls uses for bufnr (:checkhealth).
 M.root_dir = root_for
+
+-- roots lists the roots with a running client.
+function M.roots()
+  local out = {}
+  for r, id in pairs(clients) do
+    if vim.lsp.get_client_by_id(id) then
+      table.insert(out, r)
+    end
+  end
+  table.sort(out)
+  return out
+end
 
 return M
