@@ -9,8 +9,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/hashls/hashls/internal/lazy"
 
 	"github.com/hashls/hashls/edit"
 	"github.com/hashls/hashls/workspace"
@@ -58,8 +59,8 @@ type writeDetails struct {
 }
 
 var (
-	pastedHeaderRE = regexp.MustCompile(`^(?:¶[^\n]*#[0-9A-Fa-f]{4}|\[[^\n]*#[0-9A-Fa-f]{4}\])[ \t]*\r?\n`)
-	pastedRowRE    = regexp.MustCompile(`^[1-9][0-9]*:`)
+	pastedHeaderRE = lazy.Regexp(`^(?:¶[^\n]*#[0-9A-Fa-f]{4}|\[[^\n]*#[0-9A-Fa-f]{4}\])[ \t]*\r?\n`)
+	pastedRowRE    = lazy.Regexp(`^[1-9][0-9]*:`)
 )
 
 // stripReadPrefixes removes read output's framing from content pasted back
@@ -69,7 +70,7 @@ var (
 // as given; looksLikeRead reports that every line starts with N: (a YAML
 // map of numbers does too), for a warning.
 func stripReadPrefixes(s string) (out string, stripped, looksLikeRead bool) {
-	loc := pastedHeaderRE.FindStringIndex(s)
+	loc := pastedHeaderRE().FindStringIndex(s)
 	if loc == nil {
 		return s, false, allRows(s)
 	}
@@ -79,7 +80,7 @@ func stripReadPrefixes(s string) (out string, stripped, looksLikeRead bool) {
 	}
 	lines := strings.SplitAfter(body, "\n")
 	for i, l := range lines {
-		if m := pastedRowRE.FindStringIndex(l); m != nil {
+		if m := pastedRowRE().FindStringIndex(l); m != nil {
 			lines[i] = l[m[1]:]
 		}
 	}
@@ -93,7 +94,7 @@ func allRows(s string) bool {
 		if l == "" {
 			continue
 		}
-		if !pastedRowRE.MatchString(l) {
+		if !pastedRowRE().MatchString(l) {
 			return false
 		}
 		n++

@@ -23,9 +23,10 @@ package edit
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/hashls/hashls/internal/lazy"
 )
 
 // Patch operation kinds (PatchOp.Kind).
@@ -116,7 +117,7 @@ func hunkErr(line int, msg string) error {
 
 // unifiedRangeRE matches the range part of a unified-diff hunk header after
 // "@@ ": "-12,3 +12,4 @@" plus optional trailing text.
-var unifiedRangeRE = regexp.MustCompile(`^-\d+(?:,\d+)? \+\d+(?:,\d+)? @@ ?`)
+var unifiedRangeRE = lazy.Regexp(`^-\d+(?:,\d+)? \+\d+(?:,\d+)? @@ ?`)
 
 // ParsePatch parses an apply_patch input. The text is trimmed; marker lines
 // are compared after trimming; CRLF line breaks are accepted; a heredoc
@@ -275,7 +276,7 @@ func parseUpdate(body []string, i int, lineNo func(int) int) (PatchOp, int, erro
 				cur = &PatchChunk{Line: lineNo(i)}
 			}
 			if rest, ok := strings.CutPrefix(strings.TrimLeft(raw, " \t"), "@@ "); ok {
-				if m := unifiedRangeRE.FindString(rest); m != "" {
+				if m := unifiedRangeRE().FindString(rest); m != "" {
 					rest = rest[len(m):]
 				}
 				if strings.TrimSpace(rest) != "" {

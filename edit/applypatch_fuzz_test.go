@@ -62,7 +62,7 @@ func roundTrips(p *Patch) bool {
 		}
 		for _, c := range op.Chunks {
 			for _, ctx := range c.Contexts {
-				if strings.HasSuffix(ctx, "\r") || unifiedRangeRE.MatchString(ctx) {
+				if strings.HasSuffix(ctx, "\r") || unifiedRangeRE().MatchString(ctx) {
 					return false
 				}
 			}

@@ -1,10 +1,11 @@
 package edit
 
 import (
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/hashls/hashls/internal/lazy"
 )
 
 // OpKind is the kind of one hashline op.
@@ -130,13 +131,13 @@ const (
 const maxLineNumber = 1 << 40
 
 var (
-	bodyDiffRe      = regexp.MustCompile(`^@@\s+[-+]?\d+(?:,\d+)?\s+[-+]?\d+(?:,\d+)?\s+@@`)
-	deleteColonRe   = regexp.MustCompile(`^(delete\s+(?:block\s+)?|DEL(?:\.BLK)?\s+)(\d+(?:(?:\s|-|…|\.\.=?|\.=)+\d+)?)\s*:`)
-	bareNumberRe    = regexp.MustCompile(`^(\d+)\s*$`)
-	bareRangeRe     = regexp.MustCompile(`^(\d+)(?:\s|-|…|\.\.=?|\.=)+(\d+)\s*:?\s*$`)
-	readPrefixRe    = regexp.MustCompile(`^\s*(?:>>>?\s*)?[+*-]?\d+:`)
-	loneLiteralRe   = regexp.MustCompile(`^\s*(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[-+]?\d+(?:\.\d+)?)\s*,?\s*$`)
-	applySentinelRe = regexp.MustCompile(`^\*\*\* (?:Update File|Add File|Delete File|Move to):`)
+	bodyDiffRe      = lazy.Regexp(`^@@\s+[-+]?\d+(?:,\d+)?\s+[-+]?\d+(?:,\d+)?\s+@@`)
+	deleteColonRe   = lazy.Regexp(`^(delete\s+(?:block\s+)?|DEL(?:\.BLK)?\s+)(\d+(?:(?:\s|-|…|\.\.=?|\.=)+\d+)?)\s*:`)
+	bareNumberRe    = lazy.Regexp(`^(\d+)\s*$`)
+	bareRangeRe     = lazy.Regexp(`^(\d+)(?:\s|-|…|\.\.=?|\.=)+(\d+)\s*:?\s*$`)
+	readPrefixRe    = lazy.Regexp(`^\s*(?:>>>?\s*)?[+*-]?\d+:`)
+	loneLiteralRe   = lazy.Regexp(`^\s*(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[-+]?\d+(?:\.\d+)?)\s*,?\s*$`)
+	applySentinelRe = lazy.Regexp(`^\*\*\* (?:Update File|Add File|Delete File|Move to):`)
 )
 
 func lineErr(k int, msg string) *Error {
@@ -412,14 +413,14 @@ func contamination(k int, line string) *Error {
 		return nil
 	}
 	switch {
-	case applySentinelRe.MatchString(t):
+	case applySentinelRe().MatchString(t):
 		return lineErr(k, "apply_patch sentinel "+jsonQuote(preview48(t))+" is not valid in hashline. File sections start with `[path#HASH]` (no `Update File:` / `Add File:` keyword). Use "+msgPayloadOps+" ops.")
-	case bodyDiffRe.MatchString(t):
+	case bodyDiffRe().MatchString(t):
 		return lineErr(k, "unified-diff hunk header (`@@ -N,M +N,M @@`) is not valid in hashline. Use "+msgPayloadOps+" ops.")
 	case strings.HasPrefix(t, "@@"):
 		return lineErr(k, "`@@`-bracketed hunk header "+jsonQuote(preview48(t))+" is not valid in hashline. Drop the `@@ ... @@` brackets and write a verb header such as `replace N..M:`.")
-	case deleteColonRe.MatchString(t):
-		m := deleteColonRe.FindStringSubmatch(t)
+	case deleteColonRe().MatchString(t):
+		m := deleteColonRe().FindStringSubmatch(t)
 		verb := strings.Join(strings.Fields(m[1]), " ")
 		switch verb {
 		case "delete":
@@ -432,10 +433,10 @@ func contamination(k int, line string) *Error {
 			return lineErr(k, "`DEL.BLK "+m[2]+"` has no colon and no body. Remove the colon and body rows, or use `SWAP.BLK "+m[2]+":` to replace the block.")
 		}
 	}
-	if m := bareNumberRe.FindStringSubmatch(t); m != nil {
+	if m := bareNumberRe().FindStringSubmatch(t); m != nil {
 		return lineErr(k, "hunk headers need a verb. Use `replace "+m[1]+".."+m[1]+":` to replace, or `delete "+m[1]+"` to delete.")
 	}
-	if m := bareRangeRe.FindStringSubmatch(t); m != nil {
+	if m := bareRangeRe().FindStringSubmatch(t); m != nil {
 		return lineErr(k, "bare range hunk header "+jsonQuote(t)+" is not valid. Hunk headers need a verb: write `replace "+m[1]+".."+m[2]+":` or `delete "+m[1]+".."+m[2]+"`.")
 	}
 	return nil
@@ -619,12 +620,12 @@ func stripReadPrefixes(rows []string, bare []int) {
 		if strings.TrimSpace(r) == "" {
 			continue
 		}
-		loc := readPrefixRe.FindStringIndex(r)
+		loc := readPrefixRe().FindStringIndex(r)
 		if loc == nil {
 			return
 		}
 		n++
-		if !loneLiteralRe.MatchString(r[loc[1]:]) {
+		if !loneLiteralRe().MatchString(r[loc[1]:]) {
 			allLiteral = false
 		}
 	}
@@ -632,7 +633,7 @@ func stripReadPrefixes(rows []string, bare []int) {
 		return
 	}
 	for _, i := range bare {
-		if loc := readPrefixRe.FindStringIndex(rows[i]); loc != nil {
+		if loc := readPrefixRe().FindStringIndex(rows[i]); loc != nil {
 			rows[i] = rows[i][loc[1]:]
 		}
 	}

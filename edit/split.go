@@ -1,9 +1,10 @@
 package edit
 
 import (
-	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/hashls/hashls/internal/lazy"
 )
 
 const headerPilcrow = "¶"
@@ -60,9 +61,9 @@ func truncRunes(s string, n int) string {
 }
 
 var (
-	applyPatchNoiseRe = regexp.MustCompile(`(?i)^\*{0,3}\s*(?:(?:update|add|delete|move)[^A-Za-z0-9]*(?:file|to)?[^A-Za-z0-9]*:)?\s*\*{0,3}\s*`)
-	trailingTagRe     = regexp.MustCompile(`#([0-9A-Fa-f]{4})\s*$`)
-	firstLineDiffRe   = regexp.MustCompile(`^@@\s+[-+]?\d+,\d+\s+[-+]?\d+,\d+\s+@@`)
+	applyPatchNoiseRe = lazy.Regexp(`(?i)^\*{0,3}\s*(?:(?:update|add|delete|move)[^A-Za-z0-9]*(?:file|to)?[^A-Za-z0-9]*:)?\s*\*{0,3}\s*`)
+	trailingTagRe     = lazy.Regexp(`#([0-9A-Fa-f]{4})\s*$`)
+	firstLineDiffRe   = lazy.Regexp(`^@@\s+[-+]?\d+,\d+\s+[-+]?\d+,\d+\s+@@`)
 )
 
 func unquotePath(p string) string {
@@ -108,9 +109,9 @@ func parseHeader(line string) (path, tag string, ok bool, err *Error) {
 		}
 		return "", "", true, parseErr(`Input header "[]" is empty; provide a file path.`)
 	}
-	body := applyPatchNoiseRe.ReplaceAllString(strings.TrimSpace(inner), "")
+	body := applyPatchNoiseRe().ReplaceAllString(strings.TrimSpace(inner), "")
 	var pathText string
-	if m := trailingTagRe.FindStringSubmatchIndex(body); m != nil {
+	if m := trailingTagRe().FindStringSubmatchIndex(body); m != nil {
 		pathText = body[:m[0]]
 		tag = strings.ToUpper(body[m[2]:m[3]])
 	} else {
@@ -118,7 +119,7 @@ func parseHeader(line string) (path, tag string, ok bool, err *Error) {
 	}
 	if !strings.Contains(pathText, "#") {
 		p := strings.TrimSpace(pathText)
-		p = applyPatchNoiseRe.ReplaceAllString(unquotePath(p), "")
+		p = applyPatchNoiseRe().ReplaceAllString(unquotePath(p), "")
 		p = strings.TrimSpace(p)
 		if p != "" {
 			return p, tag, true, nil
@@ -170,7 +171,7 @@ func SplitInput(input string) ([]Section, error) {
 		return nil, err
 	} else if !ok {
 		fl := strings.TrimRight(lines[0], " \t")
-		if firstLineDiffRe.MatchString(fl) {
+		if firstLineDiffRe().MatchString(fl) {
 			return nil, parseErr("unified-diff hunk header (`@@ -N,M +N,M @@`) is not valid in hashline. File sections start with `[path#HASH]`; use `replace`, `delete`, or `insert` ops.")
 		}
 		return nil, parseErr(`input must begin with "[PATH#HASH]" on the first non-blank line for anchored edits; got: ` +

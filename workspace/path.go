@@ -5,8 +5,9 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/hashls/hashls/internal/lazy"
 )
 
 // Path is a path confined to the root.
@@ -78,7 +79,7 @@ func (w *Workspace) Resolve(p string) (Path, error) {
 }
 
 // schemeRE matches a URL scheme at the start of a path ("https://").
-var schemeRE = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]*)://`)
+var schemeRE = lazy.Regexp(`^([A-Za-z][A-Za-z0-9+.-]*)://`)
 
 // expandPath turns the spellings of a path that are not plain file paths
 // into one: "~" and "~/…" name the home directory (still confined to the
@@ -92,7 +93,7 @@ func expandPath(p string) (string, error) {
 		}
 		return filepath.Join(home, p[1:]), nil
 	}
-	m := schemeRE.FindStringSubmatch(p)
+	m := schemeRE().FindStringSubmatch(p)
 	if m == nil {
 		return p, nil
 	}

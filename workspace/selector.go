@@ -2,10 +2,11 @@ package workspace
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/hashls/hashls/internal/lazy"
 
 	"github.com/hashls/hashls/internal/lines"
 )
@@ -25,8 +26,8 @@ type Selector struct {
 func (s Selector) IsZero() bool { return !s.Raw && len(s.Ranges) == 0 && !s.Conflicts }
 
 var (
-	rangeListRE = regexp.MustCompile(`^L?\d+(?:-(?:L?\d+)?|\+\d+)?(?:,L?\d+(?:-(?:L?\d+)?|\+\d+)?)*$`)
-	chunkRE     = regexp.MustCompile(`^L?(\d+)(?:(-)(?:L?(\d+))?|\+(\d+))?$`)
+	rangeListRE = lazy.Regexp(`^L?\d+(?:-(?:L?\d+)?|\+\d+)?(?:,L?\d+(?:-(?:L?\d+)?|\+\d+)?)*$`)
+	chunkRE     = lazy.Regexp(`^L?(\d+)(?:(-)(?:L?(\d+))?|\+(\d+))?$`)
 )
 
 // SplitSelector splits a trailing selector off p: `:raw`, `:N`, `:N-`,
@@ -57,7 +58,7 @@ func SplitSelector(p string) (path string, sel Selector, err error) {
 		switch {
 		case suffix == "raw" && !sel.Raw:
 			sel.Raw = true
-		case rangeListRE.MatchString(suffix) && sel.Ranges == nil:
+		case rangeListRE().MatchString(suffix) && sel.Ranges == nil:
 			rs, err := parseRanges(suffix)
 			if err != nil {
 				return p, Selector{}, err
@@ -74,7 +75,7 @@ func SplitSelector(p string) (path string, sel Selector, err error) {
 func parseRanges(s string) ([]LineRange, error) {
 	var out []LineRange
 	for _, chunk := range strings.Split(s, ",") {
-		m := chunkRE.FindStringSubmatch(chunk)
+		m := chunkRE().FindStringSubmatch(chunk)
 		if m == nil {
 			return nil, fmt.Errorf("invalid line selector %q; use :N, :A-B, :A+C or :N-", chunk)
 		}
@@ -135,13 +136,13 @@ func mergeRanges(rs []LineRange) []LineRange {
 }
 
 // conflictTargetRE matches the write target of one conflict region.
-var conflictTargetRE = regexp.MustCompile(`^(.+):conflict:([^:]*)$`)
+var conflictTargetRE = lazy.Regexp(`^(.+):conflict:([^:]*)$`)
 
 // SplitConflictTarget splits "FILE:conflict:N", the write target of the
 // N-th merge-conflict region read FILE:conflicts lists. ok is false when p
 // does not end in ":conflict:…"; a bad N is an error.
 func SplitConflictTarget(p string) (path string, id int, ok bool, err error) {
-	m := conflictTargetRE.FindStringSubmatch(p)
+	m := conflictTargetRE().FindStringSubmatch(p)
 	if m == nil {
 		return p, 0, false, nil
 	}

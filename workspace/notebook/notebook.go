@@ -22,10 +22,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/hashls/hashls/internal/lazy"
 )
 
 // ErrShape wraps every error about content that is not cell text or a
@@ -209,11 +210,11 @@ func sourceText(raw json.RawMessage) (string, error) {
 }
 
 // markerRE matches a cell marker line.
-var markerRE = regexp.MustCompile(`^# %% \[(code|markdown|raw)\](?: cell:(\d+))?(?: \([^)\n]*\))?[ \t]*$`)
+var markerRE = lazy.Regexp(`^# %% \[(code|markdown|raw)\](?: cell:(\d+))?(?: \([^)\n]*\))?[ \t]*$`)
 
 // looseMarkerRE matches lines meant as markers but malformed
 // ("# %% [code] cell:x").
-var looseMarkerRE = regexp.MustCompile(`^# %% \[(?:code|markdown|raw)\]`)
+var looseMarkerRE = lazy.Regexp(`^# %% \[(?:code|markdown|raw)\]`)
 
 // Shape is the expected shape of cell text, for error messages.
 const Shape = "cell text: each cell starts with a marker line \"# %% [code] cell:N\", \"# %% [markdown] cell:N\" or \"# %% [raw] cell:N\" (N the cell's index as read; omit \" cell:N\" for a new cell), followed by the cell's source lines"
@@ -289,7 +290,7 @@ func ParseText(text string) ([]textCell, error) {
 		lines = lines[:len(lines)-1]
 	}
 	for n, l := range lines {
-		if m := markerRE.FindStringSubmatch(l); m != nil {
+		if m := markerRE().FindStringSubmatch(l); m != nil {
 			flush()
 			idx := -1
 			if m[2] != "" {
@@ -312,7 +313,7 @@ func ParseText(text string) ([]textCell, error) {
 			}
 			return nil, fmt.Errorf("%w: line %d %q comes before the first cell marker; expected %s", ErrShape, n+1, clip(l), Shape)
 		}
-		if looseMarkerRE.MatchString(l) {
+		if looseMarkerRE().MatchString(l) {
 			return nil, fmt.Errorf("%w: line %d %q looks like a cell marker but is not one; expected %s", ErrShape, n+1, clip(l), Shape)
 		}
 		body = append(body, l)

@@ -6,10 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hashls/hashls/internal/lazy"
 
 	_ "modernc.org/sqlite" // the "sqlite" driver
 )
@@ -73,7 +74,7 @@ type tableInfo struct {
 	withoutRowid bool
 }
 
-var withoutRowidRE = regexp.MustCompile(`(?i)\bWITHOUT\s+ROWID\b`)
+var withoutRowidRE = lazy.Regexp(`(?i)\bWITHOUT\s+ROWID\b`)
 
 type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
@@ -101,7 +102,7 @@ func loadTable(ctx context.Context, q querier, display, name string) (*tableInfo
 		return nil, ioErr("cannot read the schema of "+display, err)
 	}
 	t.sql = sqlText.String
-	t.withoutRowid = withoutRowidRE.MatchString(t.sql)
+	t.withoutRowid = withoutRowidRE().MatchString(t.sql)
 	rows, err := q.QueryContext(ctx, `SELECT name, type, "notnull", pk FROM pragma_table_info(?) ORDER BY cid`, name)
 	if err != nil {
 		return nil, ioErr("cannot read the columns of "+name, err)

@@ -17,9 +17,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/hashls/hashls/internal/lazy"
 )
 
 // Limits (read.md "Limits & Caps").
@@ -133,7 +134,7 @@ type Selector struct {
 	Capped bool
 }
 
-var otherParamRE = regexp.MustCompile(`&(?:limit|offset|order|where|q)=`)
+var otherParamRE = lazy.Regexp(`&(?:limit|offset|order|where|q)=`)
 
 // ParseSelector parses the part of a read path after the database name:
 // "", ":table", ":table:key", ":table?limit=…&offset=…&order=col[:asc|desc]
@@ -145,7 +146,7 @@ func ParseSelector(rest string) (Selector, error) {
 	if strings.HasPrefix(rest, "?") {
 		query := rest[1:]
 		if strings.HasPrefix(query, "q=") {
-			if otherParamRE.MatchString(query) {
+			if otherParamRE().MatchString(query) {
 				return Selector{}, usagef("?q= cannot be combined with other query parameters; put LIMIT/OFFSET/ORDER BY/WHERE inside the SQL")
 			}
 			// Taken verbatim: LIKE '%30' must not become LIKE '0'.
