@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/hashls/hashls/agent"
+	"github.com/hashls/hashls/hub"
 	"github.com/hashls/hashls/treesitter"
 	"github.com/hashls/hashls/workspace"
 )
@@ -43,10 +44,16 @@ Usage:
 Flags:
   --root DIR   workspace root (default: the current directory); every path resolves inside it
   --json       print one JSON object: {"text": ..., "details": ...} or {"error": {"kind": ..., "message": ..., "suggestedAction": ...}}
+  --no-hub     run tools directly on the store, even when an editor's hashls serve is the root's hub
+               (tool, mcp: calls are not forwarded; serve: the server does not become the hub)
 
 Environment:
   HASHLS_STATE_DIR   where the store lives (default $XDG_STATE_HOME/hashls, else ~/.local/state/hashls)
   HASHLS_MCP_TOKEN   bearer token mcp --http requires (always checked when set; needed off loopback)
+  HASHLS_NO_HUB      1 does what --no-hub does
+
+Hub: a running 'hashls serve' is its root's hub: 'hashls tool' and 'hashls mcp' on that root hand their
+calls to it, so reads see the editor's unsaved text and edits land in its buffers (undoable), not on disk.
 
 Exit status: 0 success, 1 the tool failed, 2 usage error.
 `
@@ -54,6 +61,7 @@ Exit status: 0 success, 1 the tool failed, 2 usage error.
 type cli struct {
 	root    string
 	json    bool
+	noHub   bool // --no-hub: run tools directly, never through (or as) a hub
 	stdin   io.Reader
 	stdout  io.Writer
 	stderr  io.Writer
@@ -113,6 +121,8 @@ func (c *cli) parseFlags(args []string) ([]string, error) {
 			c.root = strings.TrimPrefix(a, "--root=")
 		case a == "--json" || a == "-json":
 			c.json = true
+		case a == "--no-hub" || a == "-no-hub":
+			c.noHub = true
 		default:
 			rest = append(rest, a)
 		}
@@ -170,10 +180,6 @@ func (c *cli) tool(args []string) int {
 		return c.usageError(fmt.Sprintf("tool %s: the arguments must be one JSON object ({...}), not %s; see 'hashls tool %s --schema'", name, jsonKind(t), name))
 	}
 
-	tools, err := c.toolset()
-	if err != nil {
-		return c.toolError(err)
-	}
 	// The store stays open until the process exits. Closing the last
 	// connection would checkpoint the WAL into the database (5-10 ms of
 	// reads, writes and fsyncs, more than the edit itself); every committed
@@ -181,7 +187,7 @@ func (c *cli) tool(args []string) int {
 	// automatic checkpoint folds it in, exactly as after a crash.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	res, err := tools.Run(ctx, name, raw, agent.Call{Transport: "cli"})
+	res, err := c.runTool(ctx, name, raw)
 	if err != nil {
 		// Whatever the tool refuses, its input errors included (an
 		// argument of the wrong type or shape, a bad regex, :0), is the
@@ -198,6 +204,29 @@ func (c *cli) tool(args []string) int {
 		}
 	}
 	return exitOK
+}
+
+// runTool runs one tool call: through the root's hub (the editor's
+// server, package hub) when one runs and --no-hub / HASHLS_NO_HUB do not
+// say otherwise, else directly on the store.
+func (c *cli) runTool(ctx context.Context, name string, raw []byte) (*agent.Result, error) {
+	id := hub.NewCallID()
+	direct := func(ctx context.Context, retry bool) (*agent.Result, error) {
+		tools, err := c.toolset()
+		if err != nil {
+			return nil, err
+		}
+		return tools.Run(ctx, name, raw, agent.Call{Transport: "cli", ID: id, Retry: retry})
+	}
+	if c.noHub || hub.Disabled() {
+		return direct(ctx, false)
+	}
+	root, err := c.rootDir()
+	if err != nil {
+		return nil, err
+	}
+	res, _, err := hub.Forward(ctx, "", root, hub.Request{ID: id, Tool: name, Args: raw, Transport: "cli"}, direct)
+	return res, err
 }
 
 // jsonKind names the kind of a valid JSON value that is not an object.
@@ -232,15 +261,23 @@ func (c *cli) toolError(err error) int {
 // openWorkspace opens the workspace at --root (default: the current
 // directory) with its store.
 func (c *cli) openWorkspace() (*workspace.Workspace, error) {
-	root := c.root
-	if root == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, fmt.Errorf("finding the current directory: %w; pass --root DIR", err)
-		}
-		root = wd
+	root, err := c.rootDir()
+	if err != nil {
+		return nil, err
 	}
 	return workspace.Open(root, workspace.Options{})
+}
+
+// rootDir is --root, else the current directory.
+func (c *cli) rootDir() (string, error) {
+	if c.root != "" {
+		return c.root, nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("finding the current directory: %w; pass --root DIR", err)
+	}
+	return wd, nil
 }
 
 // listing is the tool set without a workspace: names, descriptions, schemas.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/hashls/hashls/hub"
 	"github.com/hashls/hashls/mcp"
 )
 
@@ -47,7 +48,7 @@ func (c *cli) mcpCmd(args []string) int {
 		}
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(c.stderr, "hashls: "+format+"\n", args...) }
-	srv, err := mcp.New(mcp.Options{Root: c.root, Version: version(), Logf: logf, Edit: editSettingsFromEnv()})
+	srv, err := mcp.New(mcp.Options{Root: c.root, Version: version(), Logf: logf, Edit: editSettingsFromEnv(), NoHub: c.noHub || hub.Disabled()})
 	if err != nil {
 		fmt.Fprintf(c.stderr, "hashls mcp: %v\n", err)
 		return exitTool

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 
+	"github.com/hashls/hashls/hub"
 	"github.com/hashls/hashls/lsp"
 )
 
@@ -23,6 +24,7 @@ func (c *cli) serve(args []string) int {
 	defer stop()
 	err := lsp.Serve(ctx, stdio{c.stdin, c.stdout}, lsp.Options{
 		Root:    c.root,
+		Hub:     !c.noHub && !hub.Disabled(),
 		Version: version(),
 		Logf:    func(format string, args ...any) { fmt.Fprintf(c.stderr, "hashls: "+format+"\n", args...) },
 	})

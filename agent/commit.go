@@ -38,7 +38,7 @@ func commit(ctx context.Context, env *Env, tool string, plans []planned, allowVC
 	for i, p := range plans {
 		chs[i] = p.ch
 	}
-	res, err := env.WS.Commit(ctx, tool, chs, workspace.CommitOptions{Transport: env.Transport, AllowVCS: allowVCS})
+	res, err := env.WS.Commit(ctx, tool, chs, workspace.CommitOptions{Transport: env.Transport, AllowVCS: allowVCS, Call: env.CallID})
 	if err != nil {
 		return nil, err
 	}

@@ -97,6 +97,15 @@ type Deps struct {
 type Call struct {
 	Progress  Progress // may be nil
 	Transport string   // "cli", "lsp", "mcp", "hub": recorded in the audit log
+	// ID names this tool run (unique, chosen by the transport; "" for
+	// none): recorded with every audit row the run writes, also when
+	// recovery finishes its commit.
+	ID string
+	// Retry says this run repeats a call with the same ID that may have
+	// been applied already (a hub died after accepting it): when the store
+	// holds changes of ID, Run returns them, already applied, and does
+	// nothing again.
+	Retry bool
 }
 
 // Env is what one tool run sees: the Toolset's dependencies and the call.
@@ -105,6 +114,7 @@ type Env struct {
 	Resolver  edit.BlockResolver
 	Progress  Progress // may be nil
 	Transport string
+	CallID    string // Call.ID
 	Edit      EditSettings
 }
 

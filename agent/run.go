@@ -28,9 +28,14 @@ func (ts *Toolset) Run(ctx context.Context, name string, args json.RawMessage, c
 	if ts.deps.WS == nil {
 		return nil, &Error{Kind: KindInternal, Message: fmt.Sprintf("tool %s: no workspace (the tool set was built for listing only; this is a hashls bug)", name)}
 	}
-	env := &Env{WS: ts.deps.WS, Resolver: ts.deps.Resolver, Progress: call.Progress, Transport: call.Transport, Edit: ts.deps.Edit}
+	env := &Env{WS: ts.deps.WS, Resolver: ts.deps.Resolver, Progress: call.Progress, Transport: call.Transport, CallID: call.ID, Edit: ts.deps.Edit}
 	if err := checkArgs(t, args); err != nil {
 		return nil, AsError(err)
+	}
+	if call.Retry {
+		if res, err := alreadyApplied(env, name, call.ID); res != nil || err != nil {
+			return res, err
+		}
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -222,4 +227,38 @@ func ArgPaths(args json.RawMessage) []string {
 		}
 	}
 	return out
+}
+
+// alreadyApplied returns the result of a retried call whose changes the
+// store already holds (audit rows with its call id): the changes, marked
+// as applied before, and nothing done again. It returns nil when the call
+// changed nothing yet.
+func alreadyApplied(env *Env, tool, id string) (*Result, error) {
+	st := env.WS.Store()
+	if st == nil || id == "" {
+		return nil, nil
+	}
+	rows, err := st.AuditByCall(id)
+	if err != nil {
+		return nil, AsError(err)
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%s: this call (id %s) was already applied by the hub before it stopped; nothing was done again. Read the files before editing them further:\n", tool, id)
+	res := &Result{Details: map[string]any{"alreadyApplied": true, "callId": id}}
+	for _, r := range rows {
+		op := "update"
+		switch {
+		case r.SHA256Before == "":
+			op = "create"
+		case r.SHA256After == "":
+			op = "delete"
+		}
+		res.Changes = append(res.Changes, Change{Path: r.Path, Op: op, OldSHA256: r.SHA256Before, NewSHA256: r.SHA256After, AuditID: r.ID, Note: r.Note})
+		fmt.Fprintf(&sb, "  %s %s (audit #%d)\n", op, r.Path, r.ID)
+	}
+	res.Text = sb.String()
+	return res, nil
 }

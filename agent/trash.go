@@ -225,6 +225,7 @@ type auditItem struct {
 	Time         time.Time `json:"time"`
 	Note         string    `json:"note,omitempty"`
 	Transport    string    `json:"transport,omitempty"`
+	Call         string    `json:"callId,omitempty"` // the tool run that made it (one run may change several files)
 }
 
 func (auditTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
@@ -339,7 +340,7 @@ func restoreRow(ctx context.Context, env *Env, tool string, ent workspace.TrashE
 		}
 		return wr.NewRow, wr.Changed, fmt.Sprintf("sqlite %s from trash #%d", wr.Op, ent.ID), nil
 	}}
-	cf, err := env.WS.CommitRow(ctx, tool, rc, workspace.CommitOptions{Transport: env.Transport, AllowVCS: allowVCS})
+	cf, err := env.WS.CommitRow(ctx, tool, rc, workspace.CommitOptions{Transport: env.Transport, AllowVCS: allowVCS, Call: env.CallID})
 	if err != nil {
 		return nil, err
 	}

@@ -75,6 +75,113 @@ print(f"edit ÷ version: {m['edit']/m['version']:.2f}; version ÷ hello-world: {
 if base:
     print(f"base: edit ÷ version {m['base edit']/m['base version']:.2f}; edit ÷ base edit: {m['edit']/m['base edit']:.2f}")
 PY
+# The forwarded call (issue 16 item 2): a `hashls serve` for the root is its
+# hub, and `hashls tool edit` hands the edit to it (package hub). Interleaved
+# rounds of version, the direct edit (--no-hub), the forwarded edit of the
+# file closed (the hub writes it on disk, as the direct edit does) and of the
+# file open in the stand-in editor (the edit goes to the buffer through
+# workspace/applyEdit; the stand-in applies it and sends the incremental
+# didChange an editor sends), with the
+# ratios ÷ version (goal: forwarded ≤ 1.2).
+python3 - "$runs" "$work" <<'PY'
+import json, os, shutil, statistics, subprocess, sys, threading, time
+runs, work = int(sys.argv[1]), sys.argv[2]
+hashls, root = f"{work}/hashls", os.getcwd()
+uri = "file://" + os.path.join(root, "big.txt")
+orig = open(f"{work}/big.orig").read()
+srv = subprocess.Popen([hashls, "--root", root, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+lock = threading.Lock()
+doc = {"text": orig, "version": 1}
+def send(msg):
+    b = json.dumps(msg).encode()
+    with lock:
+        srv.stdin.write(b"Content-Length: %d\r\n\r\n" % len(b) + b); srv.stdin.flush()
+waiting, next_id = {}, [100]
+def barrier():  # a request: answered once the server handled what came before
+    next_id[0] += 1
+    ev = threading.Event(); waiting[next_id[0]] = ev
+    send({"jsonrpc": "2.0", "id": next_id[0], "method": "textDocument/foldingRange", "params": {"textDocument": {"uri": uri}}})
+    ev.wait(30)
+def line_starts(text):
+    starts, off = [0], text.find("\n")
+    while off >= 0:
+        starts.append(off + 1)
+        off = text.find("\n", off + 1)
+    return starts
+def reader():  # the stand-in editor: answers applyEdit, drains the rest
+    out = srv.stdout
+    while True:
+        n = 0
+        while True:
+            line = out.readline()
+            if not line:
+                return
+            if line.lower().startswith(b"content-length:"):
+                n = int(line.split(b":")[1])
+            if line in (b"\r\n", b"\n"):
+                break
+        msg = json.loads(out.read(n))
+        if "id" in msg and "method" not in msg and msg["id"] in waiting:
+            waiting.pop(msg["id"]).set()
+        if msg.get("method") == "workspace/applyEdit":
+            dc = msg["params"]["edit"]["documentChanges"][0]
+            t = doc["text"]
+            ls = line_starts(t)  # every range names the text before the edit
+            off = lambda p: ls[p["line"]] + p["character"]  # ASCII: UTF-16 units are bytes
+            parts, at = [], len(t)
+            for e in reversed(dc["edits"]):
+                s, en = off(e["range"]["start"]), off(e["range"]["end"])
+                parts.append(t[en:at]); parts.append(e["newText"]); at = s
+            parts.append(t[:at])
+            t = "".join(reversed(parts))
+            doc["text"], doc["version"] = t, doc["version"] + 1
+            send({"jsonrpc": "2.0", "id": msg["id"], "result": {"applied": True}})
+            send({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {"textDocument": {"uri": uri, "version": doc["version"]}, "contentChanges": [{"range": e["range"], "text": e["newText"]} for e in reversed(dc["edits"])]}})
+threading.Thread(target=reader, daemon=True).start()
+caps = {"workspace": {"applyEdit": True, "workspaceEdit": {"documentChanges": True}}}
+send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": None, "rootUri": "file://" + root, "capabilities": caps}})
+send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+hubdir = os.path.join(os.environ["HASHLS_STATE_DIR"], "hub")
+for _ in range(500):
+    if os.path.isdir(hubdir) and any(n.endswith(".sock") for n in os.listdir(hubdir)):
+        break
+    time.sleep(0.01)
+else:
+    sys.exit("hashls serve did not become the hub")
+def open_doc():  # the file opened with its original text (the tag's)
+    doc["text"], doc["version"] = orig, doc["version"] + 1
+    send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": uri, "languageId": "plaintext", "version": doc["version"], "text": orig}}})
+    barrier()  # outside the timed region: the server has it open
+edit = open(f"{work}/edit.json").read()
+cmds = {
+    "version": [hashls, "version"],
+    "edit (direct)": [hashls, "--no-hub", "tool", "edit", edit],
+    "edit (forwarded)": [hashls, "tool", "edit", edit],
+    "edit (fwd, open)": [hashls, "tool", "edit", edit],
+}
+t = {k: [] for k in cmds}
+for i in range(runs + 3):
+    for k, c in cmds.items():
+        shutil.copy(f"{work}/big.orig", "big.txt")
+        if k == "edit (fwd, open)":
+            open_doc()
+        s = time.perf_counter()
+        subprocess.run(c, stdout=subprocess.DEVNULL, check=True)
+        if i >= 3:
+            t[k].append((time.perf_counter() - s) * 1000)
+        if k == "edit (fwd, open)":
+            if doc["text"] == orig or open("big.txt").read() != orig:
+                sys.exit("the forwarded edit of the open file did not land in the buffer")
+            send({"jsonrpc": "2.0", "method": "textDocument/didClose", "params": {"textDocument": {"uri": uri}}})
+            barrier()
+send({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}); send({"jsonrpc": "2.0", "method": "exit"})
+srv.wait(timeout=10)
+m = {k: statistics.median(v) for k, v in t.items()}
+for k in cmds:
+    print(f"hub interleaved {k:17s} median {m[k]:7.2f} ms")
+v = m["version"]
+print(f"÷ version: forwarded (closed file) {m['edit (forwarded)']/v:.2f}, forwarded (open file) {m['edit (fwd, open)']/v:.2f} (goal ≤ 1.2); direct {m['edit (direct)']/v:.2f}")
+PY
 if command -v hyperfine >/dev/null; then
   # -N: no shell in between; --prepare restores the file so every edit
   # applies against the tag that read minted.

@@ -321,3 +321,37 @@ func UnifiedDiff(path string, old, new []byte) string {
 	}
 	return unifiedDiff(path, a, b, ch)
 }
+
+// Span is one changed region of a line diff, in byte offsets: old[OldStart:OldEnd]
+// became new[NewStart:NewEnd]. Both spans cover whole lines (with their line
+// breaks).
+type Span struct{ OldStart, OldEnd, NewStart, NewEnd int }
+
+// ChangedSpans returns the regions where old and new differ, one per run of
+// changed lines, in order (a Myers line diff, as UnifiedDiff's). Lines are
+// compared by content and by whether a line break follows, not by which break
+// (CRLF or LF) or a BOM: a caller that needs the exact bytes checks the spans
+// rebuild new, and falls back to one replacement when they do not. It
+// returns nil when the lines are equal.
+func ChangedSpans(old, new []byte) []Span {
+	a, b := newDoc(old), newDoc(new)
+	ch := diffRegions(a, b, []region{{os: 0, oe: len(a.starts), ns: 0, ne: len(b.starts)}})
+	if len(ch) == 0 {
+		return nil
+	}
+	offA, offB := len(old)-len(a.b), len(new)-len(b.b) // the BOM, if any
+	at := func(d *doc, i, off int) int {
+		if i >= len(d.starts) {
+			return off + len(d.b)
+		}
+		return off + d.starts[i]
+	}
+	out := make([]Span, 0, len(ch))
+	for _, c := range ch {
+		out = append(out, Span{
+			OldStart: at(a, c.o, offA), OldEnd: at(a, c.o+c.ol, offA),
+			NewStart: at(b, c.n, offB), NewEnd: at(b, c.n+c.nl, offB),
+		})
+	}
+	return out
+}

@@ -29,8 +29,9 @@ func stale(format string, args ...any) error {
 }
 
 // ApplyEdit replaces the open buffer p (at version, holding old) with new. It
-// sends the smallest single replacement (common prefix and suffix kept) as a
-// versioned TextDocumentEdit, waits for the client's answer and for the
+// sends one text edit per changed region (minimalEdits), all in one versioned
+// TextDocumentEdit, so cursors, folds and markers outside the changes stay
+// where they are; waits for the client's answer and for the
 // didChange that follows, and fails with KindStale when the buffer moved or
 // the client refused: nothing is written then.
 func (b *bufferEditor) ApplyEdit(ctx context.Context, p workspace.Path, version int32, old, new []byte, label string) error {
@@ -60,11 +61,15 @@ func (b *bufferEditor) ApplyEdit(ctx context.Context, p workspace.Path, version 
 	if !caps.applyEdit {
 		return stale("%s is open in the editor, which does not support workspace/applyEdit; save and close it, then retry", p.Rel)
 	}
-	start, end, repl := minimalEdit(old, new)
-	if start == end && len(repl) == 0 {
+	edits := minimalEdits(old, new)
+	if len(edits) == 0 {
 		return nil
 	}
-	params := buildApplyEdit(sn.uri, version, sn.m.rangeOf(start, end), string(repl), label, caps)
+	tes := make([]protocol.TextEdit, len(edits))
+	for i, e := range edits {
+		tes[i] = protocol.TextEdit{Range: sn.m.rangeOf(e.start, e.end), NewText: string(e.repl)}
+	}
+	params := buildApplyEdit(sn.uri, version, tes, label, caps)
 	// The client answers after it has applied the edit; its didChange
 	// normally precedes the answer.
 	return s.applyAndWait(ctx, params, w, timeout, "the edit to "+p.Rel, "read it again and retry", "didChange")
@@ -115,16 +120,21 @@ func (s *server) dropWaiter(w *versionWaiter) {
 	}
 }
 
-// buildApplyEdit builds the workspace/applyEdit params for one replacement:
-// a versioned TextDocumentEdit (annotated when the client supports change
-// annotations), or a plain edit for clients without documentChanges.
-func buildApplyEdit(u uri.URI, version int32, rng protocol.Range, text, label string, caps clientCaps) *protocol.ApplyWorkspaceEditParams {
-	edit := protocol.TextEdit{Range: rng, NewText: text}
+// buildApplyEdit builds the workspace/applyEdit params for the text edits of
+// one document (ranges in the document at version, non-overlapping, in
+// order): a versioned TextDocumentEdit (annotated when the client supports
+// change annotations), or plain edits for clients without documentChanges.
+func buildApplyEdit(u uri.URI, version int32, edits []protocol.TextEdit, label string, caps clientCaps) *protocol.ApplyWorkspaceEditParams {
 	var we protocol.WorkspaceEdit
 	if caps.documentChanges {
-		var elem protocol.TextDocumentEditElement = &edit
+		elems := make([]protocol.TextDocumentEditElement, len(edits))
+		for i := range edits {
+			elems[i] = &edits[i]
+			if caps.annotations {
+				elems[i] = &protocol.AnnotatedTextEdit{TextEdit: edits[i], AnnotationID: annotationID}
+			}
+		}
 		if caps.annotations {
-			elem = &protocol.AnnotatedTextEdit{TextEdit: edit, AnnotationID: annotationID}
 			no := false
 			we.ChangeAnnotations = map[protocol.ChangeAnnotationIdentifier]protocol.ChangeAnnotation{
 				annotationID: {Label: label, NeedsConfirmation: &no},
@@ -136,10 +146,10 @@ func buildApplyEdit(u uri.URI, version int32, rng protocol.Range, text, label st
 				TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u},
 				Version:                &v,
 			},
-			Edits: []protocol.TextDocumentEditElement{elem},
+			Edits: elems,
 		}}
 	} else {
-		we.Changes = map[uri.URI][]protocol.TextEdit{u: {edit}}
+		we.Changes = map[uri.URI][]protocol.TextEdit{u: edits}
 	}
 	l := label
 	if l == "" {

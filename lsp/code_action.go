@@ -169,7 +169,7 @@ func deleteLinesEdit(sn *snapshot, start, end int, caps clientCaps) *protocol.Wo
 			a = sn.m.lineEnd(start - 2)
 		}
 	}
-	params := buildApplyEdit(sn.uri, sn.version, sn.m.rangeOf(a, b), "", fmt.Sprintf("Delete block (lines %d–%d)", start, end), caps)
+	params := buildApplyEdit(sn.uri, sn.version, []protocol.TextEdit{{Range: sn.m.rangeOf(a, b)}}, fmt.Sprintf("Delete block (lines %d–%d)", start, end), caps)
 	return &params.Edit
 }
 

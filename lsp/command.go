@@ -12,6 +12,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/hashls/hashls/agent"
+	"github.com/hashls/hashls/hub"
 )
 
 // Command names. Every agent tool NAME is also the command hashls.NAME.
@@ -87,30 +88,67 @@ func (s *server) runTool(ctx context.Context, tool string, args []byte, token pr
 // callTool runs tool with progress reporting and an activity notification,
 // mapping failures to LSP errors.
 func (s *server) callTool(ctx context.Context, tool string, args []byte, token protocol.ProgressToken) (*agent.Result, error) {
-	if len(args) == 0 {
-		args = []byte("{}")
-	}
-	ws, err := s.requireWorkspace()
-	if err != nil {
-		return nil, toolError(tool, &agent.Error{Kind: agent.KindUsage, Message: fmt.Sprintf("%s: %v", tool, err)})
-	}
-	prog := s.startProgress(ctx, "hashls "+tool, token)
-	env := &agent.Env{WS: ws, Resolver: &s.resolver, Progress: prog.report, Edit: s.currentSettings().editSettings()}
-	start := time.Now()
-	res, err := s.opts.runTool(ctx, env, tool, args)
-	prog.end()
-	if err == nil && res == nil {
-		err = &agent.Error{Kind: agent.KindInternal, Message: fmt.Sprintf("tool %s returned no result (this is a hashls bug)", tool)}
-	}
-	s.reportActivity(ctx, tool, args, res, err, time.Since(start))
+	res, err := s.runAs(ctx, tool, args, token, origin{transport: "lsp"})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, protocol.ErrRequestCancelled
 		}
 		return nil, toolError(tool, err)
 	}
+	return res, nil
+}
+
+// origin says who asked for a tool run: the editor ("lsp"), or a process
+// that forwarded the call through the hub (its transport and call id).
+type origin struct {
+	transport string
+	callID    string // "" = a new one
+	forwarded bool
+}
+
+// runAs runs tool for o with progress reporting and an activity
+// notification. Its run's call id is remembered as the server's own, so the
+// audit feed does not report the run again as another process's.
+func (s *server) runAs(ctx context.Context, tool string, args []byte, token protocol.ProgressToken, o origin) (*agent.Result, error) {
+	if len(args) == 0 {
+		args = []byte("{}")
+	}
+	ws, err := s.requireWorkspace()
+	if err != nil {
+		return nil, &agent.Error{Kind: agent.KindUsage, Message: fmt.Sprintf("%s: %v", tool, err)}
+	}
+	if o.callID == "" {
+		o.callID = hub.NewCallID()
+	}
+	s.ownCall(o.callID)
+	prog := s.startProgress(ctx, "hashls "+tool, token)
+	env := &agent.Env{WS: ws, Resolver: &s.resolver, Progress: prog.report, Edit: s.currentSettings().editSettings(), Transport: o.transport, CallID: o.callID}
+	start := time.Now()
+	res, err := s.opts.runTool(ctx, env, tool, args)
+	prog.end()
+	if err == nil && res == nil {
+		err = &agent.Error{Kind: agent.KindInternal, Message: fmt.Sprintf("tool %s returned no result (this is a hashls bug)", tool)}
+	}
+	s.reportActivity(ctx, tool, args, res, err, start, o)
+	if err != nil {
+		return nil, err
+	}
 	s.logWarnings(ctx, tool, res)
 	return res, nil
+}
+
+// runForwarded is the hub's Runner: a call another process forwarded runs
+// here as the editor's own would (its reads see the open buffers, its edits
+// go to the editor), audited with the caller's transport.
+func (s *server) runForwarded(ctx context.Context, req hub.Request) (*agent.Result, error) {
+	if !s.hasTool(req.Tool) {
+		return nil, &agent.Error{Kind: agent.KindUsage, Message: fmt.Sprintf("unknown tool %q; see `hashls tool --list`", req.Tool)}
+	}
+	tr := req.Transport
+	if tr == "" {
+		tr = "hub"
+	}
+	return s.runAs(ctx, req.Tool, req.Args, nil, origin{transport: tr, callID: req.ID, forwarded: true})
 }
 
 // toolError turns a tool failure into an LSP error: InvalidParams for bad

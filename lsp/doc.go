@@ -6,7 +6,11 @@
 // documents back to the editor as versioned workspace/applyEdit requests
 // (bufedit.go), and serves tree-sitter document symbols, folding ranges,
 // selection ranges and block code actions. It reports $/progress for long
-// tool runs and a hashls/activity notification after every tool run.
+// tool runs and a hashls/activity notification after every tool run, its
+// own and those of other hashls processes on the root (read from the store's
+// audit log). With Options.Hub it is its root's hub (package hub): `hashls
+// tool` and `hashls mcp` forward their calls to it, which run here against
+// the open buffers.
 //
 // The entry point is Serve, which speaks LSP over one io.ReadWriteCloser
 // (Stdio() for `hashls serve --stdio`). Tool logic lives in package agent;
@@ -34,15 +38,26 @@
 // edit), refactor.hashls.selectBlock and refactor.hashls.copyBlockAnchor
 // (commands above), source.hashls.outline.
 //
-// Requests to the client: workspace/applyEdit, a versioned text edit of an
-// open document, or (move_file, apply_patch moves of an open document,
+// Requests to the client: workspace/applyEdit, the versioned text edits of
+// an open document (one TextEdit per changed region, all in one
+// TextDocumentEdit; each range names the document before the edit, as the
+// LSP says), or (move_file, apply_patch moves of an open document,
 // when workspace.workspaceEdit.resourceOperations holds "rename") one
 // RenameFile operation that never overwrites: the editor moves the file and
 // its buffer follows; it is expected to announce the buffer under its new
 // name with didClose and didOpen.
 //
 // Notifications from the server: hashls/activity after every tool run
-// (see Activity), $/progress (work-done progress) for tools that report
+// (see Activity: tool, paths, outcome, errorKind, message, auditIds, diff,
+// durationMs, transport, time, external, forwarded, callId). The server's
+// own runs carry transport "lsp", or the caller's ("cli", "mcp") with
+// forwarded true for calls forwarded through the hub. Runs of other
+// processes (a `hashls tool` without a hub or with --no-hub, `hashls mcp`,
+// recovery) are seen in the store's audit log (polled through SQLite's
+// data_version, every 200ms) and reported with external true, the audit
+// row's transport and time, their audit ids and paths, and no diff
+// (hashls.audit has it); one entry per tool run (rows sharing a call id).
+// $/progress (work-done progress) for tools that report
 // progress or run longer than 400ms, window/logMessage for warnings.
 //
 // Settings, from initializationOptions and workspace/didChangeConfiguration,
@@ -59,5 +74,6 @@
 // (workspace.BufferEditor and BufferRenamer over workspace/applyEdit), symbols.go
 // (documentSymbol, foldingRange, selectionRange), code_action.go (block
 // actions and their commands), progress.go (work-done progress, activity,
-// log messages).
+// log messages), external.go (the hub endpoint and the activity of other
+// processes).
 package lsp

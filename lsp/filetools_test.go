@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -168,5 +169,68 @@ func TestMoveFileOpenBufferOverLSP(t *testing.T) {
 				t.Fatalf("read_file sub/b.txt: %+v, want %q (overlay %v)", rd.Details, tc.readDest, tc.overlay)
 			}
 		})
+	}
+}
+
+// TestManyHunkEditOfOpenDocument: a 50-hunk edit of an open document
+// reaches the editor as one versioned workspace/applyEdit holding one text
+// edit per changed region, not one edit spanning the first to the last
+// change; applying them gives the edited text, and the disk is untouched.
+func TestManyHunkEditOfOpenDocument(t *testing.T) {
+	c := newTestClient(t, testOptions())
+	c.initialize(nil)
+	var lines []string
+	for i := 1; i <= 1000; i++ {
+		lines = append(lines, fmt.Sprintf("line %d of the document", i))
+	}
+	disk := strings.Join(lines, "\n") + "\n"
+	buffer := "// unsaved\n" + disk // the buffer differs from the disk
+	u := c.open("big.txt", disk, buffer)
+	var read struct {
+		Details map[string]any `json:"details"`
+	}
+	if err := c.call("workspace/executeCommand", map[string]any{"command": "hashls.read", "arguments": []any{map[string]any{"path": "big.txt"}}}, &read); err != nil {
+		t.Fatal(err)
+	}
+	tag, _ := read.Details["tag"].(string)
+	var input strings.Builder
+	input.WriteString("¶big.txt#" + tag + "\n")
+	want := strings.Split(buffer, "\n")
+	for h := 0; h < 50; h++ {
+		n := 10 + h*19 // 1-based buffer line
+		fmt.Fprintf(&input, "replace %d..%d:\n+changed %d\n", n, n, h)
+		want[n-1] = fmt.Sprintf("changed %d", h)
+	}
+	if err := c.call("workspace/executeCommand", map[string]any{"command": "hashls.edit", "arguments": []any{map[string]any{"input": input.String()}}}, nil); err != nil {
+		t.Fatalf("hashls.edit: %v", err)
+	}
+	if got := c.clientText(u); got != strings.Join(want, "\n") {
+		t.Fatalf("client buffer differs from the expected text")
+	}
+	if b, _ := os.ReadFile(filepath.Join(c.root, "big.txt")); string(b) != disk {
+		t.Fatalf("disk was written")
+	}
+	c.mu.Lock()
+	last := c.applyEdits[len(c.applyEdits)-1]
+	c.mu.Unlock()
+	var p struct {
+		Edit struct {
+			DocumentChanges []struct {
+				TextDocument struct {
+					Version *int32 `json:"version"`
+				} `json:"textDocument"`
+				Edits []json.RawMessage `json:"edits"`
+			} `json:"documentChanges"`
+		} `json:"edit"`
+	}
+	if err := json.Unmarshal(last, &p); err != nil || len(p.Edit.DocumentChanges) != 1 {
+		t.Fatalf("applyEdit %s: %v", last, err)
+	}
+	dc := p.Edit.DocumentChanges[0]
+	if dc.TextDocument.Version == nil || *dc.TextDocument.Version != 1 {
+		t.Fatalf("applyEdit not versioned: %s", last)
+	}
+	if len(dc.Edits) != 50 {
+		t.Fatalf("applyEdit holds %d text edits, want 50 (one per hunk)", len(dc.Edits))
 	}
 }

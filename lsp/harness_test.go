@@ -145,8 +145,15 @@ func (c *testClient) applyEdit(ctx context.Context, params json.RawMessage) (any
 			c.mu.Unlock()
 			return map[string]any{"applied": false, "failureReason": "version mismatch"}, nil
 		}
+		// Every range names the document before the edit (the LSP rule):
+		// apply them last first, which the didChange reports in that order.
 		var changes []map[string]any
-		for _, e := range dc.Edits {
+		for i := len(dc.Edits) - 1; i >= 0; i-- {
+			e := dc.Edits[i]
+			if i > 0 && comparePos(dc.Edits[i-1].Range.End, e.Range.Start) > 0 {
+				c.mu.Unlock()
+				return map[string]any{"applied": false, "failureReason": "overlapping or unordered edits"}, nil
+			}
 			s, en := utf16Offset(d.text, e.Range.Start), utf16Offset(d.text, e.Range.End)
 			d.text = d.text[:s] + e.NewText + d.text[en:]
 			changes = append(changes, map[string]any{"range": e.Range, "text": e.NewText})
@@ -204,6 +211,16 @@ func (c *testClient) renameFile(ctx context.Context, oldURI, newURI string, over
 		return err.Error()
 	}
 	return ""
+}
+
+// comparePos orders two positions.
+func comparePos(a, b protocol.Position) int {
+	switch {
+	case a.Line != b.Line:
+		return int(a.Line) - int(b.Line)
+	default:
+		return int(a.Character) - int(b.Character)
+	}
 }
 
 // utf16Offset is the client's own position → byte offset conversion

@@ -1,9 +1,12 @@
 package lsp
 
 import (
+	"bytes"
 	"unicode/utf8"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/hashls/hashls/edit"
 )
 
 // mapper converts between LSP positions (0-based line, UTF-16 code unit
@@ -160,6 +163,51 @@ func minimalEdit(old, new []byte) (start, end int, repl []byte) {
 		s--
 	}
 	return p, len(old) - s, new[p : len(new)-s]
+}
+
+// byteEdit replaces old[start:end] with repl.
+type byteEdit struct {
+	start, end int
+	repl       []byte
+}
+
+// minimalEdits returns the replacements that turn old into new, one per
+// changed region: a line diff (edit.ChangedSpans) finds the regions, and
+// each is trimmed to its own smallest replacement (minimalEdit). The edits are
+// in order and do not overlap, as one LSP TextEdit[] must be. When the regions
+// do not rebuild new byte for byte (the line diff compares lines without their
+// break style), it returns the single replacement of minimalEdit.
+func minimalEdits(old, new []byte) []byteEdit {
+	var out []byteEdit
+	for _, sp := range edit.ChangedSpans(old, new) {
+		s, e, repl := minimalEdit(old[sp.OldStart:sp.OldEnd], new[sp.NewStart:sp.NewEnd])
+		if s == e && len(repl) == 0 {
+			continue
+		}
+		out = append(out, byteEdit{sp.OldStart + s, sp.OldStart + e, repl})
+	}
+	if !bytes.Equal(applyByteEdits(old, out), new) {
+		s, e, repl := minimalEdit(old, new)
+		if s == e && len(repl) == 0 {
+			return nil
+		}
+		return []byteEdit{{s, e, repl}}
+	}
+	return out
+}
+
+// applyByteEdits applies ordered, non-overlapping edits to old.
+func applyByteEdits(old []byte, edits []byteEdit) []byte {
+	var b bytes.Buffer
+	b.Grow(len(old))
+	at := 0
+	for _, e := range edits {
+		b.Write(old[at:e.start])
+		b.Write(e.repl)
+		at = e.end
+	}
+	b.Write(old[at:])
+	return b.Bytes()
 }
 
 // splitsAt reports whether a cut of b at i would split a UTF-8 sequence or a

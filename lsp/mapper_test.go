@@ -109,3 +109,30 @@ func FuzzMapper(f *testing.F) {
 		}
 	})
 }
+
+// TestMinimalEdits: one edit per changed region, each trimmed, rebuilding
+// the new text; break-style changes fall back to one replacement.
+func TestMinimalEdits(t *testing.T) {
+	tests := []struct {
+		old, new string
+		n        int
+	}{
+		{"a\nb\n", "a\nb\n", 0},
+		{"a\nb\nc\nd\ne\n", "A\nb\nc\nd\nE\n", 2},
+		{"x := 1\ny\nz := 2\n", "x := 10\ny\nz := 20\n", 2},
+		{"a\r\nb\r\n", "a\nb\n", 1}, // the line diff sees no change: one replacement
+		{"\ufeffa\nb\nc\n", "\ufeffA\nb\nC\n", 2},
+		{"😀a\nb\n😀c\n", "😀x\nb\n😀y\n", 2},
+		{"", "new\n", 1},
+		{"old\n", "", 1},
+	}
+	for _, tt := range tests {
+		edits := minimalEdits([]byte(tt.old), []byte(tt.new))
+		if len(edits) != tt.n {
+			t.Errorf("minimalEdits(%q, %q): %d edits, want %d", tt.old, tt.new, len(edits), tt.n)
+		}
+		if got := string(applyByteEdits([]byte(tt.old), edits)); got != tt.new {
+			t.Errorf("minimalEdits(%q, %q) rebuilds %q", tt.old, tt.new, got)
+		}
+	}
+}

@@ -128,7 +128,9 @@ func (p *progress) end() {
 	}
 }
 
-// Activity is the hashls/activity notification's params.
+// Activity is the hashls/activity notification's params: one per tool run,
+// the server's own (after it ran) and other processes' (seen in the store's
+// audit log, External set).
 type Activity struct {
 	Tool       string   `json:"tool"`
 	Paths      []string `json:"paths"`
@@ -136,18 +138,34 @@ type Activity struct {
 	ErrorKind  string   `json:"errorKind,omitempty"`
 	Message    string   `json:"message,omitempty"` // the error message
 	AuditIDs   []int64  `json:"auditIds,omitempty"`
-	Diff       string   `json:"diff,omitempty"`
+	Diff       string   `json:"diff,omitempty"` // absent for External entries: hashls.audit {"id": N} has it
 	DurationMs float64  `json:"durationMs"`
+	// Transport is who asked for the run: "lsp" (this editor), or for a
+	// call forwarded through the hub and for External entries the audit
+	// row's transport: "cli", "mcp", "hub", "recovery" (or "" when an
+	// older hashls wrote the row).
+	Transport string `json:"transport"`
+	// Time is when the run started (RFC 3339, with fractional seconds).
+	Time string `json:"time"`
+	// External: the run happened in another process; the server saw its
+	// audit rows in the store.
+	External bool `json:"external,omitempty"`
+	// Forwarded: another process (Transport) forwarded the call through
+	// the hub and this server ran it (its edits went to the open buffers).
+	Forwarded bool `json:"forwarded,omitempty"`
+	// CallID names the run; the audit rows it wrote carry it.
+	CallID string `json:"callId,omitempty"`
 }
 
 // reportActivity sends hashls/activity for one tool run. Paths, audit ids
 // and diffs come from the result's typed changes and shown files; a failed
 // run names the paths its arguments gave.
-func (s *server) reportActivity(ctx context.Context, tool string, args []byte, res *agent.Result, err error, d time.Duration) {
+func (s *server) reportActivity(ctx context.Context, tool string, args []byte, res *agent.Result, err error, start time.Time, o origin) {
 	if !s.currentSettings().Activity {
 		return
 	}
-	a := Activity{Tool: tool, Outcome: "ok", DurationMs: float64(d.Microseconds()) / 1000}
+	a := Activity{Tool: tool, Outcome: "ok", DurationMs: float64(time.Since(start).Microseconds()) / 1000,
+		Transport: o.transport, Time: start.UTC().Format(time.RFC3339Nano), Forwarded: o.forwarded, CallID: o.callID}
 	paths := map[string]bool{}
 	add := func(p string) { // named paths are bounded: clipped, and at most maxActivityPaths
 		if p != "" && len(paths) < maxActivityPaths {
@@ -189,7 +207,12 @@ func (s *server) reportActivity(ctx context.Context, tool string, args []byte, r
 		a.Paths = append(a.Paths, p)
 	}
 	sort.Strings(a.Paths)
-	raw, merr := json.Marshal(&a)
+	s.notifyActivity(ctx, &a)
+}
+
+// notifyActivity sends one hashls/activity notification.
+func (s *server) notifyActivity(ctx context.Context, a *Activity) {
+	raw, merr := json.Marshal(a)
 	if merr != nil {
 		return
 	}

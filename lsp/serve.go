@@ -30,6 +30,11 @@ type Options struct {
 	// Root, when set, is the workspace root regardless of what the client
 	// sends in initialize (workspaceFolders, rootUri, rootPath).
 	Root string
+	// Hub makes the server the root's hub once its workspace is open
+	// (package hub): other hashls processes on the root forward their
+	// tool calls to it. When another process is the hub already, the server
+	// works without being one.
+	Hub bool
 
 	// tools and runTool replace the agent registry in tests.
 	tools   func() []agent.Tool
@@ -58,7 +63,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	if opts.runTool == nil {
 		opts.runTool = func(ctx context.Context, env *agent.Env, name string, args []byte) (*agent.Result, error) {
 			ts := agent.New(agent.Deps{WS: env.WS, Resolver: env.Resolver, Edit: env.Edit})
-			return ts.Run(ctx, name, args, agent.Call{Progress: env.Progress, Transport: "lsp"})
+			return ts.Run(ctx, name, args, agent.Call{Progress: env.Progress, Transport: env.Transport, ID: env.CallID})
 		}
 	}
 	s := newServer(opts)

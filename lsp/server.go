@@ -45,6 +45,8 @@ type server struct {
 	docs      map[uri.URI]*document
 	byPath    map[string]*document // workspace.Path.Abs -> open document
 	waiters   []*versionWaiter     // applyEdit callers waiting for a didChange
+
+	others others // the hub endpoint and the audit feed (external.go)
 }
 
 // Compile-time check: server is a complete protocol.Server.
@@ -85,6 +87,7 @@ func (s *server) logf(format string, args ...any) { s.opts.Logf(format, args...)
 // close releases the workspace when Serve returns.
 func (s *server) close() {
 	s.waitWorkspace()
+	s.stopOthers()
 	s.mu.Lock()
 	ws := s.ws
 	s.ws = nil
@@ -259,6 +262,7 @@ func (s *server) openWorkspace(root, stateDir string, settingsErr error) {
 	}
 	if ws != nil {
 		ws.SetBufferEditor(&bufferEditor{s: s})
+		s.startOthers(ws)
 	}
 	s.mu.Lock()
 	s.ws, s.wsErr = ws, err

@@ -13,6 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hashls/hashls/agent"
+	"github.com/hashls/hashls/hub"
 	"github.com/hashls/hashls/treesitter"
 	"github.com/hashls/hashls/workspace"
 )
@@ -33,6 +34,9 @@ type Options struct {
 	// the CLI takes them from HASHLS_SEEN_LINES and HASHLS_EDIT_HEADERS,
 	// which an MCP client's server configuration can set.
 	Edit agent.EditSettings
+	// NoHub runs every call in this process even when the root has a hub
+	// (an editor's hashls serve, package hub) to forward it to.
+	NoHub bool
 
 	// runTool replaces Toolset.Run in tests.
 	runTool func(ctx context.Context, ts *agent.Toolset, name string, args json.RawMessage, call agent.Call) (*agent.Result, error)
@@ -178,20 +182,30 @@ func (s *Server) handler(name string) sdk.ToolHandler {
 		if ask {
 			return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{rootsInput: &sdk.ListRootsParams{}}}, nil
 		}
-		ts, err := s.toolset(root)
-		if err != nil {
-			return errorResult(err), nil
-		}
 		var args json.RawMessage
 		if req.Params != nil {
 			args = req.Params.Arguments
 		}
-		call := agent.Call{Transport: "mcp", Progress: s.progress(ctx, req)}
+		call := agent.Call{Transport: "mcp", Progress: s.progress(ctx, req), ID: hub.NewCallID()}
+		direct := func(ctx context.Context, retry bool) (*agent.Result, error) {
+			ts, err := s.toolset(root)
+			if err != nil {
+				return nil, err
+			}
+			c := call
+			c.Retry = retry
+			if s.opts.runTool != nil {
+				return s.opts.runTool(ctx, ts, name, args, c)
+			}
+			return ts.Run(ctx, name, args, c)
+		}
 		var res *agent.Result
-		if s.opts.runTool != nil {
-			res, err = s.opts.runTool(ctx, ts, name, args, call)
+		if s.opts.NoHub {
+			res, err = direct(ctx, false)
 		} else {
-			res, err = ts.Run(ctx, name, args, call)
+			// An editor's server on the root is its hub: the call runs
+			// there, against the open buffers (package hub).
+			res, _, err = hub.Forward(ctx, s.opts.StateDir, root, hub.Request{ID: call.ID, Tool: name, Args: args, Transport: "mcp"}, direct)
 		}
 		if ctx.Err() != nil {
 			// The client cancelled (or went away): it reads no result.

@@ -85,6 +85,11 @@ type CommitOptions struct {
 	// AllowVCS permits changes under .git, .hg and .svn, refused
 	// otherwise (a write there can make git run code).
 	AllowVCS bool
+	// Call is the id of the tool run making the change (see agent.Call):
+	// kept in the journal and the audit rows, also when recovery rolls the
+	// change forward, so a retry of the same call finds it applied
+	// (Store.AuditByCall).
+	Call string
 }
 
 // Committed is what Commit did, one entry per change in the given order.
@@ -327,7 +332,7 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 	if err != nil {
 		return nil, &Error{Kind: KindIO, Msg: fmt.Sprintf("commit: no randomness for temp file names: %v", err), Err: err}
 	}
-	in := &intent{Tool: tool}
+	in := &intent{Tool: tool, Call: opts.Call}
 	for i, e := range disk {
 		ie := intentEntry{Path: e.ch.Path.Abs, Rel: e.ch.Path.Rel, Op: opWrite}
 		switch {
@@ -514,7 +519,7 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 			if e.ch.MovedFrom != "" && note == "" {
 				note = "moved from " + e.ch.MovedFrom
 			}
-			audits = append(audits, AuditEntry{Tool: tool, Path: e.ch.Path.Rel, SHA256Before: e.res.OldSHA256, SHA256After: e.res.NewSHA256, Note: note, Transport: opts.Transport})
+			audits = append(audits, AuditEntry{Tool: tool, Path: e.ch.Path.Rel, SHA256Before: e.res.OldSHA256, SHA256After: e.res.NewSHA256, Note: note, Transport: opts.Transport, Call: opts.Call})
 		}
 		ids, err := st.finishIntent(in.ID, recs, audits)
 		if err != nil {

@@ -122,6 +122,17 @@
 // several hashls processes can share it. Every store failure is a KindStore
 // *Error naming the database file.
 //
+// Each audit row carries the call id of the tool run that wrote it
+// (CommitOptions.Call; the journal keeps it, so a commit recovery rolls
+// forward is still that call's): AuditByCall finds what a call did, which is
+// how a call retried after its hub died is never applied twice. AuditFeed
+// follows the audit log as every process appends to it (PRAGMA data_version),
+// for the editor's activity panel.
+//
+// Beside the store, HubSocket names the Unix socket where the root's hub
+// advertises itself (<state>/hub/<hash>.sock, directory 0700) and
+// TryLockFile the lock that makes it one per root (package hub).
+//
 // # Operating systems
 //
 // What differs per OS lives in one file per OS; the rest never asks which OS

@@ -29,6 +29,7 @@ const (
 type intent struct {
 	ID      int64         `json:"-"`
 	Tool    string        `json:"tool"`
+	Call    string        `json:"call,omitempty"` // CommitOptions.Call
 	Entries []intentEntry `json:"entries"`
 }
 
@@ -464,6 +465,7 @@ func (w *Workspace) recoverOne(ctx context.Context, in intent) (Recovery, bool) 
 			Note: fmt.Sprintf("interrupted change (journal #%d) %s", in.ID, r.Outcome)}
 		if forward {
 			a.SHA256After = e.New
+			a.Call = in.Call // the call's change is applied: its retry must find it
 		}
 		audits = append(audits, a)
 	}
@@ -506,7 +508,7 @@ func (w *Workspace) CommitRow(ctx context.Context, tool string, rc RowChange, op
 	}
 	defer unlock()
 	st := w.store
-	in := &intent{Tool: tool, Entries: []intentEntry{{Path: rc.DB.Abs, Rel: rc.Key, Op: opRow}}}
+	in := &intent{Tool: tool, Call: opts.Call, Entries: []intentEntry{{Path: rc.DB.Abs, Rel: rc.Key, Op: opRow}}}
 	var old []byte
 	kept := false
 	keepOld := func(o []byte) error {
@@ -556,7 +558,7 @@ func (w *Workspace) CommitRow(ctx context.Context, tool string, rc RowChange, op
 	if st != nil {
 		var audits []AuditEntry
 		if changed {
-			audits = append(audits, AuditEntry{Tool: tool, Path: rc.Key, SHA256Before: res.OldSHA256, SHA256After: res.NewSHA256, Note: note, Transport: opts.Transport})
+			audits = append(audits, AuditEntry{Tool: tool, Path: rc.Key, SHA256Before: res.OldSHA256, SHA256After: res.NewSHA256, Note: note, Transport: opts.Transport, Call: opts.Call})
 		}
 		ids, err := st.finishIntent(in.ID, nil, audits)
 		if err != nil {

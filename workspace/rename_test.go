@@ -232,10 +232,10 @@ func TestRecoverEditorMove(t *testing.T) {
 			var inflight []intent
 			ed.onRename = func() { inflight, _ = w.store.pendingIntents() }
 			w.SetBufferEditor(ed)
-			if _, err := w.Commit(ctx, "move_file", moveChanges(t, w, "a.txt", "d/b.txt", "a buffer\n", "a.txt"), CommitOptions{}); err != nil {
+			if _, err := w.Commit(ctx, "move_file", moveChanges(t, w, "a.txt", "d/b.txt", "a buffer\n", "a.txt"), CommitOptions{Call: "mv-1"}); err != nil {
 				t.Fatal(err)
 			}
-			if len(inflight) != 1 || len(inflight[0].Entries) != 2 {
+			if len(inflight) != 1 || len(inflight[0].Entries) != 2 || inflight[0].Call != "mv-1" {
 				t.Fatalf("journal during the rename: %+v", inflight)
 			}
 			// Replay the crash: the intent back in the journal, the
@@ -254,6 +254,18 @@ func TestRecoverEditorMove(t *testing.T) {
 				t.Fatalf("recover: %+v, %v; want %s", recs, err, tc.outcome)
 			}
 			diskIs(t, root, tc.disk)
+			// The call's recovered change is the call's only when it was
+			// rolled forward (a retry of the call must find it then).
+			rows, _ := w.store.AuditByCall("mv-1")
+			recovered := 0
+			for _, r := range rows {
+				if r.Transport == "recovery" {
+					recovered++
+				}
+			}
+			if want := map[bool]int{true: 2, false: 0}[tc.moved]; recovered != want {
+				t.Errorf("recovery rows with the call id: %d, want %d", recovered, want)
+			}
 			if st, err := os.Stat(filepath.Join(root, map[bool]string{true: "d/b.txt", false: "a.txt"}[tc.moved])); err != nil || st.Mode().Perm() != 0o640 {
 				t.Errorf("the moved file's mode: %v, %v", st, err)
 			}

@@ -44,7 +44,7 @@ func DefaultLimits() Limits {
 var busyTimeoutMS = 10000
 
 // schemaVersion is the store's PRAGMA user_version.
-const schemaVersion = 4
+const schemaVersion = 5
 
 // schemaV1 creates the version 1 schema.
 const schemaV1 = `
@@ -123,6 +123,14 @@ CREATE TABLE IF NOT EXISTS seen(
 	PRIMARY KEY(key, sha256)
 );
 CREATE INDEX IF NOT EXISTS seen_key_time ON seen(key, time);
+`
+
+// schemaV5 records which call made each audited change: the call id a
+// transport gives a tool run (a hub forward and its direct retry share it), so
+// a retried call that was already applied is found and not applied twice.
+const schemaV5 = `
+ALTER TABLE audit ADD COLUMN call TEXT NOT NULL DEFAULT '';
+CREATE INDEX IF NOT EXISTS audit_call ON audit(call) WHERE call != '';
 `
 
 // Store is the persistent record: snapshots, audit log and trash. It is one
@@ -299,6 +307,12 @@ func (s *Store) migrate() error {
 	}
 	if v == 3 {
 		if _, err := tx.Exec(schemaV4); err != nil {
+			return storeErr(s.path, err)
+		}
+		v = 4
+	}
+	if v == 4 {
+		if _, err := tx.Exec(schemaV5); err != nil {
 			return storeErr(s.path, err)
 		}
 	}
@@ -641,6 +655,7 @@ type AuditEntry struct {
 	Time         time.Time
 	Note         string
 	Transport    string // "cli", "lsp", "mcp", "hub", "recovery"; "" when unknown
+	Call         string // the call id of the tool run that made it; "" when none was given
 }
 
 // Audit appends an entry and returns its id. A zero Time means now.
@@ -666,8 +681,8 @@ func auditTx(tx *sql.Tx, e AuditEntry) (int64, error) {
 	if t.IsZero() {
 		t = time.Now()
 	}
-	res, err := tx.Exec(`INSERT INTO audit(tool, path, sha_before, sha_after, time, note, transport) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		e.Tool, e.Path, e.SHA256Before, e.SHA256After, t.UnixNano(), e.Note, e.Transport)
+	res, err := tx.Exec(`INSERT INTO audit(tool, path, sha_before, sha_after, time, note, transport, call) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		e.Tool, e.Path, e.SHA256Before, e.SHA256After, t.UnixNano(), e.Note, e.Transport, e.Call)
 	if err != nil {
 		return 0, err
 	}
@@ -691,41 +706,61 @@ type AuditQuery struct {
 // AuditRows returns the rows q selects, newest first; a missing ID gives
 // no rows, not an error.
 func (s *Store) AuditRows(q AuditQuery) ([]AuditEntry, error) {
-	if err := s.check(); err != nil {
-		return nil, err
+	if q.ID != 0 {
+		return s.auditQuery(`WHERE id = ?`, q.ID)
 	}
-	limit := q.Limit
+	limit, before := q.Limit, q.Before
 	if limit <= 0 {
 		limit = -1
 	}
-	query, args := `SELECT id, tool, path, sha_before, sha_after, time, note, transport FROM audit WHERE id = ?`, []any{q.ID}
-	if q.ID == 0 {
-		before := q.Before
-		if before <= 0 {
-			before = math.MaxInt64
-		}
-		query = `SELECT id, tool, path, sha_before, sha_after, time, note, transport FROM audit WHERE id < ? AND id > ? ORDER BY id DESC LIMIT ?`
-		args = []any{before, q.Since, limit}
+	if before <= 0 {
+		before = math.MaxInt64
 	}
-	rows, err := s.r.Query(query, args...)
+	return s.auditQuery(`WHERE id < ? AND id > ? ORDER BY id DESC LIMIT ?`, before, q.Since, limit)
+}
+
+// AuditByCall returns the entries made by the tool run with call id call,
+// oldest first: none when that call changed nothing (or never ran).
+func (s *Store) AuditByCall(call string) ([]AuditEntry, error) {
+	if call == "" {
+		return nil, nil
+	}
+	return s.auditQuery(`WHERE call = ? ORDER BY id`, call)
+}
+
+// auditColumns are the columns scanAudit reads, in order.
+const auditColumns = `id, tool, path, sha_before, sha_after, time, note, transport, call`
+
+// auditQuery runs SELECT auditColumns FROM audit <where> on the readers.
+func (s *Store) auditQuery(where string, args ...any) ([]AuditEntry, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	rows, err := s.r.Query(`SELECT `+auditColumns+` FROM audit `+where, args...)
 	if err != nil {
 		return nil, storeErr(s.path, err)
 	}
+	out, err := scanAudit(rows)
+	if err != nil {
+		return nil, storeErr(s.path, err)
+	}
+	return out, nil
+}
+
+// scanAudit reads audit rows selected as auditColumns, and closes rows.
+func scanAudit(rows *sql.Rows) ([]AuditEntry, error) {
 	defer rows.Close()
 	var out []AuditEntry
 	for rows.Next() {
 		var e AuditEntry
 		var t int64
-		if err := rows.Scan(&e.ID, &e.Tool, &e.Path, &e.SHA256Before, &e.SHA256After, &t, &e.Note, &e.Transport); err != nil {
-			return nil, storeErr(s.path, err)
+		if err := rows.Scan(&e.ID, &e.Tool, &e.Path, &e.SHA256Before, &e.SHA256After, &t, &e.Note, &e.Transport, &e.Call); err != nil {
+			return nil, err
 		}
 		e.Time = time.Unix(0, t)
 		out = append(out, e)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, storeErr(s.path, err)
-	}
-	return out, nil
+	return out, rows.Err()
 }
 
 // ContentOf returns a content of key whose sha256 is sum, when the store

@@ -42,20 +42,10 @@ type Workspace struct {
 // Open opens the workspace rooted at root (made absolute, symlinks resolved)
 // and its store.
 func Open(root string, opts Options) (*Workspace, error) {
-	if root == "" {
-		return nil, &Error{Kind: KindInvalid, Msg: "workspace root is empty; pass the directory to work in"}
-	}
-	abs, err := filepath.Abs(root)
+	real, err := CanonicalRoot(root)
 	if err != nil {
-		return nil, &Error{Kind: KindIO, Msg: fmt.Sprintf("workspace root %s: %v", root, err), Err: err}
+		return nil, err
 	}
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		e := fsError("workspace root", abs, err)
-		e.Msg += "; pass an existing directory as the workspace root"
-		return nil, e
-	}
-	real = canonicalPath(real, "")
 	st, err := os.Stat(real)
 	if err != nil {
 		return nil, fsError("workspace root", real, err)
@@ -95,6 +85,26 @@ func Open(root string, opts Options) (*Workspace, error) {
 		w.recovered, _ = w.Recover(context.Background())
 	}
 	return w, nil
+}
+
+// CanonicalRoot returns root as Open keys it: absolute, symlinks resolved,
+// spelled as the file system stores it. The store and the hub's endpoint are
+// found by this name.
+func CanonicalRoot(root string) (string, error) {
+	if root == "" {
+		return "", &Error{Kind: KindInvalid, Msg: "workspace root is empty; pass the directory to work in"}
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "", &Error{Kind: KindIO, Msg: fmt.Sprintf("workspace root %s: %v", root, err), Err: err}
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		e := fsError("workspace root", abs, err)
+		e.Msg += "; pass an existing directory as the workspace root"
+		return "", e
+	}
+	return canonicalPath(real, ""), nil
 }
 
 // Recovered reports the interrupted commits that Open finished.

@@ -1,0 +1,141 @@
+package hub
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"time"
+
+	"github.com/hashls/hashls/agent"
+	"github.com/hashls/hashls/workspace"
+)
+
+// Direct runs a call in the caller's own process (today's path, without a
+// hub). retry is true when a hub accepted the call and was lost before
+// answering: the run must be agent.Call{ID: id, Retry: true}.
+type Direct func(ctx context.Context, retry bool) (*agent.Result, error)
+
+// lostWait bounds the wait for a lost hub's lock (its process exiting).
+const lostWait = 10 * time.Second
+
+// Forward runs req through the root's hub when there is one, else with
+// direct. It applies the rule of the package doc: direct without retry when
+// the hub never acknowledged the call, direct with retry (deduplicated by
+// req.ID in the store) when it acknowledged it and was lost, and never
+// direct after the caller's own cancellation. viaHub reports whether a hub
+// answered.
+func Forward(ctx context.Context, stateDir, root string, req Request, direct Direct) (res *agent.Result, viaHub bool, err error) {
+	sock, serr := workspace.HubSocket(stateDir, root)
+	if serr != nil {
+		res, err = direct(ctx, false)
+		return res, false, err
+	}
+	res, err = call(ctx, sock, req)
+	var nh *noHub
+	var lost *lostHub
+	switch {
+	case errors.As(err, &nh):
+		res, err = direct(ctx, false)
+		return res, false, err
+	case errors.As(err, &lost):
+		// Wait until the hub's process is gone (its lock is free), so
+		// that its half-done commit, if any, is recovered by our open.
+		if release, lerr := workspace.LockFileWait(sock+".lock", lostWait); lerr == nil {
+			_ = os.Remove(sock)
+			release()
+		}
+		res, err = direct(ctx, true)
+		return res, false, err
+	}
+	return res, true, err
+}
+
+// noHub: the call was not accepted by any hub (none runs, or it refused
+// the call before its ack): running it directly is safe.
+type noHub struct{ why string }
+
+func (e *noHub) Error() string { return "no hub: " + e.why }
+
+// lostHub: the hub acknowledged the call and the connection ended before
+// its result.
+type lostHub struct{ err error }
+
+func (e *lostHub) Error() string {
+	return fmt.Sprintf("the hub accepted the call and stopped before answering: %v", e.err)
+}
+
+// call sends req to the hub at sock and reads its answer.
+func call(ctx context.Context, sock string, req Request) (*agent.Result, error) {
+	if _, err := os.Stat(sock); err != nil {
+		return nil, &noHub{"no socket"}
+	}
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "unix", sock)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, cancelled(req.Tool, ctx.Err())
+		}
+		removeStale(sock)
+		return nil, &noHub{err.Error()}
+	}
+	defer c.Close()
+	stop := context.AfterFunc(ctx, func() { c.Close() })
+	defer stop()
+
+	req.Hub = Version
+	if err := writeLine(c, req); err != nil {
+		if ctx.Err() != nil {
+			return nil, cancelled(req.Tool, ctx.Err())
+		}
+		return nil, &noHub{fmt.Sprintf("sending the call: %v", err)}
+	}
+	br := bufio.NewReaderSize(c, 64<<10)
+	dec := json.NewDecoder(br)
+	var first reply
+	if err := dec.Decode(&first); err != nil {
+		if ctx.Err() != nil {
+			return nil, cancelled(req.Tool, ctx.Err())
+		}
+		return nil, &noHub{fmt.Sprintf("the hub closed the connection before accepting the call: %v", err)}
+	}
+	if first.Ack != req.ID {
+		return nil, &noHub{"the hub refused the call: " + first.Refused}
+	}
+	var r reply
+	if err := dec.Decode(&r); err != nil {
+		if ctx.Err() != nil {
+			// The hub cancels the call when we close the connection.
+			return nil, cancelled(req.Tool, ctx.Err())
+		}
+		return nil, &lostHub{err}
+	}
+	if r.Error != nil {
+		return nil, r.Error
+	}
+	if r.Result == nil {
+		return nil, &lostHub{errors.New("an answer without a result or an error")}
+	}
+	res := &agent.Result{Text: r.Result.Text, Changes: r.Result.Changes, Shown: r.Result.Shown, Warnings: r.Result.Warnings}
+	if len(r.Result.Details) > 0 {
+		res.Details = r.Result.Details
+	}
+	return res, nil
+}
+
+func cancelled(tool string, err error) error {
+	return &agent.Error{Kind: agent.KindIO, Message: fmt.Sprintf("%s: cancelled while the hub ran it (%v); it may or may not have been applied: check with the audit tool", tool, err), Err: err}
+}
+
+// removeStale removes sock when no live hub holds its lock.
+func removeStale(sock string) {
+	release, ok, err := workspace.TryLockFile(sock + ".lock")
+	if err != nil || !ok {
+		return
+	}
+	defer release()
+	_ = os.Remove(sock)
+}

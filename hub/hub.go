@@ -1,0 +1,241 @@
+package hub
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"runtime/debug"
+	"strings"
+	"sync"
+
+	"github.com/hashls/hashls/agent"
+	"github.com/hashls/hashls/workspace"
+)
+
+// Version is the protocol version a request carries ("hub").
+const Version = 1
+
+// DisableEnv, set to a true value (1, true, yes, on), makes every process
+// run its calls directly (as --no-hub does).
+const DisableEnv = "HASHLS_NO_HUB"
+
+// Disabled reports whether DisableEnv asks for no hub.
+func Disabled() bool {
+	switch strings.ToLower(strings.TrimSpace(os.Getenv(DisableEnv))) {
+	case "1", "true", "yes", "on":
+		return true
+	}
+	return false
+}
+
+// Request is one forwarded tool call.
+type Request struct {
+	Hub       int             `json:"hub"`
+	ID        string          `json:"id"`
+	Tool      string          `json:"tool"`
+	Args      json.RawMessage `json:"args"`
+	Transport string          `json:"transport"`
+}
+
+// reply is one line the hub sends.
+type reply struct {
+	Ack     string       `json:"ack,omitempty"`
+	Refused string       `json:"refused,omitempty"`
+	ID      string       `json:"id,omitempty"`
+	Result  *wireResult  `json:"result,omitempty"`
+	Error   *agent.Error `json:"error,omitempty"`
+}
+
+// wireResult is agent.Result on the wire (Details kept as raw JSON).
+type wireResult struct {
+	Text     string          `json:"text"`
+	Details  json.RawMessage `json:"details,omitempty"`
+	Changes  []agent.Change  `json:"changes,omitempty"`
+	Shown    []agent.Shown   `json:"shown,omitempty"`
+	Warnings []string        `json:"warnings,omitempty"`
+}
+
+// NewCallID returns a new unique call id.
+func NewCallID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
+	return hex.EncodeToString(b[:])
+}
+
+// Runner runs one forwarded call in the hub's process and returns what
+// agent.Toolset.Run returns.
+type Runner func(ctx context.Context, req Request) (*agent.Result, error)
+
+// ErrBusy is returned by Listen when another live process is the root's hub.
+var ErrBusy = errors.New("another hashls process is already the hub of this root")
+
+// Server is a listening hub.
+type Server struct {
+	sock    string
+	ln      net.Listener
+	release func()
+	run     Runner
+	logf    func(string, ...any)
+
+	wg        sync.WaitGroup
+	closeOnce sync.Once
+	ctx       context.Context
+	cancel    context.CancelFunc
+}
+
+// Listen advertises a hub for root (its store under stateDir) and serves
+// calls with run until Close. It fails with ErrBusy when another process is
+// the hub, and with the reason when the endpoint cannot be made; the caller
+// then simply works without a hub.
+func Listen(stateDir, root string, run Runner, logf func(string, ...any)) (*Server, error) {
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	sock, err := workspace.HubSocket(stateDir, root)
+	if err != nil {
+		return nil, err
+	}
+	if err := workspace.MkdirHub(sock); err != nil {
+		return nil, err
+	}
+	release, ok, err := workspace.TryLockFile(sock + ".lock")
+	if err != nil {
+		return nil, fmt.Errorf("hub lock %s: %w", sock+".lock", err)
+	}
+	if !ok {
+		return nil, ErrBusy
+	}
+	// We hold the lock: a socket file left here is a dead hub's.
+	if err := os.Remove(sock); err != nil && !errors.Is(err, os.ErrNotExist) {
+		release()
+		return nil, fmt.Errorf("removing the stale hub socket %s: %w", sock, err)
+	}
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		release()
+		return nil, fmt.Errorf("hub socket %s: %w", sock, err)
+	}
+	_ = os.Chmod(sock, 0o600) // the directory is 0700 already; Windows has no modes
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Server{sock: sock, ln: ln, release: release, run: run, logf: logf, ctx: ctx, cancel: cancel}
+	s.wg.Add(1)
+	go s.accept()
+	return s, nil
+}
+
+// Socket returns the socket's path.
+func (s *Server) Socket() string { return s.sock }
+
+// Close stops advertising the hub (the socket is removed), cancels the calls
+// in flight and waits for them, then releases the lock.
+func (s *Server) Close() error {
+	var err error
+	s.closeOnce.Do(func() {
+		err = s.ln.Close()
+		s.cancel()
+		s.wg.Wait()
+		_ = os.Remove(s.sock)
+		s.release()
+	})
+	return err
+}
+
+func (s *Server) accept() {
+	defer s.wg.Done()
+	for {
+		c, err := s.ln.Accept()
+		if err != nil {
+			if s.ctx.Err() == nil && !errors.Is(err, net.ErrClosed) {
+				s.logf("hub: accept: %v", err)
+			}
+			return
+		}
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.serveConn(c)
+		}()
+	}
+}
+
+// maxRequest bounds one request line (an edit input or a written file rides
+// in it).
+const maxRequest = 1 << 30
+
+func (s *Server) serveConn(c net.Conn) {
+	defer c.Close()
+	br := bufio.NewReaderSize(io.LimitReader(c, maxRequest), 64<<10)
+	var req Request
+	dec := json.NewDecoder(br)
+	if err := dec.Decode(&req); err != nil {
+		writeLine(c, reply{Refused: fmt.Sprintf("malformed request: %v", err)})
+		return
+	}
+	if req.Hub != Version || req.ID == "" || req.Tool == "" {
+		writeLine(c, reply{Refused: fmt.Sprintf("unsupported request (protocol %d, this hub speaks %d; id and tool are required)", req.Hub, Version)})
+		return
+	}
+	// The ack: only once it is written does the call run (see the package
+	// doc: a caller without an ack may run the call itself).
+	if err := writeLine(c, reply{Ack: req.ID}); err != nil {
+		return
+	}
+	ctx, cancel := context.WithCancel(s.ctx)
+	defer cancel()
+	// The caller closing the connection cancels the call.
+	go func() {
+		var b [512]byte
+		for {
+			if _, err := c.Read(b[:]); err != nil {
+				cancel()
+				return
+			}
+		}
+	}()
+	res, err := s.runSafe(ctx, req)
+	if err != nil {
+		writeLine(c, reply{ID: req.ID, Error: agent.AsError(err)})
+		return
+	}
+	wr := &wireResult{Text: res.Text, Changes: res.Changes, Shown: res.Shown, Warnings: res.Warnings}
+	if res.Details != nil {
+		d, merr := json.Marshal(res.Details)
+		if merr != nil {
+			writeLine(c, reply{ID: req.ID, Error: &agent.Error{Kind: agent.KindInternal, Message: fmt.Sprintf("encoding the result of %s: %v (this is a hashls bug)", req.Tool, merr)}})
+			return
+		}
+		wr.Details = d
+	}
+	writeLine(c, reply{ID: req.ID, Result: wr})
+}
+
+// runSafe runs the call, turning a panic into an internal error.
+func (s *Server) runSafe(ctx context.Context, req Request) (res *agent.Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			res = nil
+			err = &agent.Error{Kind: agent.KindInternal, Message: fmt.Sprintf("internal error running %s in the hub: %v (this is a hashls bug)\n%s", req.Tool, r, debug.Stack())}
+		}
+	}()
+	res, err = s.run(ctx, req)
+	if err == nil && res == nil {
+		err = &agent.Error{Kind: agent.KindInternal, Message: fmt.Sprintf("tool %s returned no result in the hub (this is a hashls bug)", req.Tool)}
+	}
+	return res, err
+}
+
+func writeLine(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
