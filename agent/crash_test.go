@@ -1,9 +1,11 @@
 package agent
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -67,11 +69,29 @@ func TestCrashChild(t *testing.T) {
 	}
 	env := &Env{WS: ws, Resolver: &treesitter.Resolver{}}
 	rng := rand.New(rand.NewPCG(uint64(os.Getpid()), uint64(time.Now().UnixNano())))
+	// Tell the driver the workload starts (the open and its recovery are
+	// done): most kills are timed from here, so a slow start on a loaded
+	// machine does not turn them all into kills before any commit.
+	os.Stdout.WriteString("ready\n")
 	for i := 0; ; i++ {
 		if err := crashStep(env, rng.IntN(6)); err != nil {
 			fmt.Fprintln(os.Stderr, "child step:", err)
 			os.Exit(4)
 		}
+	}
+}
+
+// waitReady returns when the child has written its ready line (or its
+// stdout closed), or after d.
+func waitReady(r io.Reader, d time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		bufio.NewReader(r).ReadString('\n')
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(d):
 	}
 }
 
@@ -192,12 +212,24 @@ func TestCrashRecovery(t *testing.T) {
 		cmd.Env = append(os.Environ(), crashChildEnv+"="+root)
 		var stderr strings.Builder
 		cmd.Stderr = &stderr
+		ready, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Duration(20+rng.IntN(200)) * time.Millisecond)
+		// One kill in four lands 20-220 ms after the start, whatever the
+		// child is doing (its open and recovery included); the others
+		// 0-200 ms into its workload, once it says it is ready.
+		if k%4 == 0 {
+			time.Sleep(time.Duration(20+rng.IntN(200)) * time.Millisecond)
+		} else {
+			waitReady(ready, 2*time.Minute)
+			time.Sleep(time.Duration(rng.IntN(200)) * time.Millisecond)
+		}
 		_ = cmd.Process.Signal(syscall.SIGKILL)
-		err := cmd.Wait()
+		err = cmd.Wait()
 		if ee, ok := err.(*exec.ExitError); !ok || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
 			t.Fatalf("kill %d: the child ended on its own (%v): %s", k, err, stderr.String())
 		}
