@@ -10,11 +10,14 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/hashls/hashls/agent"
 	"github.com/hashls/hashls/hub"
+	"github.com/hashls/hashls/langserver"
 	"github.com/hashls/hashls/treesitter"
 	"github.com/hashls/hashls/workspace"
 )
@@ -66,6 +69,8 @@ type cli struct {
 	stdout  io.Writer
 	stderr  io.Writer
 	cmdArgs []string
+	// langServers are the language servers a tool call started.
+	langServers *langserver.Pool
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
@@ -180,6 +185,8 @@ func (c *cli) tool(args []string) int {
 		return c.usageError(fmt.Sprintf("tool %s: the arguments must be one JSON object ({...}), not %s; see 'hashls tool %s --schema'", name, jsonKind(t), name))
 	}
 
+	// Language servers started for this call stop with it.
+	defer func() { c.langServers.Close() }()
 	// The store stays open until the process exits. Closing the last
 	// connection would checkpoint the WAL into the database (5-10 ms of
 	// reads, writes and fsyncs, more than the edit itself); every committed
@@ -290,7 +297,18 @@ func (c *cli) toolset() (*agent.Toolset, error) {
 	if err != nil {
 		return nil, err
 	}
-	return agent.New(agent.Deps{WS: ws, Resolver: &treesitter.Resolver{}, Edit: editSettingsFromEnv()}), nil
+	c.langServers = langserver.NewPool(langserver.Options{Logf: langServerLog(c.stderr), IdleTimeout: -1})
+	return agent.New(agent.Deps{WS: ws, Resolver: &treesitter.Resolver{}, Edit: editSettingsFromEnv(), LangServers: c.langServers}), nil
+}
+
+// langServerLog is where language servers' stderr goes: nowhere in a CLI
+// call (the servers are chatty) unless HASHLS_LANGSERVER_LOG=1 sends it to
+// stderr; serve and mcp send it to their log (stderr).
+func langServerLog(w io.Writer) func(string, ...any) {
+	if os.Getenv("HASHLS_LANGSERVER_LOG") != "1" {
+		return nil
+	}
+	return func(format string, args ...any) { fmt.Fprintf(w, "hashls: "+format+"\n", args...) }
 }
 
 func (c *cli) listTools() int {
@@ -395,7 +413,8 @@ func versionOf(linked string, bi *debug.BuildInfo, ok bool) string {
 }
 
 // editSettingsFromEnv reads HASHLS_SEEN_LINES ("off", "0" or "false"
-// turns the check off) and HASHLS_EDIT_HEADERS ("bracket" or "pilcrow").
+// turns the check off), HASHLS_EDIT_HEADERS ("bracket" or "pilcrow"),
+// HASHLS_DIAGNOSTICS_MS and HASHLS_FORMAT_ON_WRITE.
 func editSettingsFromEnv() agent.EditSettings {
 	var s agent.EditSettings
 	switch strings.ToLower(strings.TrimSpace(os.Getenv("HASHLS_SEEN_LINES"))) {
@@ -403,6 +422,16 @@ func editSettingsFromEnv() agent.EditSettings {
 		s.AllowUnseen = true
 	}
 	s.BracketHeaders = strings.EqualFold(strings.TrimSpace(os.Getenv("HASHLS_EDIT_HEADERS")), "bracket")
+	// HASHLS_DIAGNOSTICS_MS: how long edits wait for the language server's
+	// diagnostics (0 or unset: they do not); HASHLS_FORMAT_ON_WRITE=1: the
+	// server formats what they wrote.
+	if ms, err := strconv.Atoi(strings.TrimSpace(os.Getenv("HASHLS_DIAGNOSTICS_MS"))); err == nil && ms > 0 {
+		s.DiagnosticsWait = time.Duration(ms) * time.Millisecond
+	}
+	switch strings.ToLower(strings.TrimSpace(os.Getenv("HASHLS_FORMAT_ON_WRITE"))) {
+	case "1", "true", "on", "yes":
+		s.FormatOnWrite = true
+	}
 	return s
 }
 

@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/hashls/hashls/hub"
+	"github.com/hashls/hashls/langserver"
 	"github.com/hashls/hashls/mcp"
 )
 
@@ -48,7 +49,9 @@ func (c *cli) mcpCmd(args []string) int {
 		}
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(c.stderr, "hashls: "+format+"\n", args...) }
-	srv, err := mcp.New(mcp.Options{Root: c.root, Version: version(), Logf: logf, Edit: editSettingsFromEnv(), NoHub: c.noHub || hub.Disabled()})
+	servers := langserver.NewPool(langserver.Options{Logf: logf})
+	defer servers.Close()
+	srv, err := mcp.New(mcp.Options{Root: c.root, Version: version(), Logf: logf, Edit: editSettingsFromEnv(), NoHub: c.noHub || hub.Disabled(), LangServers: servers})
 	if err != nil {
 		fmt.Fprintf(c.stderr, "hashls mcp: %v\n", err)
 		return exitTool

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 
 	"github.com/hashls/hashls/hub"
+	"github.com/hashls/hashls/langserver"
 	"github.com/hashls/hashls/lsp"
 )
 
@@ -22,11 +23,15 @@ func (c *cli) serve(args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	logf := func(format string, args ...any) { fmt.Fprintf(c.stderr, "hashls: "+format+"\n", args...) }
+	servers := langserver.NewPool(langserver.Options{Logf: logf})
+	defer servers.Close()
 	err := lsp.Serve(ctx, stdio{c.stdin, c.stdout}, lsp.Options{
-		Root:    c.root,
-		Hub:     !c.noHub && !hub.Disabled(),
-		Version: version(),
-		Logf:    func(format string, args ...any) { fmt.Fprintf(c.stderr, "hashls: "+format+"\n", args...) },
+		Root:        c.root,
+		Hub:         !c.noHub && !hub.Disabled(),
+		Version:     version(),
+		Logf:        logf,
+		LangServers: servers,
 	})
 	switch {
 	case err == nil:

@@ -38,9 +38,22 @@ func commit(ctx context.Context, env *Env, tool string, plans []planned, allowVC
 	for i, p := range plans {
 		chs[i] = p.ch
 	}
+	before := env.after.begin(ctx, env, plans)
 	res, err := env.WS.Commit(ctx, tool, chs, workspace.CommitOptions{Transport: env.Transport, AllowVCS: allowVCS, Call: env.CallID})
 	if err != nil {
 		return nil, err
+	}
+	if env.LS != nil {
+		// The running language servers see what changed.
+		var paths, deleted []string
+		for _, f := range res.Files {
+			if f.Op == "delete" {
+				deleted = append(deleted, f.Path.Abs)
+			} else {
+				paths = append(paths, f.Path.Abs)
+			}
+		}
+		env.LS.Changed(ctx, paths, deleted)
 	}
 	out := make([]Change, len(res.Files))
 	for i, f := range res.Files {
@@ -58,6 +71,18 @@ func commit(ctx context.Context, env *Env, tool string, plans []planned, allowVC
 			c.Diff = edit.UnifiedDiff(f.Path.Rel, p.old, nb)
 		}
 		out[i] = c
+	}
+	if env.after != nil {
+		out = env.after.formatChanged(ctx, env, tool, out, allowVCS)
+		if env.after.format {
+			// The diagnostics are of what is on disk now.
+			for i := range plans {
+				if f, err := env.WS.ReadFile(plans[i].ch.Path); err == nil && !plans[i].ch.Delete {
+					plans[i].ch.New = f.Bytes
+				}
+			}
+		}
+		env.after.finish(ctx, env, before, plans)
 	}
 	return out, nil
 }

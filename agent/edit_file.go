@@ -33,7 +33,7 @@ func (editFileTool) Schema() json.RawMessage {
 		`"newText":{"type":"string","description":"Replacement text"},` +
 		`"replaceAll":{"type":"boolean","description":"Replace every occurrence instead of requiring exactly one (default false)"}` +
 		`},"required":["oldText","newText"],"additionalProperties":false},"description":"Edits applied in order, each to the result of the previous ones"},` +
-		`"allowVcs":{"type":"boolean","description":"Allow changes under .git, .hg or .svn, refused by default"}` +
+		`"allowVcs":{"type":"boolean","description":"Allow changes under .git, .hg or .svn, refused by default"},` + afterEditProps +
 		`},"required":["path","expectedSha256","edits"],"additionalProperties":false}`)
 }
 

@@ -129,3 +129,9 @@ replace 4..5:
 delete 9
 The result shows the new ¶PATH#TAG: use it for the next edit of that file. A stale tag (the file changed since you read it) is recovered when provably safe, else refused: read again and redo the edit.`
 }
+
+// lsp renames, formats and applies code actions (through the commit path)
+// unless asked to preview; most of its actions only ask.
+func (lspTool) Hints() Hints {
+	return Hints{Title: "Ask the language servers (diagnostics, navigation, rename)", Destructive: true}
+}

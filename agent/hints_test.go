@@ -21,6 +21,7 @@ func TestHints(t *testing.T) {
 		"list_directory": {ReadOnly: true, Idempotent: true},
 		"search_files":   {ReadOnly: true, Idempotent: true},
 		"glob":           {ReadOnly: true, Idempotent: true},
+		"lsp":            {Destructive: true},
 		"create_file":    {},
 		"write_file":     {Destructive: true, Idempotent: true},
 		"edit_file":      {Destructive: true},

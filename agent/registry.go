@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/hashls/hashls/edit"
+	"github.com/hashls/hashls/langserver"
 	"github.com/hashls/hashls/workspace"
 )
 
@@ -22,6 +23,9 @@ type Result struct {
 	// Warnings are what the caller should know although the tool
 	// succeeded (an editor logs them).
 	Warnings []string `json:"warnings,omitempty"`
+	// Diagnostics are the language servers' new diagnostics after an edit
+	// (the tool's diagnostics argument or setting).
+	Diagnostics *DiagnosticsReport `json:"diagnostics,omitempty"`
 }
 
 // Shown is one file a result shows, with the tag it was shown under.
@@ -91,6 +95,9 @@ type Deps struct {
 	WS       *workspace.Workspace // nil only for listing tools (names, schemas)
 	Resolver edit.BlockResolver   // the language registry's block resolver; nil: block ops report "no resolver"
 	Edit     EditSettings         // the edit tool's user settings (zero value: the defaults)
+	// LangServers runs the language servers of the lsp tool and of
+	// diagnostics after edits (nil: none; the lsp tool says so).
+	LangServers *langserver.Pool
 }
 
 // Call qualifies one tool run.
@@ -116,6 +123,11 @@ type Env struct {
 	Transport string
 	CallID    string // Call.ID
 	Edit      EditSettings
+	// LS is the language servers of the workspace's root (nil: none).
+	LS *langserver.Manager
+	// after is the call's diagnostics-after-edit and format-on-write
+	// request (nil: none), run by commit.
+	after *afterEdit
 }
 
 // Tool is one agent tool.
@@ -155,6 +167,7 @@ func New(d Deps) *Toolset {
 		deleteFileTool{},
 		editFileTool{},
 		globTool{},
+		lspTool{},
 		listDirectoryTool{},
 		moveFileTool{},
 		readFileTool{},

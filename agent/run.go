@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/hashls/hashls/edit"
 )
@@ -28,7 +29,7 @@ func (ts *Toolset) Run(ctx context.Context, name string, args json.RawMessage, c
 	if ts.deps.WS == nil {
 		return nil, &Error{Kind: KindInternal, Message: fmt.Sprintf("tool %s: no workspace (the tool set was built for listing only; this is a hashls bug)", name)}
 	}
-	env := &Env{WS: ts.deps.WS, Resolver: ts.deps.Resolver, Progress: call.Progress, Transport: call.Transport, CallID: call.ID, Edit: ts.deps.Edit}
+	env := &Env{WS: ts.deps.WS, Resolver: ts.deps.Resolver, Progress: call.Progress, Transport: call.Transport, CallID: call.ID, Edit: ts.deps.Edit, LS: ts.deps.LangServers.For(ts.deps.WS)}
 	if err := checkArgs(t, args); err != nil {
 		return nil, AsError(err)
 	}
@@ -37,13 +38,25 @@ func (ts *Toolset) Run(ctx context.Context, name string, args json.RawMessage, c
 			return res, err
 		}
 	}
+	env.after = newAfterEdit(t, ts.deps.Edit, args)
 	defer func() {
 		if r := recover(); r != nil {
 			res = nil
 			err = AsError(&Error{Kind: KindInternal, Message: fmt.Sprintf("internal error in tool %s: %v (this is a hashls bug; please report it with the input)\n%s", name, r, debug.Stack())})
 		}
 	}()
+	started := time.Now()
 	res, err = t.Run(ctx, env, args)
+	if err == nil && env.LS != nil {
+		if names := env.LS.Started(); len(names) > 0 && call.Transport == "cli" {
+			// A CLI call has no long-lived process: its servers start cold.
+			if env.after == nil {
+				env.after = &afterEdit{}
+			}
+			env.after.warn = append(env.after.warn, fmt.Sprintf("started %s for this call (%s in all, slow: a cold start); `hashls serve` or `hashls mcp` keep language servers warm",
+				strings.Join(names, ", "), time.Since(started).Round(10*time.Millisecond)))
+		}
+	}
 	// What the workspace found wrong with the store (lost, rolled back,
 	// unwritable) reaches the caller once, with the next result.
 	notices := env.WS.Notices()
@@ -55,6 +68,21 @@ func (ts *Toolset) Run(ctx context.Context, name string, args json.RawMessage, c
 			ae = &c
 		}
 		return nil, ae
+	}
+	if ae := env.after; ae != nil && (ae.report != nil || len(ae.warn) > 0) {
+		r := *res
+		if r.Text != "" && !strings.HasSuffix(r.Text, "\n") {
+			r.Text += "\n"
+		}
+		if ae.report != nil {
+			r.Diagnostics = ae.report
+			r.Text += ae.report.text()
+		}
+		for _, w := range ae.warn {
+			r.Warnings = append(r.Warnings, w)
+			r.Text += "Warning: " + w + "\n"
+		}
+		res = &r
 	}
 	if len(notices) > 0 {
 		r := *res

@@ -4,6 +4,7 @@ import (
 	"github.com/hashls/hashls/edit"
 	"github.com/hashls/hashls/treesitter"
 	"github.com/hashls/hashls/workspace"
+	"time"
 )
 
 // EditSettings are the user settings of the edit tool (from the LSP
@@ -16,6 +17,13 @@ type EditSettings struct {
 	// later form) instead of ¶PATH#TAG; the edit tool's `headers`
 	// argument overrides it per call.
 	BracketHeaders bool
+	// DiagnosticsWait is how long edit, write, edit_file and apply_patch
+	// wait for the language server's diagnostics of what they changed
+	// (0: they do not; a call's diagnostics argument overrides it).
+	DiagnosticsWait time.Duration
+	// FormatOnWrite has the language server format what those tools
+	// wrote (a call's format argument overrides it).
+	FormatOnWrite bool
 }
 
 // syntaxErrorser is what the tree-sitter resolver offers beyond blocks.

@@ -69,7 +69,7 @@
 // One per LSP area: serve.go (Serve, the handler chain, lifecycle gating,
 // cancellation), stream.go (tolerant Content-Length framing), server.go
 // (initialize, settings, shutdown), uri.go (every URI conversion),
-// mapper.go (UTF-16 <-> byte offsets, minimal edits), text_sync.go
+// mapper.go (UTF-16 <-> byte offsets over internal/lspmap, minimal edits), text_sync.go
 // (didOpen/didChange/didClose), command.go (executeCommand), bufedit.go
 // (workspace.BufferEditor and BufferRenamer over workspace/applyEdit), symbols.go
 // (documentSymbol, foldingRange, selectionRange), code_action.go (block

@@ -4,119 +4,26 @@ import (
 	"bytes"
 	"unicode/utf8"
 
+	"github.com/hashls/hashls/internal/lspmap"
 	"go.lsp.dev/protocol"
 
 	"github.com/hashls/hashls/edit"
 )
 
-// mapper converts between LSP positions (0-based line, UTF-16 code unit
-// column) and byte offsets in one version of a document. It is the only place
-// that knows about UTF-16. Line breaks are "\n", "\r\n" and a lone "\r", as
-// the LSP specification says. Out-of-range positions are clamped (a column
-// past the end of its line means the end of the line, a line past the end of
-// the document means the end of the document), and positions inside a UTF-8
-// sequence or a surrogate pair round down, so no input can fail or panic.
-type mapper struct {
-	text  []byte
-	lines []int // byte offset of the start of each line; lines[0] == 0
-}
+// mapper converts between LSP positions and byte offsets in one version of
+// a document: internal/lspmap (the one place that knows UTF-16) with the
+// protocol's types.
+type mapper struct{ *lspmap.Mapper }
 
-func newMapper(text []byte) *mapper {
-	m := &mapper{text: text, lines: make([]int, 1, 1+len(text)/32)}
-	for i := 0; i < len(text); i++ {
-		switch text[i] {
-		case '\n':
-			m.lines = append(m.lines, i+1)
-		case '\r':
-			if i+1 < len(text) && text[i+1] == '\n' {
-				i++
-			}
-			m.lines = append(m.lines, i+1)
-		}
-	}
-	return m
-}
-
-// lineEnd returns the offset of the end of line l's content (before its line
-// break).
-func (m *mapper) lineEnd(l int) int {
-	if l+1 >= len(m.lines) {
-		return len(m.text)
-	}
-	end := m.lines[l+1]
-	if end > 0 && m.text[end-1] == '\n' {
-		end--
-	}
-	if end > m.lines[l] && m.text[end-1] == '\r' {
-		end--
-	}
-	return end
-}
+func newMapper(text []byte) *mapper { return &mapper{lspmap.New(text)} }
 
 // offset returns the byte offset of p.
-func (m *mapper) offset(p protocol.Position) int {
-	l := int(p.Line)
-	if l >= len(m.lines) {
-		return len(m.text)
-	}
-	start, end := m.lines[l], m.lineEnd(l)
-	want := int(p.Character)
-	units := 0
-	i := start
-	for i < end && units < want {
-		r, size := utf8.DecodeRune(m.text[i:end])
-		n := 1
-		if r >= 0x10000 {
-			n = 2
-		}
-		if units+n > want {
-			break // inside a surrogate pair: round down
-		}
-		units += n
-		i += size
-	}
-	return i
-}
+func (m *mapper) offset(p protocol.Position) int { return m.Offset(int(p.Line), int(p.Character)) }
 
-// position returns the LSP position of byte offset off. An offset inside a
-// line break maps to the end of that line; inside a UTF-8 sequence it rounds
-// down to the sequence start.
+// position returns the LSP position of byte offset off.
 func (m *mapper) position(off int) protocol.Position {
-	if off < 0 {
-		off = 0
-	}
-	if off > len(m.text) {
-		off = len(m.text)
-	}
-	// Binary search the last line start <= off.
-	lo, hi := 0, len(m.lines)-1
-	for lo < hi {
-		mid := (lo + hi + 1) / 2
-		if m.lines[mid] <= off {
-			lo = mid
-		} else {
-			hi = mid - 1
-		}
-	}
-	l := lo
-	start, end := m.lines[l], m.lineEnd(l)
-	if off > end {
-		off = end
-	}
-	units := 0
-	for i := start; i < off; {
-		r, size := utf8.DecodeRune(m.text[i:end])
-		if i+size > off {
-			break
-		}
-		if r >= 0x10000 {
-			units += 2
-		} else {
-			units++
-		}
-		i += size
-	}
-	return protocol.Position{Line: uint32(l), Character: uint32(units)}
+	l, c := m.Position(off)
+	return protocol.Position{Line: uint32(l), Character: uint32(c)}
 }
 
 // rangeOf returns the LSP range of the byte span [start, end).
@@ -127,20 +34,9 @@ func (m *mapper) rangeOf(start, end int) protocol.Range {
 	return protocol.Range{Start: m.position(start), End: m.position(end)}
 }
 
-// lineCount returns the number of lines (a final line break starts an empty
-// last line).
-func (m *mapper) lineCount() int { return len(m.lines) }
-
-// lineStart returns the byte offset of the start of 0-based line l, clamped.
-func (m *mapper) lineStart(l int) int {
-	if l < 0 {
-		return 0
-	}
-	if l >= len(m.lines) {
-		return len(m.text)
-	}
-	return m.lines[l]
-}
+func (m *mapper) lineCount() int      { return m.LineCount() }
+func (m *mapper) lineStart(l int) int { return m.LineStart(l) }
+func (m *mapper) lineEnd(l int) int   { return m.LineEnd(l) }
 
 // minimalEdit returns the single replacement that turns old into new: the
 // byte span [start, end) of old and the bytes that replace it. The common

@@ -14,6 +14,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/hashls/hashls/agent"
+	"github.com/hashls/hashls/langserver"
 )
 
 // Options configures Serve.
@@ -35,6 +36,11 @@ type Options struct {
 	// tool calls to it. When another process is the hub already, the server
 	// works without being one.
 	Hub bool
+
+	// LangServers runs the language servers of the lsp tool and of
+	// diagnostics after edits (nil: none). hashls uses its own clients,
+	// not the editor's: see README "Language servers".
+	LangServers *langserver.Pool
 
 	// tools and runTool replace the agent registry in tests.
 	tools   func() []agent.Tool
@@ -62,7 +68,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	}
 	if opts.runTool == nil {
 		opts.runTool = func(ctx context.Context, env *agent.Env, name string, args []byte) (*agent.Result, error) {
-			ts := agent.New(agent.Deps{WS: env.WS, Resolver: env.Resolver, Edit: env.Edit})
+			ts := agent.New(agent.Deps{WS: env.WS, Resolver: env.Resolver, Edit: env.Edit, LangServers: opts.LangServers})
 			return ts.Run(ctx, name, args, agent.Call{Progress: env.Progress, Transport: env.Transport, ID: env.CallID})
 		}
 	}

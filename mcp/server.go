@@ -14,6 +14,7 @@ import (
 
 	"github.com/hashls/hashls/agent"
 	"github.com/hashls/hashls/hub"
+	"github.com/hashls/hashls/langserver"
 	"github.com/hashls/hashls/treesitter"
 	"github.com/hashls/hashls/workspace"
 )
@@ -37,6 +38,9 @@ type Options struct {
 	// NoHub runs every call in this process even when the root has a hub
 	// (an editor's hashls serve, package hub) to forward it to.
 	NoHub bool
+	// LangServers runs the language servers of the lsp tool and of
+	// diagnostics after edits (nil: none).
+	LangServers *langserver.Pool
 
 	// runTool replaces Toolset.Run in tests.
 	runTool func(ctx context.Context, ts *agent.Toolset, name string, args json.RawMessage, call agent.Call) (*agent.Result, error)
@@ -377,7 +381,7 @@ func (s *Server) toolset(root string) (*agent.Toolset, error) {
 	for _, r := range ws.Recovered() {
 		s.opts.Logf("mcp: store recovery at open: %v", r)
 	}
-	o := &opened{ws: ws, tools: agent.New(agent.Deps{WS: ws, Resolver: &treesitter.Resolver{}, Edit: s.opts.Edit})}
+	o := &opened{ws: ws, tools: agent.New(agent.Deps{WS: ws, Resolver: &treesitter.Resolver{}, Edit: s.opts.Edit, LangServers: s.opts.LangServers})}
 	s.workspaces[root] = o
 	return o.tools, nil
 }
