@@ -12,6 +12,14 @@
 // tool` and `hashls mcp` forward their calls to it, which run here against
 // the open buffers.
 //
+// Open documents are also followed by package treesitter (OpenDocument,
+// EditDocument, CloseDocument, called under the server's mutex so they see
+// the changes in order): each content change is passed as the byte offsets
+// the mapper computed (a whole-document change as its minimal edit), so
+// symbols, folding, selection ranges, code actions and block ops on an open
+// document reparse incrementally. didClose and the end of the session free
+// the document's trees.
+//
 // The entry point is Serve, which speaks LSP over one io.ReadWriteCloser
 // (Stdio() for `hashls serve --stdio`). Tool logic lives in package agent;
 // this package only translates between the wire and the tools.
@@ -70,7 +78,7 @@
 // cancellation), stream.go (tolerant Content-Length framing), server.go
 // (initialize, settings, shutdown), uri.go (every URI conversion),
 // mapper.go (UTF-16 <-> byte offsets over internal/lspmap, minimal edits), text_sync.go
-// (didOpen/didChange/didClose), command.go (executeCommand), bufedit.go
+// (didOpen/didChange/didClose, also reported to treesitter), command.go (executeCommand), bufedit.go
 // (workspace.BufferEditor and BufferRenamer over workspace/applyEdit), symbols.go
 // (documentSymbol, foldingRange, selectionRange), code_action.go (block
 // actions and their commands), progress.go (work-done progress, activity,

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -27,6 +28,9 @@ type server struct {
 	client protocol.Client
 
 	resolver treesitter.Resolver
+	// treeKey prefixes the keys of this server's documents in the
+	// tree-sitter package's open-document set (see treeKeyOf).
+	treeKey string
 
 	exited   chan struct{}
 	exitOnce sync.Once
@@ -70,9 +74,14 @@ type clientCaps struct {
 	codeActionLiterals bool
 }
 
+// servers numbers servers, so that two in one process (tests, a hub) never
+// share a tree-sitter document key.
+var servers atomic.Uint64
+
 func newServer(opts Options) *server {
 	return &server{
 		opts:     opts,
+		treeKey:  fmt.Sprintf("lsp%d ", servers.Add(1)),
 		exited:   make(chan struct{}),
 		wsReady:  make(chan struct{}),
 		inflight: map[jsonrpc2.ID]context.CancelFunc{},
@@ -91,6 +100,9 @@ func (s *server) close() {
 	s.mu.Lock()
 	ws := s.ws
 	s.ws = nil
+	for u := range s.docs {
+		treesitter.CloseDocument(s.treeKeyOf(u))
+	}
 	s.mu.Unlock()
 	if ws != nil {
 		if err := ws.Close(); err != nil {

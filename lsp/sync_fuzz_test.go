@@ -82,7 +82,18 @@ func FuzzIncrementalSync(f *testing.F) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// The document's tree follows the changes (treesitter checks
+			// that the offsets describe them; its tests compare the
+			// results with fresh parses).
+			docID := protocol.TextDocumentIdentifier{URI: u}
+			if _, err := s.DocumentSymbol(ctx, &protocol.DocumentSymbolParams{TextDocument: docID}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.FoldingRanges(ctx, &protocol.FoldingRangeParams{TextDocument: docID}); err != nil {
+				t.Fatal(err)
+			}
 		}
+		defer s.DidClose(ctx, &protocol.DidCloseTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}})
 		sn, err := s.snapshotOf(u)
 		if err != nil {
 			t.Fatal(err)

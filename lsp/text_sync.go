@@ -13,6 +13,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/hashls/hashls/agent"
+	"github.com/hashls/hashls/treesitter"
 	"github.com/hashls/hashls/workspace"
 )
 
@@ -104,6 +105,8 @@ func (s *server) DidOpen(ctx context.Context, params *protocol.DidOpenTextDocume
 	if d.hasPath {
 		s.byPath[d.path.Abs] = d
 	}
+	// Under s.mu, so the tree-sitter copy sees the changes in order.
+	treesitter.OpenDocument(s.treeKeyOf(item.URI), d.name, d.text)
 	s.notifyWaitersLocked(d)
 	s.mu.Unlock()
 
@@ -112,6 +115,12 @@ func (s *server) DidOpen(ctx context.Context, params *protocol.DidOpenTextDocume
 	}
 	return nil
 }
+
+// treeKeyOf is the key of the open document u in the tree-sitter package,
+// which reparses it incrementally from the changes applyChanges reports:
+// byte offsets from the mapper; tree-sitter derives its own rows and
+// columns from the bytes.
+func (s *server) treeKeyOf(u uri.URI) string { return s.treeKey + string(u) }
 
 // change is one decoded content change of a didChange: the whole document,
 // or a replacement of the range [start, end) (start <= end, checked).
@@ -271,9 +280,13 @@ func (s *server) applyChanges(ctx context.Context, u uri.URI, version int32, cha
 	text := d.text
 	m := d.m
 	skipped := 0
+	key := s.treeKeyOf(u)
 	for _, c := range changes {
 		if c.whole {
-			text = []byte(c.text)
+			next := []byte(c.text)
+			start, end, _ := minimalEdit(text, next)
+			treesitter.EditDocument(key, start, end, next)
+			text = next
 			m = nil
 			d.outOfSync = ""
 			continue
@@ -290,6 +303,7 @@ func (s *server) applyChanges(ctx context.Context, u uri.URI, version int32, cha
 		next = append(next, text[:start]...)
 		next = append(next, c.text...)
 		next = append(next, text[end:]...)
+		treesitter.EditDocument(key, start, end, next)
 		text = next
 		m = nil
 	}
@@ -352,6 +366,7 @@ func (s *server) DidClose(ctx context.Context, params *protocol.DidCloseTextDocu
 		if d.hasPath && s.byPath[d.path.Abs] == d {
 			delete(s.byPath, d.path.Abs)
 		}
+		treesitter.CloseDocument(s.treeKeyOf(u))
 	}
 	ws := s.ws
 	s.mu.Unlock()

@@ -51,8 +51,14 @@ func (r *Resolver) BlockRangeCtx(ctx context.Context, path string, text []byte, 
 	return blockRange(ctx, path, text, line)
 }
 
-// DocumentSymbols returns the outline of text for path's language.
+// DocumentSymbols returns the outline of text for path's language. The
+// result may share memory with later results: do not modify it.
 func DocumentSymbols(ctx context.Context, path string, text []byte) ([]Symbol, error) {
+	if lang := LanguageFor(path); lang != nil {
+		if syms, ok, err := defaultCache.entry(lang, text).docSymbols(ctx); ok {
+			return syms, err
+		}
+	}
 	t, err := parse(ctx, LanguageFor(path), text)
 	if err != nil {
 		return nil, err

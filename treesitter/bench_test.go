@@ -1,6 +1,7 @@
 package treesitter
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -196,18 +197,12 @@ func BenchmarkBlockColdVsParse(b *testing.B) {
 			p.SetLanguage(lang.lang)
 			var raw, blk time.Duration
 			for b.Loop() {
-				t0 := time.Now()
-				t, err := p.ParseCtx(context.Background(), nil, text)
-				if err != nil {
-					b.Fatal(err)
-				}
-				t.Close()
+				raw += timedParse(b, p, text)
 				t1 := time.Now()
 				defaultCache.purge()
 				if _, _, ok := DefaultResolver.BlockRange(path, s, line); !ok {
 					b.Fatal("no block")
 				}
-				raw += t1.Sub(t0)
 				blk += time.Since(t1)
 			}
 			b.ReportMetric(float64(blk)/float64(raw), "block/parse")
@@ -229,4 +224,75 @@ func benchBlockLine(text []byte) int {
 			return line
 		}
 	}
+}
+
+// BenchmarkIncrementalVsParse interleaves a raw parse of a 10,000-line
+// document with a one-character change to the same document open
+// (OpenDocument, EditDocument) followed by a block op or its document
+// symbols, and reports their ratio (goal ≤ 0.1). Each change types a
+// letter before an occurrence of a local variable (the next occurrence
+// each time, so every text is new to the cache, parses without errors and
+// moves everything after it by one byte).
+func BenchmarkIncrementalVsParse(b *testing.B) {
+	locals := map[string]string{"go": "parts", "python": "parts", "typescript": "raw"}
+	for _, l := range benchLangs {
+		path, base := genSource(l, 10000)
+		lang := LanguageFor(path)
+		lang.init()
+		line := benchBlockLine(base)
+		local := []byte(locals[l])
+		occurrences := bytes.Count(base, local)
+		for _, op := range []string{"block", "symbols"} {
+			b.Run(l+"/"+op, func(b *testing.B) {
+				p := sitter.NewParser()
+				p.SetLanguage(lang.lang)
+				key := "bench://" + path
+				text := base
+				OpenDocument(key, path, text)
+				defer CloseDocument(key)
+				do := func(text []byte) {
+					if op == "block" {
+						if _, _, ok := DefaultResolver.BlockRange(path, string(text), line); !ok {
+							b.Fatal("no block")
+						}
+					} else if syms, err := DocumentSymbols(context.Background(), path, text); err != nil || len(syms) == 0 {
+						b.Fatalf("no symbols: %v", err)
+					}
+				}
+				do(text)
+				var raw, inc time.Duration
+				i := 0
+				for b.Loop() {
+					raw += timedParse(b, p, text)
+					at := -1
+					for k := 0; k <= i%occurrences; k++ {
+						at += 1 + bytes.Index(text[at+1:], local)
+					}
+					next := make([]byte, 0, len(text)+1)
+					next = append(append(append(next, text[:at]...), "xyz"[i%3]), text[at:]...)
+					t2 := time.Now()
+					EditDocument(key, at, at, next)
+					do(next)
+					inc += time.Since(t2)
+					text = next
+					i++
+				}
+				b.ReportMetric(float64(inc)/float64(raw), "incr/parse")
+				b.ReportMetric(float64(raw.Microseconds())/1000/float64(b.N), "parse-ms")
+				b.ReportMetric(float64(inc.Microseconds())/1000/float64(b.N), "incr-ms")
+			})
+		}
+	}
+}
+
+// timedParse parses text whole with p, closes the tree and returns the
+// time it took.
+func timedParse(b *testing.B, p *sitter.Parser, text []byte) time.Duration {
+	t0 := time.Now()
+	t, err := p.ParseCtx(context.Background(), nil, text)
+	if err != nil {
+		b.Fatal(err)
+	}
+	t.Close()
+	return time.Since(t0)
 }

@@ -68,23 +68,18 @@ func firstContentColumn(line []byte) int {
 // block never climbs into a delimiter-less body container).
 func blockRange(ctx context.Context, path string, text []byte, line int) (int, int, bool) {
 	lang := LanguageFor(path)
-	if lang == nil || line < 1 || len(text) == 0 {
+	if lang == nil {
 		return 0, 0, false
 	}
-	l, ok := lineAt(text, line)
+	row, col, ok := blockStart(text, line)
 	if !ok {
 		return 0, 0, false
 	}
-	col := firstContentColumn(l)
-	if col < 0 || l[col] == '\r' && col == len(l)-1 {
-		return 0, 0, false
-	}
-	row := uint32(line - 1)
 	e := defaultCache.entry(lang, text)
 	if e.full.Load() == nil && !lang.trim {
 		// Cold: resolve on the C tree instead of copying every node out of
 		// it, so a block op costs about one parse.
-		s, l, ok, err := e.blockC(ctx, row, uint32(col))
+		s, l, ok, err := e.blockC(ctx, row, col)
 		if err == nil {
 			return s, l, ok
 		}
@@ -93,11 +88,29 @@ func blockRange(ctx context.Context, path string, text []byte, line int) (int, i
 	if err != nil {
 		return 0, 0, false
 	}
-	i, ok := t.blockAt(row, uint32(col))
+	i, ok := t.blockAt(row, col)
 	if !ok {
 		return 0, 0, false
 	}
 	return int(t.nodes[i].StartRow) + 1, t.lastRow(i) + 1, true
+}
+
+// blockStart returns the point where a block beginning on 1-based line
+// would start (its first character other than space or tab), or false for
+// a line that is missing, blank or a lone "\r".
+func blockStart(text []byte, line int) (row, col uint32, ok bool) {
+	if line < 1 || len(text) == 0 {
+		return 0, 0, false
+	}
+	l, ok := lineAt(text, line)
+	if !ok {
+		return 0, 0, false
+	}
+	c := firstContentColumn(l)
+	if c < 0 || l[c] == '\r' && c == len(l)-1 {
+		return 0, 0, false
+	}
+	return uint32(line - 1), uint32(c), true
 }
 
 // blockC resolves the block at (row, col) on the entry's C tree, parsing it

@@ -1,14 +1,16 @@
 // Package treesitter knows source languages: the registry by file name,
 // parsing through pooled tree-sitter parsers with a content-keyed tree cache,
-// block resolution ("the node that begins on line N"), structural summaries,
-// document symbols, folding ranges and selection ranges. It knows nothing of
-// tools, paths on disk or LSP; positions are byte offsets and 0-based rows.
+// incremental reparsing of open documents, block resolution ("the node that
+// begins on line N"), structural summaries, document symbols, folding ranges
+// and selection ranges. It knows nothing of tools, paths on disk or LSP;
+// positions are byte offsets and 0-based rows.
 //
 // Entry points: LanguageFor, Supported, DefaultResolver / (*Resolver).BlockRange
 // (which satisfies edit.BlockResolver), SyntaxErrors / (*Resolver).SyntaxErrors
 // (the edit engine's parse proof: ERROR and MISSING nodes, named or not,
 // walked on the C tree), Summarize, DocumentSymbols, FoldingRanges,
-// SelectionRanges. In Markdown a heading resolves to its whole section.
+// SelectionRanges; OpenDocument, EditDocument and CloseDocument for open
+// documents. In Markdown a heading resolves to its whole section.
 //
 // Use of the C library: a parser serves one goroutine at a time (idle ones
 // wait in a small per-language free list); a parse is copied into an
@@ -17,5 +19,39 @@
 // may keep a C tree between a summary (which copies only a pruned skeleton)
 // and the first block op on the same text; it is then guarded by the cache
 // entry's mutex and closed on eviction. Parses take a context and can be
-// cancelled. There is no incremental reparsing.
+// cancelled.
+//
+// Incremental parsing (docs.go): an open document (OpenDocument, keyed by
+// the caller, e.g. an editor's URI) keeps the C tree of its last parse.
+// EditDocument applies each change to it with ts_tree_edit (byte offsets
+// from the caller, checked against the two texts; rows and columns derived
+// here from the bytes, "\n" only, as tree-sitter counts them), and the next
+// parse of exactly the document's current text, by any entry point, goes
+// through the content cache as usual but reparses with that tree. The
+// complete Go tree and the document symbols are then built reusing the
+// previous build's copies of the top-level subtrees the new tree shares
+// with it (identified by the address of their shared, immutable C subtree,
+// kept alive by a copy of the tree they came from), moved to their new
+// position. A reparse whose tree has a syntax error is redone whole: error
+// recovery depends on the subtrees the parser reuses, so such a tree may
+// differ from a whole parse's. Results equal those of a whole parse
+// (TestIncrementalLikeFresh, FuzzIncremental).
+//
+// Pitfalls of the smacker/go-tree-sitter binding this package works around:
+//   - ParseCtx sets the parser's cancellation flag from a goroutine and
+//     never clears it: a parser whose context may have been cancelled is
+//     closed, never pooled (parseWatched).
+//   - (*Tree).Edit passes the old end point as the new end point; edits call
+//     ts_tree_edit directly (editTree).
+//   - A *sitter.Tree is not safe for concurrent use, and its Node wrappers
+//     are cached per tree: a document's tree is used under its mutex only
+//     and callers get a ts_tree_copy of each parse, never the tree itself.
+//   - Trees are freed by finalizers only if nobody closes them: every tree
+//     here is closed explicitly (evictions, CloseDocument, replaced trees).
+//   - Lua's grammar parses some invalid texts differently from one parse to
+//     the next, so no test can compare its trees with a fresh parse.
+//
+// Limits: at most 256 open documents, at most 16 of them (2 MB of text)
+// keep trees between parses, least recently reparsed dropped first;
+// CloseDocument frees a document's trees.
 package treesitter

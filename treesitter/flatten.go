@@ -31,6 +31,22 @@ extern bool ts_tree_cursor_goto_next_sibling(hlCursor *self);
 extern bool ts_tree_cursor_goto_parent(hlCursor *self);
 
 typedef struct {
+	uint32_t start_byte, old_end_byte, new_end_byte;
+	hlPoint start_point, old_end_point, new_end_point;
+} hlInputEdit;
+extern void ts_tree_edit(TSTree *self, const hlInputEdit *edit);
+
+static bool hl_tree_has_error(const TSTree *t) {
+	return ts_node_has_error(ts_tree_root_node(t));
+}
+
+static void hl_tree_edit(TSTree *t, uint32_t sb, uint32_t ob, uint32_t nb,
+		uint32_t sr, uint32_t sc, uint32_t or_, uint32_t oc, uint32_t nr, uint32_t nc) {
+	hlInputEdit e = {sb, ob, nb, {sr, sc}, {or_, oc}, {nr, nc}};
+	ts_tree_edit(t, &e);
+}
+
+typedef struct {
 	uint32_t start_byte, end_byte;
 	uint32_t start_row, start_col, end_row, end_col;
 	uint32_t parent, end;
@@ -38,20 +54,50 @@ typedef struct {
 	uint32_t flags;
 } hl_flat;
 
-enum { HL_MISSING = 1, HL_HAS_ERROR = 2, HL_EXTRA = 4 };
+enum { HL_MISSING = 1, HL_HAS_ERROR = 2, HL_EXTRA = 4, HL_REUSED = 8 };
+
+typedef struct { uintptr_t id; uint32_t index; uint32_t pad; } hl_top;
+
+// hl_subtree_id identifies the subtree under a node: the address of its
+// heap data (TSNode.id is the address of the Subtree slot in its parent,
+// a union whose low bit is set when the subtree is an inline leaf, which
+// has no identity: 0). Shared subtrees are immutable, so while a tree
+// holding one is alive, its address names the same subtree text and shape.
+static uintptr_t hl_subtree_id(hlNode nd) {
+	if (!nd.id) return 0;
+	uintptr_t v = *(const uintptr_t *)nd.id;
+	return (v & 1) ? 0 : v;
+}
+
+static int hl_reused(const uintptr_t *reuse, uint32_t nreuse, uintptr_t id) {
+	uint32_t lo = 0, hi = nreuse;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (reuse[mid] < id) lo = mid + 1; else hi = mid;
+	}
+	return lo < nreuse && reuse[lo] == id;
+}
 
 // hl_flatten walks the tree and writes its named nodes in preorder into a
 // malloc'ed array (*out, *count). Each node records the index of its nearest
 // named ancestor (parent) and the index just past its subtree (end). With
 // prune > 0, the descendants of nodes spanning fewer than prune rows are
-// skipped (summaries never look inside them). Returns 0 on success, -1 when out of memory.
-static int hl_flatten(const TSTree *tree, int prune, hl_flat **out, uint32_t *count) {
+// skipped (summaries never look inside them). With tops, the root's named
+// children with a subtree id are listed (*tops, *ntops: id and index); a
+// child whose id is in reuse (sorted, nreuse) is written flagged HL_REUSED
+// and its descendants are skipped: the caller copies them from the tree the
+// ids came from. Returns 0 on success, -1 when out of memory.
+static int hl_flatten(const TSTree *tree, int prune, const uintptr_t *reuse, uint32_t nreuse,
+		hl_flat **out, uint32_t *count, hl_top **tops, uint32_t *ntops) {
 	uint32_t cap = 1024, n = 0;
 	hl_flat *buf = malloc(cap * sizeof(hl_flat));
 	uint32_t scap = 64, sp = 0;
 	uint32_t *sidx = malloc(scap * sizeof(uint32_t));
 	uint32_t *sdep = malloc(scap * sizeof(uint32_t));
-	if (!buf || !sidx || !sdep) { free(buf); free(sidx); free(sdep); return -1; }
+	uint32_t tcap = 0, tn = 0;
+	hl_top *tbuf = NULL;
+	if (tops) { tcap = 256; tbuf = malloc(tcap * sizeof(hl_top)); }
+	if (!buf || !sidx || !sdep || (tops && !tbuf)) { free(buf); free(sidx); free(sdep); free(tbuf); return -1; }
 	hlNode root = ts_tree_root_node(tree);
 	hlCursor c = ts_tree_cursor_new(root);
 	uint32_t depth = 0;
@@ -91,6 +137,22 @@ static int hl_flatten(const TSTree *tree, int prune, hl_flat **out, uint32_t *co
 			}
 			sidx[sp] = n; sdep[sp] = depth; sp++;
 			n++;
+			if (tops && depth == 1) {
+				uintptr_t id = hl_subtree_id(nd);
+				if (id) {
+					if (tn == tcap) {
+						tcap *= 2;
+						hl_top *nt = realloc(tbuf, tcap * sizeof(hl_top));
+						if (!nt) goto oom;
+						tbuf = nt;
+					}
+					tbuf[tn].id = id; tbuf[tn].index = n - 1; tbuf[tn].pad = 0; tn++;
+					if (nreuse > 0 && hl_reused(reuse, nreuse, id)) {
+						f->flags |= HL_REUSED;
+						goto next;
+					}
+				}
+			}
 		}
 		if (prune > 0) {
 			if (ts_node_end_point(nd).row - ts_node_start_point(nd).row + 1 < (uint32_t)prune) goto next;
@@ -108,17 +170,20 @@ done:
 	ts_tree_cursor_delete(&c);
 	free(sidx); free(sdep);
 	*out = buf; *count = n;
+	if (tops) { *tops = tbuf; *ntops = tn; }
 	return 0;
 oom:
 	ts_tree_cursor_delete(&c);
-	free(buf); free(sidx); free(sdep);
+	free(buf); free(sidx); free(sdep); free(tbuf);
 	return -1;
 }
 */
 import "C"
 
 import (
+	"cmp"
 	"errors"
+	"slices"
 	"unsafe"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -147,18 +212,13 @@ var errFlatten = errors.New("treesitter: out of memory while reading the syntax 
 // only the skeleton is copied: nodes spanning at least pruneLines rows and
 // their direct children. It does not close t.
 func flatten(t *sitter.Tree, pruneLines int) ([]node, error) {
-	if t == nil || t.BaseTree == nil {
-		return nil, errFlatten
-	}
-	// BaseTree's first field is the *C.TSTree (go-tree-sitter keeps it
-	// unexported); read it without calling back into the binding.
-	ptr := *(*unsafe.Pointer)(unsafe.Pointer(t.BaseTree))
+	ptr := cTree(t)
 	if ptr == nil {
 		return nil, errFlatten
 	}
 	var out *C.hl_flat
 	var count C.uint32_t
-	if C.hl_flatten((*C.TSTree)(ptr), C.int(pruneLines), &out, &count) != 0 {
+	if C.hl_flatten((*C.TSTree)(ptr), C.int(pruneLines), nil, 0, &out, &count, nil, nil) != 0 {
 		return nil, errFlatten
 	}
 	defer C.free(unsafe.Pointer(out))
@@ -171,6 +231,199 @@ func flatten(t *sitter.Tree, pruneLines int) ([]node, error) {
 	return nodes, nil
 }
 
+// top is a named child of the root with its subtree id (see
+// hl_subtree_id) and its index in the flattened nodes.
+type top struct {
+	id    uintptr
+	index uint32
+	_     uint32
+}
+
+const flagReused = 8 // hl_flatten: the subtree is to be copied from the previous tree
+
+// flattenReusing is flatten (unpruned) that copies, from prev, the
+// subtrees of the root's children that st shares with the C tree prev was
+// flattened from (prevTops, sorted by id, lists that tree's top-level
+// subtree ids; the caller keeps it alive so no id can be reused by a new
+// subtree). It also returns st's own tops, sorted by id, for the next call.
+// The copies are moved to their new position: byte offsets and rows shift,
+// and columns on the subtree's first row. prev must be untrimmed.
+func flattenReusing(st *sitter.Tree, prev *tree, prevTops []top) ([]node, []top, error) {
+	src, tops, err := flattenMarked(st, prevTops)
+	if err != nil || len(src) == 0 {
+		return nil, nil, err
+	}
+	reused := 0
+	for _, n := range src {
+		if n.Flags&flagReused != 0 {
+			reused++
+		}
+	}
+	if reused == 0 {
+		sortTops(tops)
+		return src, tops, nil
+	}
+	// Where each C node lands in the output, with the reused subtrees
+	// spliced in.
+	idOf := make(map[uint32]uintptr, reused)
+	for _, t := range tops {
+		if src[t.index].Flags&flagReused != 0 {
+			idOf[t.index] = t.id
+		}
+	}
+	at := make([]uint32, len(src)+1)
+	blocks := make([]uint32, len(src)) // old index of a reused node's subtree
+	total := uint32(0)
+	for k := range src {
+		at[k] = total
+		if src[k].Flags&flagReused == 0 {
+			total++
+			continue
+		}
+		i, ok := findTop(prevTops, idOf[uint32(k)])
+		if !ok || prev.nodes[i].Symbol != src[k].Symbol {
+			return nil, nil, errors.New("treesitter: reused subtree not found")
+		}
+		blocks[k] = i
+		total += prev.nodes[i].End - i
+	}
+	at[len(src)] = total
+	nodes := make([]node, total)
+	for k, n := range src {
+		j := at[k]
+		if n.Flags&flagReused == 0 {
+			if n.Parent != noParent {
+				n.Parent = at[n.Parent]
+			}
+			n.End = at[n.End]
+			nodes[j] = n
+			continue
+		}
+		i := blocks[k]
+		r := prev.nodes[i]
+		block := prev.nodes[i:r.End]
+		db, dr, dc := n.StartByte-r.StartByte, n.StartRow-r.StartRow, n.StartCol-r.StartCol
+		dst := nodes[j : j+uint32(len(block))]
+		for m, o := range block {
+			if o.StartRow == r.StartRow {
+				o.StartCol += dc
+			}
+			if o.EndRow == r.StartRow {
+				o.EndCol += dc
+			}
+			o.StartByte += db
+			o.EndByte += db
+			o.StartRow += dr
+			o.EndRow += dr
+			o.Parent = o.Parent - i + j
+			o.End = o.End - i + j
+			if m == 0 {
+				o.Parent = at[n.Parent]
+				o.Field = n.Field
+			}
+			dst[m] = o
+		}
+	}
+	for i, t := range tops {
+		tops[i].index = at[t.index]
+	}
+	sortTops(tops)
+	return nodes, tops, nil
+}
+
+// flattenMarked is flatten (unpruned) that lists the root's named
+// children by subtree id (tops, in tree order) and skips the descendants of
+// those whose id is in prevTops (sorted by id): they are marked flagReused.
+func flattenMarked(st *sitter.Tree, prevTops []top) ([]node, []top, error) {
+	ptr := cTree(st)
+	if ptr == nil {
+		return nil, nil, errFlatten
+	}
+	var ids *C.uintptr_t
+	if len(prevTops) > 0 {
+		// The table is read during the call only.
+		ids = (*C.uintptr_t)(C.malloc(C.size_t(len(prevTops)) * C.size_t(unsafe.Sizeof(uintptr(0)))))
+		if ids == nil {
+			return nil, nil, errFlatten
+		}
+		defer C.free(unsafe.Pointer(ids))
+		dst := unsafe.Slice((*uintptr)(unsafe.Pointer(ids)), len(prevTops))
+		for i, t := range prevTops {
+			dst[i] = t.id
+		}
+	}
+	var out *C.hl_flat
+	var count C.uint32_t
+	var ctops *C.hl_top
+	var ntops C.uint32_t
+	if C.hl_flatten((*C.TSTree)(ptr), 0, ids, C.uint32_t(len(prevTops)), &out, &count, &ctops, &ntops) != 0 {
+		return nil, nil, errFlatten
+	}
+	defer C.free(unsafe.Pointer(out))
+	defer C.free(unsafe.Pointer(ctops))
+	if count == 0 {
+		return nil, nil, nil
+	}
+	src := make([]node, int(count))
+	copy(src, unsafe.Slice((*node)(unsafe.Pointer(out)), int(count)))
+	tops := make([]top, int(ntops))
+	if ntops > 0 {
+		copy(tops, unsafe.Slice((*top)(unsafe.Pointer(ctops)), int(ntops)))
+	}
+	return src, tops, nil
+}
+
+func sortTops(tops []top) {
+	slices.SortFunc(tops, func(a, b top) int { return cmp.Compare(a.id, b.id) })
+}
+
+// findTop returns the node index of the top with id.
+func findTop(tops []top, id uintptr) (uint32, bool) {
+	i, ok := slices.BinarySearchFunc(tops, id, func(t top, id uintptr) int { return cmp.Compare(t.id, id) })
+	if !ok {
+		return 0, false
+	}
+	return tops[i].index, true
+}
+
+// cTree returns t's *TSTree, or nil. BaseTree's first field is the
+// *C.TSTree (go-tree-sitter keeps it unexported); it is read without calling
+// back into the binding.
+func cTree(t *sitter.Tree) unsafe.Pointer {
+	if t == nil || t.BaseTree == nil {
+		return nil
+	}
+	return *(*unsafe.Pointer)(unsafe.Pointer(t.BaseTree))
+}
+
+// hasError reports whether t contains a syntax error (or cannot be read).
+func hasError(t *sitter.Tree) bool {
+	ptr := cTree(t)
+	return ptr == nil || bool(C.hl_tree_has_error((*C.TSTree)(ptr)))
+}
+
+// textEdit is one replacement in a tree's text, as ts_tree_edit takes it.
+type textEdit struct {
+	start, oldEnd, newEnd       uint32
+	startPt, oldEndPt, newEndPt Point
+}
+
+// editTree applies e to t with ts_tree_edit. The binding's (*Tree).Edit
+// cannot be used: it passes the old end point as the new one, which
+// leaves every reused node after a changed line count on the wrong row.
+func editTree(t *sitter.Tree, e textEdit) {
+	ptr := cTree(t)
+	if ptr == nil {
+		return
+	}
+	C.hl_tree_edit((*C.TSTree)(ptr), C.uint32_t(e.start), C.uint32_t(e.oldEnd), C.uint32_t(e.newEnd),
+		C.uint32_t(e.startPt.Row), C.uint32_t(e.startPt.Column),
+		C.uint32_t(e.oldEndPt.Row), C.uint32_t(e.oldEndPt.Column),
+		C.uint32_t(e.newEndPt.Row), C.uint32_t(e.newEndPt.Column))
+}
+
 // The Go and C layouts must agree; this fails to compile otherwise.
 var _ = [1]struct{}{}[unsafe.Sizeof(node{})-C.sizeof_hl_flat]
 var _ = [1]struct{}{}[C.sizeof_hl_flat-unsafe.Sizeof(node{})]
+var _ = [1]struct{}{}[unsafe.Sizeof(top{})-C.sizeof_hl_top]
+var _ = [1]struct{}{}[C.sizeof_hl_top-unsafe.Sizeof(top{})]

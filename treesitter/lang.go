@@ -60,6 +60,8 @@ type Language struct {
 	lang    *sitter.Language
 	syms    []string            // symbol id → kind
 	class   []uint8             // symbol id → classComment|classElidable|...
+	symKind []string            // symbol id → symbol kind when it depends on the node kind alone
+	symSlow []bool              // symbol id → the symbol kind needs a look at the node (see symbolKind)
 	fields  []string            // field id → field name
 	parsers chan *sitter.Parser // idle parsers (one goroutine uses a parser at a time)
 }
@@ -80,9 +82,12 @@ func (l *Language) init() {
 		n := int(l.lang.SymbolCount())
 		l.syms = make([]string, n)
 		l.class = make([]uint8, n)
+		l.symKind = make([]string, n)
+		l.symSlow = make([]bool, n)
 		for i := 0; i < n; i++ {
 			k := l.lang.SymbolName(sitter.Symbol(i))
 			l.syms[i] = k
+			l.symKind[i], l.symSlow[i] = baseSymbolKind(l.Name, k)
 			for bit, set := range map[uint8]set{classComment: l.comments, classElidable: l.elidable,
 				classImport: l.imports, classContainer: l.containers, classCloser: l.closers} {
 				if set[k] {

@@ -65,13 +65,31 @@ func isFunctionish(kind string) bool {
 	return kind == "function" || kind == "method" || kind == "constructor"
 }
 
-func (t *tree) symbolKind(i uint32) string {
-	k := t.kind(i)
-	if o, ok := langSymbolOverrides[t.lang.Name]; ok {
+// baseSymbolKind is the symbol kind of node kind k in language lang when
+// it depends on the kind alone; slow reports that symbolKind must look at
+// the node (its children or its language) instead.
+func baseSymbolKind(lang, k string) (sk string, slow bool) {
+	if o, ok := langSymbolOverrides[lang]; ok {
 		if v, ok := o[k]; ok {
-			return v
+			return v, false
 		}
 	}
+	switch k {
+	case "type_spec", "variable_declarator", "class", "field_declaration", "function_definition":
+		return "", true
+	}
+	return symbolKinds[k], false
+}
+
+func (t *tree) symbolKind(i uint32) string {
+	sym := t.nodes[i].Symbol
+	if int(sym) >= len(t.lang.symKind) {
+		return "" // ERROR
+	}
+	if !t.lang.symSlow[sym] {
+		return t.lang.symKind[sym]
+	}
+	k := t.kind(i)
 	sk := symbolKinds[k]
 	switch k {
 	case "type_spec":
@@ -338,54 +356,61 @@ func (t *tree) collectSymbols(i uint32, text []byte, parentKind string, depth in
 		return nil
 	}
 	t.children(i, func(c uint32) bool {
-		if ek, en, enode := t.elixirSymbol(c, text); ek != "" {
-			s := Symbol{Name: en, Kind: ek, Detail: firstLine(nodeText(t, text, c)), Range: t.rangeOf(c), Selection: t.rangeOf(enode)}
-			s.Children = t.collectSymbols(c, text, ek, depth+1)
-			out = append(out, s)
-			return true
-		}
-		sk := t.symbolKind(c)
-		if sk != "" && isFunctionish(parentKind) && !isFunctionish(sk) && sk != "class" && sk != "struct" {
-			sk = ""
-		}
-		if sk == "" {
-			out = append(out, t.collectSymbols(c, text, parentKind, depth+1)...)
-			return true
-		}
-		if sk == "function" {
-			switch parentKind {
-			case "class", "struct", "interface", "object", "enum":
-				sk = "method"
-			}
-		}
-		if leafSymbolKinds[sk] {
-			// One symbol per name: Go's `X, Y int`, `const a, b = 1, 2`.
-			var names []uint32
-			t.children(c, func(g uint32) bool {
-				if t.fieldOf(g) == "name" {
-					names = append(names, g)
-				}
-				return true
-			})
-			if len(names) > 1 {
-				for _, g := range names {
-					out = append(out, Symbol{Name: firstLine(nodeText(t, text, g)), Kind: sk,
-						Detail: firstLine(nodeText(t, text, c)), Range: t.rangeOf(c), Selection: t.rangeOf(g)})
-				}
-				return true
-			}
-		}
-		name, nn := t.symbolName(c, text)
-		s := Symbol{Name: name, Kind: sk, Detail: firstLine(nodeText(t, text, c)), Range: t.rangeOf(c), Selection: t.rangeOf(nn)}
-		if s.Name == "" {
-			s.Name = "(anonymous)"
-		}
-		if !leafSymbolKinds[sk] || t.lang.Name == "html" || t.lang.Name == "svelte" {
-			s.Children = t.collectSymbols(c, text, sk, depth+1)
-		}
-		out = append(out, s)
+		out = t.symbolsOf(c, text, parentKind, depth, out)
 		return true
 	})
+	return out
+}
+
+// symbolsOf appends the symbols of the child c of a node at depth whose
+// symbol kind is parentKind: they depend on c's subtree and text alone.
+func (t *tree) symbolsOf(c uint32, text []byte, parentKind string, depth int, out []Symbol) []Symbol {
+	if ek, en, enode := t.elixirSymbol(c, text); ek != "" {
+		s := Symbol{Name: en, Kind: ek, Detail: firstLine(nodeText(t, text, c)), Range: t.rangeOf(c), Selection: t.rangeOf(enode)}
+		s.Children = t.collectSymbols(c, text, ek, depth+1)
+		out = append(out, s)
+		return out
+	}
+	sk := t.symbolKind(c)
+	if sk != "" && isFunctionish(parentKind) && !isFunctionish(sk) && sk != "class" && sk != "struct" {
+		sk = ""
+	}
+	if sk == "" {
+		out = append(out, t.collectSymbols(c, text, parentKind, depth+1)...)
+		return out
+	}
+	if sk == "function" {
+		switch parentKind {
+		case "class", "struct", "interface", "object", "enum":
+			sk = "method"
+		}
+	}
+	if leafSymbolKinds[sk] {
+		// One symbol per name: Go's `X, Y int`, `const a, b = 1, 2`.
+		var names []uint32
+		t.children(c, func(g uint32) bool {
+			if t.fieldOf(g) == "name" {
+				names = append(names, g)
+			}
+			return true
+		})
+		if len(names) > 1 {
+			for _, g := range names {
+				out = append(out, Symbol{Name: firstLine(nodeText(t, text, g)), Kind: sk,
+					Detail: firstLine(nodeText(t, text, c)), Range: t.rangeOf(c), Selection: t.rangeOf(g)})
+			}
+			return out
+		}
+	}
+	name, nn := t.symbolName(c, text)
+	s := Symbol{Name: name, Kind: sk, Detail: firstLine(nodeText(t, text, c)), Range: t.rangeOf(c), Selection: t.rangeOf(nn)}
+	if s.Name == "" {
+		s.Name = "(anonymous)"
+	}
+	if !leafSymbolKinds[sk] || t.lang.Name == "html" || t.lang.Name == "svelte" {
+		s.Children = t.collectSymbols(c, text, sk, depth+1)
+	}
+	out = append(out, s)
 	return out
 }
 

@@ -76,7 +76,8 @@ type entry struct {
 
 	mu     sync.Mutex
 	ctree  *sitter.Tree
-	closed bool // evicted: ctree is closed and must not be kept
+	closed bool      // evicted: ctree is closed and must not be kept
+	doc    *document // the open document whose tree ctree was reparsed from, if any
 
 	skel atomic.Pointer[tree] // pruned tree for summaries
 	full atomic.Pointer[tree] // complete tree
@@ -89,17 +90,34 @@ func (e *entry) closeTree() {
 	}
 }
 
-// parseC parses e.text with a pooled parser. Call with e.mu held.
+// parseC parses e.text: incrementally when an open document (see
+// OpenDocument) holds a tree of an earlier version of the same text,
+// otherwise from scratch. Call with e.mu held.
+func (e *entry) parseC(ctx context.Context) (*sitter.Tree, error) {
+	if e.cache != nil {
+		if d := e.cache.docs.find(e.lang, e.text); d != nil {
+			if st, ok, err := d.reparse(ctx, &e.cache.docs, e.text); ok {
+				if err == nil {
+					e.doc = d
+				}
+				return st, err
+			}
+		}
+	}
+	return parseWith(ctx, e.lang, nil, e.text)
+}
+
+// parseWith parses text with a pooled parser, reusing old (a tree of an
+// earlier text, edited to match text's coordinates) when it is not nil.
 //
 // The binding's ParseCtx sets the parser's cancellation flag from a
 // goroutine when its context is done, and nothing clears that flag: a parser
 // whose context was cancelled, even just after a successful parse, fails
 // every later parse ("operation limit was hit"). So ParseCtx gets a context
-// that only parseUncancelled's own watcher can cancel, and a parser whose
+// that only parseWatched's own watcher can cancel, and a parser whose
 // context may have been cancelled, or that failed, never goes back to the
 // pool.
-func (e *entry) parseC(ctx context.Context) (*sitter.Tree, error) {
-	lang := e.lang
+func parseWith(ctx context.Context, lang *Language, old *sitter.Tree, text []byte) (*sitter.Tree, error) {
 	lang.init()
 	var p *sitter.Parser
 	select {
@@ -108,7 +126,7 @@ func (e *entry) parseC(ctx context.Context) (*sitter.Tree, error) {
 		p = sitter.NewParser()
 		p.SetLanguage(lang.lang)
 	}
-	st, cancelled, err := parseWatched(ctx, p, e.text)
+	st, cancelled, err := parseWatched(ctx, p, old, text)
 	if cancelled || err != nil || st == nil {
 		p.Close()
 	} else {
@@ -130,12 +148,12 @@ func (e *entry) parseC(ctx context.Context) (*sitter.Tree, error) {
 // parseWatched runs p.ParseCtx under a private context that is cancelled
 // only while the parse runs and only if ctx is done; cancelled reports
 // whether that happened (the parser's flag may then be set).
-func parseWatched(ctx context.Context, p *sitter.Parser, text []byte) (st *sitter.Tree, cancelled bool, err error) {
+func parseWatched(ctx context.Context, p *sitter.Parser, old *sitter.Tree, text []byte) (st *sitter.Tree, cancelled bool, err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, true, err
 	}
 	if ctx.Done() == nil {
-		st, err = p.ParseCtx(context.Background(), nil, text)
+		st, err = p.ParseCtx(context.Background(), old, text)
 		return st, false, err
 	}
 	pctx, stop := context.WithCancel(context.Background())
@@ -150,7 +168,7 @@ func parseWatched(ctx context.Context, p *sitter.Parser, text []byte) (st *sitte
 			fired <- false
 		}
 	}()
-	st, err = p.ParseCtx(pctx, nil, text)
+	st, err = p.ParseCtx(pctx, old, text)
 	close(done)
 	// Unless the watcher fired, pctx is never cancelled now, so the
 	// binding's goroutine cannot set the flag any more. pctx's parent is
@@ -215,7 +233,13 @@ func (e *entry) getLocked(ctx context.Context, minLines int) (*tree, bool, error
 			return nil, false, err
 		}
 	}
-	t, err := e.build(st, minLines)
+	var t *tree
+	var err error
+	if minLines == 0 && e.doc != nil {
+		t, err = e.doc.build(e, st)
+	} else {
+		t, err = e.build(st, minLines)
+	}
 	switch {
 	case err != nil:
 		st.Close()
@@ -234,6 +258,52 @@ func (e *entry) getLocked(ctx context.Context, minLines int) (*tree, bool, error
 		e.full.Store(t)
 	}
 	return t, false, nil
+}
+
+// docSymbols computes the document symbols of an open document's text
+// without building its complete tree (see (*document).symbols); ok is false
+// when e is not such a text or its complete tree exists already.
+func (e *entry) docSymbols(ctx context.Context) (syms []Symbol, ok bool, err error) {
+	if e.cache == nil || e.lang.trim || e.full.Load() != nil {
+		return nil, false, nil
+	}
+	kept := false
+	defer func() {
+		if kept {
+			e.cache.retain(e)
+		}
+	}()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.full.Load() != nil {
+		return nil, false, nil
+	}
+	st := e.ctree
+	if st == nil {
+		d := e.cache.docs.find(e.lang, e.text)
+		if d == nil {
+			return nil, false, nil
+		}
+		var reparsed bool
+		st, reparsed, err = d.reparse(ctx, &e.cache.docs, e.text)
+		if !reparsed {
+			return nil, false, nil
+		}
+		if err != nil {
+			return nil, true, err
+		}
+		e.doc = d
+		if e.closed {
+			defer st.Close()
+		} else {
+			e.ctree, kept = st, true // for a block op or the complete tree next
+		}
+	}
+	if e.doc == nil {
+		return nil, false, nil
+	}
+	syms, err = e.doc.symbols(st, e.text)
+	return syms, true, err
 }
 
 // parse returns the complete syntax tree of text, from the cache when the
@@ -279,6 +349,8 @@ type treeCache struct {
 	// per byte of text, so only a few are kept.
 	retained       []*entry
 	retainedWeight int
+
+	docs docSet // open documents, whose trees are reparsed incrementally
 }
 
 // Limits on retained C trees: 8 trees or 1 MB of text.

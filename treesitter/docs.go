@@ -1,0 +1,480 @@
+package treesitter
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// Limits on open documents: how many are followed, and how many C trees
+// (about 60 bytes per byte of text) they keep between reparses.
+const (
+	maxDocs           = 256
+	maxDocTrees       = 16
+	maxDocTreesWeight = 2 << 20 // bytes of text
+	maxPendingEdits   = 1024
+)
+
+// docSet is the open documents, by key. Lock order: an entry's mu, then
+// docSet.mu or a document's mu, never both at once (find reads texts
+// through an atomic pointer; keep frees other documents' trees after
+// releasing docSet.mu).
+type docSet struct {
+	mu    sync.Mutex
+	docs  map[string]*document
+	trees []*document // documents holding a tree, least recently reparsed first
+
+	reparses atomic.Int64 // parses that reused a tree (for tests)
+}
+
+// document is one open document: its current text and, when it has one, a
+// C tree of an earlier version edited (ts_tree_edit) to the current text's
+// coordinates, ready to be the old tree of the next parse. The tree is
+// never handed out: a parse gives its caller a copy (ts_tree_copy), so no C
+// tree is used by two goroutines.
+type document struct {
+	lang *Language
+	cur  atomic.Pointer[[]byte] // the current text, for find
+
+	mu      sync.Mutex
+	text    []byte       // the current text (the caller's slice, never modified)
+	tree    *sitter.Tree // nil, or the edited tree of an earlier text
+	parsing bool         // a reparse runs without mu: edits meanwhile go to pending
+	pending []textEdit
+	lost    bool // an edit during that reparse could not be followed
+	closed  bool
+
+	// The last complete tree built from one of the document's parses and
+	// the document symbols of the last call, each with the C tree it came
+	// from: the next build or call copies what the new tree shares with it.
+	flat    *tree
+	flatSrc reuseSource
+	symOf   map[uintptr]symTop // by top-level subtree id
+	symSrc  reuseSource
+}
+
+// reuseSource is the C tree a result was built from, kept (a copy) so that
+// the ids of its top-level subtrees stay unique: shared subtrees are
+// immutable, and none is freed while a tree holds it.
+type reuseSource struct {
+	src  *sitter.Tree
+	tops []top // the root's named children, sorted by id
+}
+
+// borrowLocked returns r's tops and a function that releases the copy of
+// r's tree keeping them alive while they are used without d.mu.
+func (r *reuseSource) borrowLocked() ([]top, func()) {
+	if r.src == nil {
+		return nil, func() {}
+	}
+	return r.tops, r.src.Copy().Close
+}
+
+func (r *reuseSource) close() {
+	if r.src != nil {
+		r.src.Close()
+	}
+	r.src, r.tops = nil, nil
+}
+
+// keepsLocked reports whether d keeps results for a text of n bytes: it
+// is open and holds a tree within the limits.
+func (d *document) keepsLocked(n int) bool {
+	return !d.closed && n <= maxDocTreesWeight && (d.tree != nil || d.parsing)
+}
+
+// symTop is the symbols of one top-level subtree that starts at at.
+// They are shared with the results handed out, which callers only read.
+type symTop struct {
+	at   Range
+	syms []Symbol
+}
+
+// OpenDocument starts following the open document key (any stable name,
+// such as the editor's URI) whose file name is path and whose text is text.
+// Parses of exactly its current text (by any entry point: DocumentSymbols,
+// BlockRange, Summarize, ...) are then incremental, reusing the tree of the
+// previous parse edited by EditDocument. The text is kept, not copied: the
+// caller must not modify it. Opening a key again replaces the document;
+// documents of unsupported languages are not followed. At most 256 documents
+// are followed (the least recently opened is dropped) and at most 16 trees,
+// 2 MB of text, are kept between parses.
+func OpenDocument(key, path string, text []byte) {
+	defaultCache.docs.open(key, LanguageFor(path), text)
+}
+
+// EditDocument records one change of the document key: bytes [start,
+// oldEnd) of its previous text were replaced, giving text (kept, not
+// copied). A change whose offsets do not describe the two texts is not an
+// error: the document's tree is dropped and its next parse is whole.
+// Unknown keys are ignored.
+func EditDocument(key string, start, oldEnd int, text []byte) {
+	defaultCache.docs.edit(key, start, oldEnd, text)
+}
+
+// CloseDocument stops following the document key and frees its tree.
+func CloseDocument(key string) {
+	defaultCache.docs.close(key)
+}
+
+func (ds *docSet) open(key string, lang *Language, text []byte) {
+	var drop []*document
+	ds.mu.Lock()
+	if old, ok := ds.docs[key]; ok {
+		drop = append(drop, old)
+		delete(ds.docs, key)
+	}
+	if lang != nil {
+		if ds.docs == nil {
+			ds.docs = map[string]*document{}
+		}
+		d := &document{lang: lang, text: text}
+		d.cur.Store(&text)
+		for len(ds.docs) >= maxDocs {
+			for k, v := range ds.docs { // any one: editors rarely open this many
+				drop = append(drop, v)
+				delete(ds.docs, k)
+				break
+			}
+		}
+		ds.docs[key] = d
+	}
+	ds.forgetLocked(drop)
+	ds.mu.Unlock()
+	for _, d := range drop {
+		d.shut()
+	}
+}
+
+func (ds *docSet) close(key string) {
+	ds.mu.Lock()
+	d, ok := ds.docs[key]
+	if ok {
+		delete(ds.docs, key)
+		ds.forgetLocked([]*document{d})
+	}
+	ds.mu.Unlock()
+	if ok {
+		d.shut()
+	}
+}
+
+// forgetLocked removes docs from the list of kept trees.
+func (ds *docSet) forgetLocked(docs []*document) {
+	if len(docs) == 0 {
+		return
+	}
+	kept := ds.trees[:0]
+	for _, t := range ds.trees {
+		drop := false
+		for _, d := range docs {
+			drop = drop || t == d
+		}
+		if !drop {
+			kept = append(kept, t)
+		}
+	}
+	clear(ds.trees[len(kept):])
+	ds.trees = kept
+}
+
+// shut frees d's tree; a reparse still running frees its own.
+func (d *document) shut() {
+	d.mu.Lock()
+	d.closed = true
+	d.dropTreeLocked()
+	d.mu.Unlock()
+}
+
+func (d *document) dropTreeLocked() {
+	if d.tree != nil {
+		d.tree.Close()
+		d.tree = nil
+	}
+	d.dropFlatLocked()
+	if d.parsing {
+		d.lost = true
+	}
+	d.pending = nil
+}
+
+func (ds *docSet) lookup(key string) *document {
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	return ds.docs[key]
+}
+
+// find returns an open document of lang whose current text is text, or nil.
+func (ds *docSet) find(lang *Language, text []byte) *document {
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	for _, d := range ds.docs {
+		if d.lang == lang {
+			if cur := *d.cur.Load(); len(cur) == len(text) && bytes.Equal(cur, text) {
+				return d
+			}
+		}
+	}
+	return nil
+}
+
+func (ds *docSet) edit(key string, start, oldEnd int, text []byte) {
+	d := ds.lookup(key)
+	if d == nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	e, ok := describeEdit(d.text, start, oldEnd, text)
+	switch {
+	case !ok:
+		d.dropTreeLocked()
+	case d.parsing && len(d.pending) >= maxPendingEdits:
+		d.lost = true
+		d.pending = nil
+	case d.parsing:
+		d.pending = append(d.pending, e)
+	case d.tree != nil:
+		editTree(d.tree, e)
+	}
+	d.text = text
+	d.cur.Store(&text)
+}
+
+// describeEdit checks that replacing old's [start, oldEnd) gives text and
+// returns the edit with its points (rows count "\n" only, as tree-sitter's
+// do; columns are bytes).
+func describeEdit(old []byte, start, oldEnd int, text []byte) (textEdit, bool) {
+	if start < 0 || start > oldEnd || oldEnd > len(old) {
+		return textEdit{}, false
+	}
+	newEnd := len(text) - (len(old) - oldEnd)
+	if newEnd < start || newEnd > len(text) || len(text) > 1<<31 || len(old) > 1<<31 ||
+		!bytes.Equal(old[:start], text[:start]) || !bytes.Equal(old[oldEnd:], text[newEnd:]) {
+		return textEdit{}, false
+	}
+	sp := pointAfter(Point{}, old[:start])
+	return textEdit{
+		start: uint32(start), oldEnd: uint32(oldEnd), newEnd: uint32(newEnd),
+		startPt: sp, oldEndPt: pointAfter(sp, old[start:oldEnd]), newEndPt: pointAfter(sp, text[start:newEnd]),
+	}, true
+}
+
+// pointAfter is the point reached from p by the bytes b.
+func pointAfter(p Point, b []byte) Point {
+	n := bytes.Count(b, []byte{'\n'})
+	if n == 0 {
+		return Point{Row: p.Row, Column: p.Column + len(b)}
+	}
+	return Point{Row: p.Row + n, Column: len(b) - bytes.LastIndexByte(b, '\n') - 1}
+}
+
+// reparse parses text, d's current text, reusing d's tree, keeps the
+// result as d's tree and returns a copy of it for the caller to own. ok is
+// false when d cannot serve (closed, no longer at text, or reparsing for
+// another caller): the caller parses on its own.
+func (d *document) reparse(ctx context.Context, ds *docSet, text []byte) (st *sitter.Tree, ok bool, err error) {
+	d.mu.Lock()
+	if d.closed || d.parsing || !bytes.Equal(d.text, text) {
+		d.mu.Unlock()
+		return nil, false, nil
+	}
+	old := d.tree
+	d.tree, d.parsing, d.lost, d.pending = nil, true, false, nil
+	d.mu.Unlock()
+
+	st, err = parseWith(ctx, d.lang, old, text)
+	if old != nil {
+		old.Close()
+		if err == nil && hasError(st) {
+			// Error recovery depends on the subtrees the parser reuses:
+			// the tree of an invalid text may differ from a whole parse's
+			// (FuzzIncremental found such texts in Ruby), so it is parsed
+			// whole.
+			st.Close()
+			st, err = parseWith(ctx, d.lang, nil, text)
+		} else {
+			ds.reparses.Add(1)
+		}
+	}
+
+	d.mu.Lock()
+	d.parsing = false
+	pending, lost := d.pending, d.lost || d.closed
+	d.pending = nil
+	if err != nil {
+		d.mu.Unlock()
+		return nil, true, err
+	}
+	cp := st.Copy()
+	if lost || len(text) > maxDocTreesWeight {
+		st.Close()
+		d.mu.Unlock()
+		return cp, true, nil
+	}
+	for _, e := range pending {
+		editTree(st, e)
+	}
+	d.tree = st
+	d.mu.Unlock()
+	ds.keep(d)
+	return cp, true, nil
+}
+
+// keep records that d holds a tree and frees the least recently reparsed
+// trees beyond the limits.
+func (ds *docSet) keep(d *document) {
+	ds.mu.Lock()
+	ds.forgetLocked([]*document{d})
+	ds.trees = append(ds.trees, d)
+	weight := 0
+	for _, t := range ds.trees {
+		weight += len(*t.cur.Load())
+	}
+	var victims []*document
+	for len(ds.trees) > 1 && (len(ds.trees) > maxDocTrees || weight > maxDocTreesWeight) {
+		v := ds.trees[0]
+		ds.trees = ds.trees[1:]
+		weight -= len(*v.cur.Load())
+		victims = append(victims, v)
+	}
+	ds.mu.Unlock()
+	for _, v := range victims {
+		v.mu.Lock()
+		if v.tree != nil {
+			v.tree.Close()
+			v.tree = nil
+		}
+		v.dropFlatLocked()
+		v.mu.Unlock()
+	}
+}
+
+func (d *document) dropFlatLocked() {
+	d.flat = nil
+	d.flatSrc.close()
+	d.symOf = nil
+	d.symSrc.close()
+}
+
+// build is e.build(st, 0) for a tree st reparsed from d: the subtrees st
+// shares with the tree of d's previous build are copied from that build
+// instead of being read from C again, and st becomes the next build's
+// source. Called with e.mu held.
+func (d *document) build(e *entry, st *sitter.Tree) (*tree, error) {
+	if d.lang.trim {
+		return e.build(st, 0)
+	}
+	d.mu.Lock()
+	prev := d.flat
+	tops, release := d.flatSrc.borrowLocked()
+	d.mu.Unlock()
+	nodes, newTops, err := flattenReusing(st, prev, tops)
+	release()
+	if err != nil || len(nodes) == 0 {
+		return e.build(st, 0)
+	}
+	t := &tree{lang: e.lang, nodes: nodes}
+	d.mu.Lock()
+	if d.keepsLocked(len(e.text)) {
+		d.flatSrc.close()
+		d.flat, d.flatSrc = t, reuseSource{src: st.Copy(), tops: newTops}
+	}
+	d.mu.Unlock()
+	return t, nil
+}
+
+// symbols returns documentSymbols of text for st, a tree reparsed from d:
+// the symbols of top-level subtrees st shares with the tree of d's
+// previous call are that call's (moved, when the subtree moved), the
+// others are computed from their subtree only (what a top-level node's
+// symbols are depends on its subtree and its text alone, see symbolsOf).
+// Called with e.mu held.
+func (d *document) symbols(st *sitter.Tree, text []byte) ([]Symbol, error) {
+	d.mu.Lock()
+	prev := d.symOf
+	prevTops, release := d.symSrc.borrowLocked()
+	d.mu.Unlock()
+	defer release()
+	nodes, tops, err := flattenMarked(st, prevTops)
+	if err != nil {
+		return nil, err
+	}
+	if len(nodes) == 0 {
+		return nil, fmt.Errorf("treesitter: %s parse produced an empty tree; read the file plainly", d.lang.Name)
+	}
+	t := &tree{lang: d.lang, nodes: nodes}
+	symOf := make(map[uintptr]symTop, len(tops))
+	var out []Symbol
+	j := 0 // tops are in tree order until sorted below
+	t.children(0, func(c uint32) bool {
+		n := &t.nodes[c]
+		at := Range{Start: int(n.StartByte), StartPoint: Point{int(n.StartRow), int(n.StartCol)}}
+		for j < len(tops) && tops[j].index < c {
+			j++
+		}
+		var id uintptr
+		if j < len(tops) && tops[j].index == c {
+			id = tops[j].id
+		}
+		if n.Flags&flagReused != 0 {
+			p := prev[id]
+			if p.at != at {
+				p = symTop{at: at, syms: moveSymbols(p.syms, p.at, at)}
+			}
+			out = append(out, p.syms...)
+			symOf[id] = p
+			return true
+		}
+		k := len(out)
+		out = t.symbolsOf(c, text, "", 0, out)
+		if id != 0 {
+			symOf[id] = symTop{at: at, syms: out[k:len(out):len(out)]}
+		}
+		return true
+	})
+	if out == nil {
+		out = []Symbol{}
+	}
+	sortTops(tops)
+	d.mu.Lock()
+	if d.keepsLocked(len(text)) {
+		d.symSrc.close()
+		d.symOf, d.symSrc = symOf, reuseSource{src: st.Copy(), tops: tops}
+	}
+	d.mu.Unlock()
+	return out, nil
+}
+
+// moveSymbols returns a copy of syms moved from the position of from's
+// start to that of to's: byte offsets and rows shift, and so do the
+// columns on from's row.
+func moveSymbols(syms []Symbol, from, to Range) []Symbol {
+	if len(syms) == 0 {
+		return nil
+	}
+	out := make([]Symbol, len(syms))
+	for i, s := range syms {
+		s.Range = moveRange(s.Range, from, to)
+		s.Selection = moveRange(s.Selection, from, to)
+		s.Children = moveSymbols(s.Children, from, to)
+		out[i] = s
+	}
+	return out
+}
+
+func moveRange(r, from, to Range) Range {
+	move := func(p Point) Point {
+		if p.Row == from.StartPoint.Row {
+			p.Column += to.StartPoint.Column - from.StartPoint.Column
+		}
+		p.Row += to.StartPoint.Row - from.StartPoint.Row
+		return p
+	}
+	d := to.Start - from.Start
+	return Range{Start: r.Start + d, End: r.End + d, StartPoint: move(r.StartPoint), EndPoint: move(r.EndPoint)}
+}

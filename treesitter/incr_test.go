@@ -1,0 +1,360 @@
+package treesitter
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+)
+
+// incrSnippets are what random edits insert: delimiters, line breaks,
+// keywords of the tested languages, a multi-byte character.
+var incrSnippets = []string{
+	"", "\n", "\n\n", "{", "}", "(", ")", "[", "]", "x", "y1", " ", "\t", "    ", "\"", "'", "`",
+	"/*", "*/", "//", "#", ":", ";", ",", ".", "=", "é",
+	"func f() {\n\treturn\n}\n", "if x {\n", "type T struct {\n\tA int\n}\n",
+	"def g(a):\n    pass\n", "class A:\n    x = 1\n", "    return 1\n",
+	"function h() {\n  return 1;\n}\n", "class B {\n  m(): void {}\n}\n", "interface I { a: string }\n",
+}
+
+// incrEdit is one replacement: bytes [start, end) of the text by text.
+type incrEdit struct {
+	start, end int
+	text       string
+}
+
+func applyIncrEdit(text []byte, e incrEdit) []byte {
+	out := make([]byte, 0, len(text)-(e.end-e.start)+len(e.text))
+	out = append(out, text[:e.start]...)
+	out = append(out, e.text...)
+	return append(out, text[e.end:]...)
+}
+
+// randomEdit picks a replacement in text from r: mostly small ones, some
+// pastes of a piece of the text itself.
+func randomEdit(r *rand.Rand, text []byte) incrEdit {
+	start := r.IntN(len(text) + 1)
+	end := start + min(r.IntN(12), len(text)-start)
+	if r.IntN(10) == 0 {
+		end = start + min(r.IntN(200), len(text)-start)
+	}
+	ins := incrSnippets[r.IntN(len(incrSnippets))]
+	if r.IntN(6) == 0 && len(text) > 0 {
+		a := r.IntN(len(text))
+		ins = string(text[a : a+min(r.IntN(80), len(text)-a)])
+	}
+	return incrEdit{start, end, ins}
+}
+
+// validEdit picks a replacement in text from r that keeps a valid
+// generated source valid (mostly): a letter of a word changed, a comment
+// line or a blank line inserted at the start of a line.
+func validEdit(r *rand.Rand, text []byte, path string) incrEdit {
+	switch r.IntN(3) {
+	case 0:
+		// The second letter of a local name (no keyword can result).
+		words := [][]byte{[]byte("parts"), []byte("count"), []byte("items"), []byte("raw")}
+		w := words[r.IntN(len(words))]
+		if n := bytes.Count(text, w); n > 0 {
+			k, i := r.IntN(n), 0
+			for ; k >= 0; k-- {
+				i += bytes.Index(text[i:], w) + 1
+			}
+			return incrEdit{i, i + 1, string(rune('a' + r.IntN(26)))}
+		}
+	case 1:
+		comment := "// note\n"
+		if LanguageFor(path).Name == "python" {
+			comment = "# note\n"
+		}
+		at := lineStart(r, text)
+		return incrEdit{at, at, comment}
+	}
+	at := lineStart(r, text)
+	return incrEdit{at, at, "\n"}
+}
+
+// lineStart returns the offset of a random line start of text.
+func lineStart(r *rand.Rand, text []byte) int {
+	for range 100 {
+		i := r.IntN(len(text) + 1)
+		if i == 0 || text[i-1] == '\n' {
+			return i
+		}
+	}
+	return 0
+}
+
+// checkLikeFresh checks that every tree-sitter result over text (block ops
+// on every line, document symbols, folding ranges, and the syntax tree
+// itself) equals what a fresh, whole parse gives. blocksFirst decides
+// whether a block op or the symbols cause the (incremental) parse.
+func checkLikeFresh(t *testing.T, path string, text []byte, blocksFirst bool) {
+	t.Helper()
+	ctx := context.Background()
+	lang := LanguageFor(path)
+	fresh, err := parseFresh(ctx, lang, text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := countLines(text) + 1
+	blocks := func() []string {
+		var out []string
+		for l := 1; l <= lines; l++ {
+			s, e, ok := DefaultResolver.BlockRange(path, string(text), l)
+			out = append(out, fmt.Sprint(s, e, ok))
+		}
+		return out
+	}
+	var gotBlocks []string
+	if blocksFirst {
+		gotBlocks = blocks()
+	}
+	syms, err := DocumentSymbols(ctx, path, text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	folds, err := FoldingRanges(ctx, path, text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !blocksFirst {
+		gotBlocks = blocks()
+	}
+	var wantBlocks []string
+	for l := 1; l <= lines; l++ {
+		s, e, ok := freshBlock(fresh, text, l)
+		wantBlocks = append(wantBlocks, fmt.Sprint(s, e, ok))
+	}
+	if !reflect.DeepEqual(gotBlocks, wantBlocks) {
+		t.Fatalf("%s: block ops differ from a fresh parse of %q:\n got %v\nwant %v", path, text, gotBlocks, wantBlocks)
+	}
+	if want := documentSymbols(fresh, text); !reflect.DeepEqual(syms, want) {
+		t.Fatalf("%s: symbols differ from a fresh parse of %q:\n got %+v\nwant %+v", path, text, syms, want)
+	}
+	if want := foldingRanges(fresh, text); !reflect.DeepEqual(folds, want) {
+		t.Fatalf("%s: folding ranges differ from a fresh parse of %q:\n got %+v\nwant %+v", path, text, folds, want)
+	}
+	if full := defaultCache.entry(lang, text).full.Load(); full != nil && !reflect.DeepEqual(full.nodes, fresh.nodes) {
+		t.Fatalf("%s: the syntax tree differs from a fresh parse of %q", path, text)
+	}
+}
+
+// freshBlock is blockRange over a given tree.
+func freshBlock(t *tree, text []byte, line int) (int, int, bool) {
+	row, col, ok := blockStart(text, line)
+	if !ok {
+		return 0, 0, false
+	}
+	i, ok := t.blockAt(row, col)
+	if !ok {
+		return 0, 0, false
+	}
+	return int(t.nodes[i].StartRow) + 1, t.lastRow(i) + 1, true
+}
+
+// runIncremental opens text as a document, applies edits in groups (each
+// group is one didChange: its edits, then a check against a fresh parse),
+// and closes it.
+func runIncremental(t *testing.T, path string, text []byte, groups [][]incrEdit, seed uint64) {
+	t.Helper()
+	key := fmt.Sprintf("test://%s/%d", path, seed)
+	defaultCache.purge() // no tree from another history of the same texts
+	OpenDocument(key, path, text)
+	defer CloseDocument(key)
+	checkLikeFresh(t, path, text, seed%2 == 0)
+	for gi, g := range groups {
+		for _, e := range g {
+			next := applyIncrEdit(text, e)
+			EditDocument(key, e.start, e.end, next)
+			text = next
+		}
+		checkLikeFresh(t, path, text, (seed+uint64(gi))%2 == 1)
+	}
+}
+
+// TestIncrementalLikeFresh: after random edit sequences, block ops,
+// document symbols, folding ranges and the tree itself are those of a
+// fresh parse; when the edits keep the text valid, the parses did reuse
+// the document's tree (a text with syntax errors is parsed whole).
+func TestIncrementalLikeFresh(t *testing.T) {
+	sources := map[string]int{"go": 120, "python": 120, "typescript": 120}
+	rounds := 12
+	if testing.Short() {
+		rounds = 4
+	}
+	for _, l := range benchLangs {
+		path, base := genSource(l, sources[l])
+		for seed := uint64(1); seed <= uint64(rounds); seed++ {
+			r := rand.New(rand.NewPCG(seed, 16))
+			text := base
+			var groups [][]incrEdit
+			valid := seed%2 == 1 // else random edits, which soon leave syntax errors
+			for range 15 {
+				var g []incrEdit
+				for range 1 + r.IntN(3) {
+					e := randomEdit(r, text)
+					if valid {
+						e = validEdit(r, text, path)
+					}
+					text = applyIncrEdit(text, e)
+					g = append(g, e)
+				}
+				groups = append(groups, g)
+			}
+			before := defaultCache.docs.reparses.Load()
+			runIncremental(t, path, base, groups, seed)
+			if n := defaultCache.docs.reparses.Load() - before; valid && n < int64(len(groups))/4 {
+				t.Errorf("%s seed %d: %d of %d parses reused the document's tree", path, seed, n, len(groups))
+			}
+		}
+	}
+}
+
+// TestEditDocumentRefusesBadOffsets: offsets that do not describe the
+// change drop the tree (the next parse is whole and still right) instead
+// of corrupting it.
+func TestEditDocumentRefusesBadOffsets(t *testing.T) {
+	path, text := "bad.go", []byte("package p\n\nfunc a() {}\n\nfunc b() {}\n")
+	OpenDocument("test://bad", path, text)
+	defer CloseDocument("test://bad")
+	checkLikeFresh(t, path, text, true)
+	next := []byte("package p\n\nfunc a() {}\n\nfunc bb() {}\n")
+	for _, c := range [][2]int{{-1, 3}, {5, 2}, {0, 1000}, {0, 0}, {30, 30}} {
+		EditDocument("test://bad", c[0], c[1], next)
+		checkLikeFresh(t, path, next, false)
+		text, next = next, text
+	}
+	EditDocument("test://unknown", 0, 0, next) // ignored
+}
+
+// TestDocumentLimits: closed documents free their trees; trees kept stay
+// within the limits however many documents are open.
+func TestDocumentLimits(t *testing.T) {
+	ds := &defaultCache.docs
+	for i := range maxDocTrees + 5 {
+		key := fmt.Sprintf("test://lim/%d", i)
+		text := []byte(fmt.Sprintf("package p\n\nfunc f%d() {}\n", i))
+		OpenDocument(key, "lim.go", text)
+		if _, err := DocumentSymbols(context.Background(), "lim.go", text); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ds.mu.Lock()
+	n := len(ds.trees)
+	ds.mu.Unlock()
+	if n > maxDocTrees {
+		t.Errorf("%d trees kept, limit %d", n, maxDocTrees)
+	}
+	for i := range maxDocTrees + 5 {
+		CloseDocument(fmt.Sprintf("test://lim/%d", i))
+	}
+	ds.mu.Lock()
+	n, docs := len(ds.trees), len(ds.docs)
+	ds.mu.Unlock()
+	if n != 0 || docs != 0 {
+		t.Errorf("after closing all: %d trees, %d documents", n, docs)
+	}
+}
+
+// incrPaths are the languages FuzzIncremental edits. Not Lua: its fresh
+// parses of some invalid texts differ from one parse to the next (")(\""
+// alternates between two trees even with a new parser each time), so
+// there is no one fresh result to compare with.
+var incrPaths = []string{"f.go", "f.py", "f.ts", "f.rb", "f.yaml"}
+
+// FuzzIncremental: after any edits, the results over an open document's
+// incrementally reparsed tree are those of a fresh parse. ops is read in
+// fours: a start offset (two bytes), a deletion length, and a snippet to
+// insert whose high bit ends the didChange (a check follows).
+func FuzzIncremental(f *testing.F) {
+	f.Add("package p\n\nfunc a() {\n\tif x {\n\t}\n}\n", []byte{12, 0, 0, 9, 30, 0, 2, 0x80 | 1}, uint8(0))
+	f.Add("def f():\n    '''doc'''\n    return 1\n", []byte{9, 0, 4, 0x80 | 30, 0, 0, 0, 1}, uint8(1))
+	f.Add("class A {\n  m() { return (\n    1); }\n}\n", []byte{20, 0, 3, 0x80 | 3, 1, 0, 0, 0x80 | 2}, uint8(2))
+	f.Fuzz(func(t *testing.T, text string, ops []byte, which uint8) {
+		if len(text) > 4096 || len(ops) > 64 {
+			return
+		}
+		path := incrPaths[int(which)%len(incrPaths)]
+		cur := []byte(text)
+		var groups [][]incrEdit
+		var g []incrEdit
+		for i := 0; i+4 <= len(ops); i += 4 {
+			start := (int(ops[i]) | int(ops[i+1])<<8) % (len(cur) + 1)
+			end := start + min(int(ops[i+2])%16, len(cur)-start)
+			e := incrEdit{start, end, incrSnippets[int(ops[i+3]&0x7f)%len(incrSnippets)]}
+			cur = applyIncrEdit(cur, e)
+			g = append(g, e)
+			if ops[i+3]&0x80 != 0 || i+8 > len(ops) {
+				groups = append(groups, g)
+				g = nil
+			}
+		}
+		runIncremental(t, path, []byte(text), groups, uint64(which))
+	})
+}
+
+// TestDocumentConcurrency: one goroutine edits an open document (as the
+// language server does, in order) while others ask for results on the
+// texts it produced; every result equals a fresh parse's. Run with -race.
+func TestDocumentConcurrency(t *testing.T) {
+	path, text := genSource("go", 300)
+	const key = "test://concurrent.go"
+	OpenDocument(key, path, text)
+	defer CloseDocument(key)
+	texts := make(chan []byte, 64)
+	done := make(chan struct{})
+	errs := make(chan error, 4)
+	for range 3 {
+		go func() {
+			for text := range texts {
+				ctx := context.Background()
+				fresh, err := parseFresh(ctx, LanguageFor(path), text)
+				if err != nil {
+					errs <- err
+					return
+				}
+				syms, err := DocumentSymbols(ctx, path, text)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if want := documentSymbols(fresh, text); !reflect.DeepEqual(syms, want) {
+					errs <- fmt.Errorf("symbols differ from a fresh parse")
+					return
+				}
+				line := 1 + len(text)%countLines(text)
+				s, e, ok := DefaultResolver.BlockRange(path, string(text), line)
+				if ws, we, wok := freshBlock(fresh, text, line); s != ws || e != we || ok != wok {
+					errs <- fmt.Errorf("block at %d: %d-%d %v, want %d-%d %v", line, s, e, ok, ws, we, wok)
+					return
+				}
+				if _, err := FoldingRanges(ctx, path, text); err != nil {
+					errs <- err
+					return
+				}
+			}
+			done <- struct{}{}
+		}()
+	}
+	r := rand.New(rand.NewPCG(7, 16))
+	for range 60 {
+		e := validEdit(r, text, path)
+		if r.IntN(5) == 0 {
+			e = randomEdit(r, text)
+		}
+		text = applyIncrEdit(text, e)
+		EditDocument(key, e.start, e.end, text)
+		texts <- text
+	}
+	close(texts)
+	for range 3 {
+		select {
+		case err := <-errs:
+			t.Fatal(err)
+		case <-done:
+		}
+	}
+}
