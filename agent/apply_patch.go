@@ -52,7 +52,14 @@ type applyPatchFile struct {
 
 type applyPatchDetails struct {
 	Files []applyPatchFile `json:"files"`
-	Diff  string           `json:"diff"`
+	Diff  string           `json:"diff,omitempty"` // every file's diff, joined
+}
+
+func (d *applyPatchDetails) withoutDiffs() any {
+	c := *d
+	c.Diff = ""
+	c.Files = withoutDiff(d.Files, func(f *applyPatchFile) *string { return &f.Diff })
+	return &c
 }
 
 // patchTarget is one path a patch touches, as read under the lock.

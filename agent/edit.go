@@ -36,7 +36,7 @@ type editFileResult struct {
 	Tag              string   `json:"tag"`
 	PreviousTag      string   `json:"previousTag,omitempty"`
 	SHA256           string   `json:"sha256,omitempty"`
-	Diff             string   `json:"diff"`
+	Diff             string   `json:"diff,omitempty"` // the file's Changes[].Diff
 	FirstChangedLine int      `json:"firstChangedLine,omitempty"`
 	Warnings         []string `json:"warnings,omitempty"`
 	NoOp             bool     `json:"noop,omitempty"`
@@ -49,9 +49,16 @@ type editFileResult struct {
 
 type editDetails struct {
 	Op               string           `json:"op"`
-	Diff             string           `json:"diff"`
+	Diff             string           `json:"diff,omitempty"` // every file's diff, joined
 	FirstChangedLine int              `json:"firstChangedLine,omitempty"`
 	PerFileResults   []editFileResult `json:"perFileResults"`
+}
+
+func (d *editDetails) withoutDiffs() any {
+	c := *d
+	c.Diff = ""
+	c.PerFileResults = withoutDiff(d.PerFileResults, func(f *editFileResult) *string { return &f.Diff })
+	return &c
 }
 
 // pendingEdit is one section prepared in memory before anything is written.

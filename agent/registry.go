@@ -3,6 +3,8 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/hashls/hashls/edit"
@@ -26,6 +28,42 @@ type Result struct {
 	// Diagnostics are the language servers' new diagnostics after an edit
 	// (the tool's diagnostics argument or setting).
 	Diagnostics *DiagnosticsReport `json:"diagnostics,omitempty"`
+}
+
+// DetailsWithoutDiffs returns Details without the diffs they repeat from
+// Changes (edit, write, apply_patch, the file tools that write, restore and
+// revert: each of their diffs is some Changes[].Diff), for a transport
+// that sends Changes beside the details (MCP's structuredContent), so each
+// diff is sent once. Other details are returned as they are; Details is
+// not modified.
+func (r *Result) DetailsWithoutDiffs() any {
+	switch d := r.Details.(type) {
+	case diffRepeater:
+		return d.withoutDiffs()
+	case map[string]any: // restore's and revert's: "diff" is their change's
+		diff, ok := d["diff"].(string)
+		if !ok || !slices.ContainsFunc(r.Changes, func(c Change) bool { return c.Diff == diff }) {
+			return d
+		}
+		c := maps.Clone(d)
+		delete(c, "diff")
+		return c
+	}
+	return r.Details
+}
+
+// diffRepeater is details whose diffs all repeat the result's
+// Changes[].Diff: withoutDiffs returns a copy without them.
+type diffRepeater interface{ withoutDiffs() any }
+
+// withoutDiff returns a copy of files with the diff each one's field
+// points at cleared.
+func withoutDiff[T any](files []T, field func(*T) *string) []T {
+	c := slices.Clone(files)
+	for i := range c {
+		*field(&c[i]) = ""
+	}
+	return c
 }
 
 // Shown is one file a result shows, with the tag it was shown under.

@@ -43,7 +43,7 @@ type writeDetails struct {
 	SHA256  string `json:"sha256"`
 	Op      string `json:"op"` // "create" or "update"
 	Bytes   int    `json:"bytes"`
-	Diff    string `json:"diff,omitempty"`
+	Diff    string `json:"diff,omitempty"` // the change's Diff
 	AuditID int64  `json:"auditId,omitempty"`
 	TrashID int64  `json:"trashId,omitempty"`
 	// StrippedPrefixes is set when a pasted read header and its N: row
@@ -56,6 +56,12 @@ type writeDetails struct {
 	Warnings []string `json:"warnings,omitempty"`
 	// MadeExecutable: a new file starting with "#!" was given mode 0755.
 	MadeExecutable bool `json:"madeExecutable,omitempty"`
+}
+
+func (d *writeDetails) withoutDiffs() any {
+	c := *d
+	c.Diff = ""
+	return &c
 }
 
 var (

@@ -54,13 +54,19 @@ type fileWriteDetails struct {
 	SHA256    string  `json:"sha256,omitempty"`    // of the new content ("" after a delete)
 	Tag       string  `json:"tag,omitempty"`       // the hashline tag of the same content
 	OldSHA256 string  `json:"oldSha256,omitempty"` // "" when the file did not exist
-	Diff      string  `json:"diff,omitempty"`
-	TrashIDs  []int64 `json:"trashIds,omitempty"` // where the replaced or deleted content is kept
+	Diff      string  `json:"diff,omitempty"`      // the first change's Diff
+	TrashIDs  []int64 `json:"trashIds,omitempty"`  // where the replaced or deleted content is kept
 	AuditIDs  []int64 `json:"auditIds,omitempty"`
 	Overlay   bool    `json:"overlay,omitempty"` // applied to the editor's open buffer
 	// Replacements counts edit_file's replacements per edit.
 	Replacements []int    `json:"replacements,omitempty"`
 	Notes        []string `json:"notes,omitempty"`
+}
+
+func (d *fileWriteDetails) withoutDiffs() any {
+	c := *d
+	c.Diff = ""
+	return &c
 }
 
 func (createFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {

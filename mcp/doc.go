@@ -13,7 +13,10 @@
 //
 // Wire contract: each tool's inputSchema is the agent tool's schema; a
 // result carries the tool's text as text content and {text, details,
-// changes} as structuredContent; a tool failure is a result with isError
+// changes, shown, warnings} as structuredContent, where each changed file's
+// diff is in changes[].diff only (details, which the CLI and the LSP send
+// with their diffs, leave them out here: an edit's result would repeat a
+// diff three times); a tool failure is a result with isError
 // set, its text the message plus the next step, and structuredContent
 // {text, error: {kind, message, suggestedAction}}. Protocol errors are kept for
 // protocol misuse (an unknown tool, a malformed request). A progress token

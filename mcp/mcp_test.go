@@ -148,6 +148,38 @@ func ok(t *testing.T, res *sdk.CallToolResult) structuredOut {
 	return out
 }
 
+// diffOnce checks the wire contract for a result that changed files: every
+// change carries its diff, and the details repeat none of them.
+func diffOnce(t *testing.T, out structuredOut) {
+	t.Helper()
+	for _, c := range out.Changes {
+		if c.Diff == "" {
+			t.Errorf("change of %s has no diff", c.Path)
+		}
+	}
+	var d any
+	if err := json.Unmarshal(out.Details, &d); err != nil {
+		t.Fatalf("details %s: %v", out.Details, err)
+	}
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, e := range v {
+				if k == "diff" {
+					t.Errorf("details repeat a diff: %s", out.Details)
+				}
+				walk(e)
+			}
+		case []any:
+			for _, e := range v {
+				walk(e)
+			}
+		}
+	}
+	walk(d)
+}
+
 // tagOf reads the tag from a read result's details.
 func tagOf(t *testing.T, out structuredOut) string {
 	t.Helper()
@@ -282,6 +314,9 @@ func TestCallEachTool(t *testing.T) {
 			}
 			if st.check != nil {
 				st.check(t, out)
+			}
+			if len(out.Changes) > 0 {
+				diffOnce(t, out)
 			}
 			if st.tool == "edit" && len(out.Changes) == 1 && len(out.Changes[0].TrashIDs) == 1 {
 				trashID = out.Changes[0].TrashIDs[0]

@@ -223,12 +223,14 @@ func (s *Server) handler(name string) sdk.ToolHandler {
 		}
 		return &sdk.CallToolResult{
 			Content:           []sdk.Content{&sdk.TextContent{Text: res.Text}},
-			StructuredContent: output{Text: res.Text, Details: res.Details, Changes: res.Changes, Shown: res.Shown, Warnings: res.Warnings},
+			StructuredContent: output{Text: res.Text, Details: res.DetailsWithoutDiffs(), Changes: res.Changes, Shown: res.Shown, Warnings: res.Warnings},
 		}, nil
 	}
 }
 
-// output is every tool's structuredContent.
+// output is every tool's structuredContent. Each diff is sent once, in
+// changes[].diff: details leave out the diffs they repeat from there
+// (agent.Result.DetailsWithoutDiffs).
 type output struct {
 	Text     string         `json:"text"`
 	Details  any            `json:"details,omitempty"`
@@ -263,7 +265,7 @@ var outputSchema = json.RawMessage(`{
   "type": "object",
   "properties": {
     "text": {"type": "string", "description": "what the tool shows a model: the same text as the result's text content"},
-    "details": {"description": "the tool's structured details (sha256s, tags, per-file results, pages)"},
+    "details": {"description": "the tool's structured details (sha256s, tags, per-file results, pages); a changed file's diff is not repeated here but is in changes[].diff"},
     "changes": {
       "type": "array",
       "description": "the files the tool changed, in order",
@@ -280,7 +282,7 @@ var outputSchema = json.RawMessage(`{
           "trashIds": {"type": "array", "items": {"type": "integer"}},
           "auditId": {"type": "integer"},
           "overlay": {"type": "boolean"},
-          "diff": {"type": "string"},
+          "diff": {"type": "string", "description": "the file's unified diff: the one place a result carries it"},
           "note": {"type": "string"}
         },
         "required": ["path", "op"]
