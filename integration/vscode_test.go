@@ -15,8 +15,9 @@ import (
 // drives the extension's own command handlers against the real server
 // binary over vscode-languageserver-protocol. It needs
 // `npm ci --prefix integration/vscode` first (CI does it) and skips without
-// node_modules. The real-editor test (code-server in headless Chromium) is
-// heavier and opt-in: HASHLS_VSCODE_E2E=1 integration/vscode/e2e/run.sh.
+// node_modules. The real-editor test (code-server in headless Chromium,
+// from the bundled platform .vsix) is heavier: .ci/run runs it as
+// HASHLS_VSCODE_E2E=1 integration/vscode/e2e/run.sh after go test.
 func TestVSCodeExtension(t *testing.T) {
 	npm, err := exec.LookPath("npm")
 	if err != nil {

@@ -1,14 +1,20 @@
 // The hashls VS Code extension in a real VS Code: code-server 4.100.3 (VS
 // Code 1.100.3) in headless Chromium, driven through the command palette
-// with playwright-core. Run it with run.sh (which builds the .vsix and sets
-// HASHLS_BIN, HASHLS_VSIX, HASHLS_VSCODE_E2E_WORK).
+// with playwright-core. Run it with run.sh (which builds the bundled,
+// platform-specific .vsix carrying the hashls binary and sets HASHLS_BIN,
+// HASHLS_VSIX, HASHLS_VSCODE_E2E_WORK).
 //
-// It opens a Go file, then: Hashls: Read (prompt → hashls: document),
-// Select Block (the status bar shows a selection), Copy Block Anchor (the
-// clipboard holds ¶main.go#TAG + replace block N:), Edit (edit document →
-// the open buffer changes through workspace/applyEdit, the disk does not), a
-// failing edit (error notification), then checks the "Hashls Agent" view
-// lists the runs, opens an entry's diff and saves a screenshot.
+// Autosave is off (the "disk untouched" checks would race it). It installs
+// the .vsix (no hashls.path: the extension must start the binary it
+// carries), opens a Go file, then: Hashls: Read (prompt → hashls:
+// document), Select Block (the status bar shows a selection), Copy Block
+// Anchor (the clipboard holds ¶main.go#TAG + replace block N:), a code
+// action, Outline, Edit (edit document → the open buffer changes through
+// workspace/applyEdit, the disk does not; Undo takes it back), a failing
+// edit (error notification), the Changes view lists the runs; then a
+// `hashls tool edit` subprocess (the CLI) changes util.go: the Changes view
+// lists it (transport cli), its side-by-side diff shows both texts, and
+// Revert Change restores the file on disk. It saves a screenshot.
 import { chromium } from 'playwright-core';
 import { spawn, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -44,7 +50,13 @@ function freePort() {
   });
 }
 
+// SLOW scales every wait (HASHLS_VSCODE_E2E_SLOW, default 3): on a busy
+// machine the workbench takes minutes to start; a wait only costs time when
+// something is wrong.
+const SLOW = Number(process.env.HASHLS_VSCODE_E2E_SLOW) > 0 ? Number(process.env.HASHLS_VSCODE_E2E_SLOW) : 3;
+
 async function until(what, f, ms = 30000, every = 200) {
+  ms *= SLOW;
   const start = Date.now();
   let last;
   for (;;) {
@@ -77,8 +89,12 @@ fs.writeFileSync(
   path.join(dirs.user, 'User', 'settings.json'),
   JSON.stringify(
     {
-      'hashls.path': BIN,
+      // No hashls.path: the binary the .vsix carries.
       'hashls.stateDir': dirs.state,
+      'files.autoSave': 'off',
+      // Side by side even in a narrow editor group.
+      'diffEditor.useInlineViewWhenSpaceIsLimited': false,
+      'workbench.editor.enablePreview': false,
       'workbench.startupEditor': 'none',
       'workbench.tips.enabled': false,
       'workbench.enableExperiments': false,
@@ -123,9 +139,9 @@ try {
   const context = await browser.newContext({ viewport: { width: 1500, height: 860 } });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: `http://127.0.0.1:${port}` });
   const page = await context.newPage();
-  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`);
-  await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
-  await page.waitForSelector('.explorer-folders-view', { timeout: 60000 });
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`, { waitUntil: 'domcontentloaded', timeout: 60000 * SLOW });
+  await page.waitForSelector('.monaco-workbench', { timeout: 60000 * SLOW });
+  await page.waitForSelector('.explorer-folders-view', { timeout: 60000 * SLOW });
   lap('workbench loaded');
 
   const activeText = async () => {
@@ -136,29 +152,41 @@ try {
   const clearToasts = () => page.keyboard.press('Escape');
 
   // runCommand runs a palette command by its full title, retrying until the
-  // command is listed (the extension registers server commands once started).
+  // command is listed (the extension registers its commands on activation).
+  // It picks with the keyboard: the row is focused (arrow keys), then Enter,
+  // so a tooltip over the list cannot take the click.
+  const esc = (t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   async function runCommand(title) {
+    const want = new RegExp(`^${esc(title)}(,|$)`);
     await until(`palette entry "${title}"`, async () => {
       await page.keyboard.press('Escape');
       await page.keyboard.press('F1');
       const input = page.locator('.quick-input-widget input');
       await input.waitFor({ state: 'visible', timeout: 3000 });
       await input.fill('>' + title);
-      const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+      const rows = page.locator('.quick-input-list .monaco-list-row');
       try {
-        await row.waitFor({ state: 'visible', timeout: 1500 });
+        await rows.filter({ hasText: title }).first().waitFor({ state: 'visible', timeout: 1500 });
       } catch {
         return false;
       }
-      const label = (await row.getAttribute('aria-label')) || '';
-      if (!label.startsWith(title)) return false;
-      await row.click();
-      return true;
+      for (let i = 0; i < 12; i++) {
+        const focused = page.locator('.quick-input-list .monaco-list-row.focused').first();
+        const label = (await focused.getAttribute('aria-label', { timeout: 1000 }).catch(() => '')) || '';
+        if (want.test(label)) {
+          await page.keyboard.press('Enter');
+          await input.waitFor({ state: 'hidden', timeout: 3000 }).catch(() => {});
+          return true;
+        }
+        await page.keyboard.press('ArrowDown');
+        await sleep(50);
+      }
+      return false;
     }, 40000, 500);
   }
   async function answerPrompt(text) {
     const input = page.locator('.quick-input-widget input');
-    await input.waitFor({ state: 'visible', timeout: 10000 });
+    await input.waitFor({ state: 'visible', timeout: 10000 * SLOW });
     await input.fill(text);
     await page.keyboard.press('Enter');
   }
@@ -177,10 +205,22 @@ try {
   await until('main.go open', async () => (await activeText()).includes('package main'), 20000);
   lap('main.go open');
 
-  // The agent view is there once the extension activated.
-  const agentPane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: /hashls agent/i }) });
-  await agentPane.first().waitFor({ state: 'visible', timeout: 60000 });
-  lap('extension active (Hashls Agent view shown)');
+  // The extension activated: its activity-bar container is there, and the
+  // server it started is the binary the .vsix carries.
+  await page.locator('.part.activitybar .action-item a[aria-label^="Hashls"]').first().waitFor({ state: 'visible', timeout: 60000 * SLOW });
+  const started = await until('the bundled hashls running', async () => {
+    for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+      let cmd = '';
+      try {
+        cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+      } catch {
+        continue;
+      }
+      if (cmd.startsWith(dirs.exts) && /\/bin\/hashls serve --stdio/.test(cmd)) return cmd.trim();
+    }
+    return false;
+  }, 30000);
+  lap(`extension active: started ${started.replace(dirs.exts, '<extensions>')}`);
 
   // Read: the prompt is prefilled with the file; ask for lines 1-7.
   await runCommand('Hashls: Read');
@@ -261,6 +301,17 @@ try {
   if (fs.readFileSync(path.join(ws, 'main.go'), 'utf8') !== mainGo) throw new Error('the disk changed: the edit should land in the buffer');
   lap('Hashls: Edit → buffer edited via workspace/applyEdit (disk untouched)');
   await clearToasts();
+  // It is in the editor's undo history: Undo takes it back, Redo again.
+  await focusMain();
+  await page.keyboard.press('Control+z');
+  await until('edit undone', async () => {
+    const t = await activeText();
+    return t.includes('const greeting = "hello"') && !t.includes('"edited"');
+  }, 10000);
+  await page.keyboard.press('Control+Shift+z');
+  await until('edit redone', async () => (await activeText()).includes('const greeting = "edited"'), 10000);
+  if (fs.readFileSync(path.join(ws, 'main.go'), 'utf8') !== mainGo) throw new Error('the disk changed after undo/redo (autosave?)');
+  lap('Undo / Redo of the edit in main.go (disk still untouched)');
 
   // A failing edit: a tag that names no snapshot.
   await runCommand('Hashls: Edit');
@@ -276,35 +327,55 @@ try {
   await runCommand('View: Revert and Close Editor');
   await clearToasts();
 
-  // The agent view lists the runs, newest first (Show Agent Activity
-  // expands and focuses it; the folder section is collapsed to give it room).
-  await runCommand('Hashls: Show Agent Activity');
-  try {
-    const folders = page.locator('.pane-header[aria-expanded="true"]', { hasText: /^\s*ws\s*$/i }).first();
-    await folders.click({ timeout: 3000 });
-  } catch {
-    // leave the folder section open
-  }
-  const rows = agentPane.first().locator('.monaco-list-row');
-  const texts = await until('activity rows', async () => {
+  // The Changes view (its own activity-bar container) lists the runs,
+  // newest first.
+  await runCommand('Hashls: Show Changes');
+  const sidebar = page.locator('.part.sidebar');
+  const rows = sidebar.locator('.monaco-list-row');
+  const texts = await until('change rows', async () => {
     const all = await rows.allInnerTexts();
     const joined = all.join('\n');
     return all.length >= 4 && /edit\s+error \(/.test(joined) && /edit\s+ok/.test(joined) && /read\s+ok/.test(joined) && all;
   });
-  lap(`Hashls Agent view: ${texts.length} entries`);
-  for (const t of texts) console.log('    ' + t.replace(/\s*\n\s*/g, '  '));
+  lap(`Changes view: ${texts.length} entries`);
 
-  // Selecting the successful edit opens its diff.
-  await agentPane.first().locator('.monaco-list-row', { hasText: /edit\s+ok/ }).first().click();
-  await until('diff document', async () => {
-    const t = await activeText();
-    return t.includes('+const greeting = "edited"') && t.includes('-const greeting = "hello"');
-  });
-  const tabTitle = await page.locator('.editor-group-container.active .tab.active').innerText();
-  if (!/\.diff/.test(tabTitle)) throw new Error(`diff tab title: ${tabTitle}`);
-  const lang = await page.locator('#status\\.editor\\.mode').innerText();
-  if (!/diff/i.test(lang)) throw new Error(`diff document language: ${lang}`);
-  lap(`activity entry → ${tabTitle.trim()} (language ${lang.trim()})`);
+  // A change from another process: `hashls tool edit` on util.go.
+  const utilGo = fs.readFileSync(path.join(ws, 'util.go'), 'utf8');
+  const cli = (...args) => execFileSync(BIN, ['--json', 'tool', ...args], { cwd: ws, env, encoding: 'utf8' });
+  const tag = JSON.parse(cli('read', JSON.stringify({ path: 'util.go' }))).shown[0].tag;
+  cli('edit', JSON.stringify({ input: `¶util.go#${tag}\nreplace 3:\n+func util() { println("cli") }\n` }));
+  if (!fs.readFileSync(path.join(ws, 'util.go'), 'utf8').includes('println("cli")')) throw new Error('the CLI edit did not change util.go');
+  // It shows live (the server notices new audit rows) or on refresh.
+  const cliRow = rows.filter({ hasText: /cli · util\.go/ }).first();
+  let refreshes = 0;
+  await until('the CLI change in the Changes view', async () => {
+    if (await cliRow.isVisible()) return true;
+    refreshes++;
+    await runCommand('Hashls: Refresh Changes');
+    await sleep(300);
+    return false;
+  }, 30000, 500);
+  lap(`CLI edit of util.go → listed in the Changes view (${refreshes ? `after ${refreshes} refresh(es)` : 'live'}): ${(await cliRow.innerText()).replace(/\s*\n\s*/g, '  ')}`);
+
+  // Its side-by-side diff: before and after from the store.
+  await cliRow.click();
+  const diffEditor = page.locator('.editor-group-container.active .monaco-diff-editor').first();
+  await until('side-by-side diff', async () => {
+    const orig = (await diffEditor.locator('.editor.original .view-lines:not(.line-delete)').first().innerText({ timeout: 1000 })).replace(/\u00a0/g, ' ');
+    const mod = (await diffEditor.locator('.editor.modified .view-lines:not(.line-delete)').first().innerText({ timeout: 1000 })).replace(/\u00a0/g, ' ');
+    return orig.includes('func util() {}') && mod.includes('func util() { println("cli") }');
+  }, 15000);
+  const diffTitle = (await page.locator('.editor-group-container.active .tab.active').innerText()).trim();
+  lap(`change entry → side-by-side diff "${diffTitle}"`);
+
+  // Revert it (the row stays selected): the file on disk is back.
+  await runCommand('Hashls: Revert Change (selected in Changes, else the newest)');
+  await until('util.go reverted on disk', async () => fs.readFileSync(path.join(ws, 'util.go'), 'utf8') === utilGo, 15000);
+  await until('reverted notification', async () => /reverted #\d+ \(util\.go\)/.test(await toasts()), 10000);
+  await until('the revert listed', async () => /revert\s+ok/.test((await rows.allInnerTexts()).join('\n')), 15000);
+  lap('Hashls: Revert Change → util.go restored on disk, the revert listed');
+  await clearToasts();
+  for (const t of await rows.allInnerTexts()) console.log('    ' + t.replace(/\s*\n\s*/g, '  '));
 
   // Widen the side bar so the entries' descriptions show (best effort).
   try {

@@ -34,6 +34,14 @@ export interface ActivityEntry {
   auditIds: number[];
   diff: string;
   durationMs?: number;
+  /** Who made the change: "lsp" (this server's own runs), "cli", "mcp", "hub", "recovery". */
+  transport: string;
+  /** The run's time, RFC 3339 (the server's or the audit log's, else when it arrived). */
+  iso: string;
+  /** True when the entry came from another process (seen in the store) or from history. */
+  external: boolean;
+  /** The workspace folder (URI string) whose server reported it; undefined with one folder. */
+  root?: string;
 }
 
 function str(v: unknown): string | undefined {
@@ -63,9 +71,11 @@ export function normalizeActivity(params: unknown, seq: number, now: Date): Acti
     ? p.auditIds.filter((x): x is number => typeof x === 'number' && Number.isFinite(x))
     : [];
   const d = p.durationMs;
+  const iso = str(p.time);
+  const at = iso !== undefined && !Number.isNaN(Date.parse(iso)) ? new Date(iso) : now;
   return {
     seq,
-    time: clock(now),
+    time: clock(at),
     tool: str(p.tool) ?? '?',
     paths,
     outcome: str(p.outcome) ?? '?',
@@ -74,14 +84,92 @@ export function normalizeActivity(params: unknown, seq: number, now: Date): Acti
     auditIds,
     diff: typeof p.diff === 'string' ? p.diff : '',
     durationMs: typeof d === 'number' && Number.isFinite(d) && d >= 0 ? d : undefined,
+    transport: str(p.transport) ?? 'lsp',
+    iso: at.toISOString(),
+    external: p.external === true,
   };
 }
 
-/** ActivityLog keeps the newest entries first, at most max of them. */
+/**
+ * auditRowActivity turns one hashls.audit row ({id, tool, path, time,
+ * transport}) into activity params: one change, outcome ok, no diff (the
+ * panel fetches before/after with hashls.audit {id}). undefined for a
+ * malformed row.
+ */
+export function auditRowActivity(row: unknown): Record<string, unknown> | undefined {
+  const r = row as { id?: unknown; tool?: unknown; path?: unknown; time?: unknown; transport?: unknown } | null;
+  if (typeof r !== 'object' || r === null || typeof r.id !== 'number' || !Number.isInteger(r.id)) {
+    return undefined;
+  }
+  return {
+    tool: r.tool,
+    paths: typeof r.path === 'string' ? [r.path] : [],
+    outcome: 'ok',
+    auditIds: [r.id],
+    time: r.time,
+    transport: r.transport,
+    external: true,
+  };
+}
+
+/** auditEntries is details.entries of a hashls.audit result ([] for anything else). */
+export function auditEntries(res: unknown): unknown[] {
+  const d = (res as { details?: { entries?: unknown } } | null)?.details;
+  return d && Array.isArray(d.entries) ? d.entries : [];
+}
+
+/** ChangeFilter narrows the panel: substrings of a path, exact tool and transport. */
+export interface ChangeFilter {
+  path?: string;
+  tool?: string;
+  transport?: string;
+}
+
+/** matchesFilter says whether an entry passes every set field of f. */
+export function matchesFilter(e: ActivityEntry, f: ChangeFilter): boolean {
+  if (f.tool && e.tool !== f.tool) {
+    return false;
+  }
+  if (f.transport && e.transport !== f.transport) {
+    return false;
+  }
+  if (f.path) {
+    const want = f.path.toLowerCase();
+    if (!e.paths.some((p) => p.toLowerCase().includes(want))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** filterText describes a filter for the view's title ("" when none is set). */
+export function filterText(f: ChangeFilter): string {
+  const parts: string[] = [];
+  if (f.path) {
+    parts.push(`path ~ ${f.path}`);
+  }
+  if (f.tool) {
+    parts.push(`tool ${f.tool}`);
+  }
+  if (f.transport) {
+    parts.push(`via ${f.transport}`);
+  }
+  return parts.join(', ');
+}
+
+/**
+ * ActivityLog keeps the newest entries first, at most max of them. Entries
+ * come live (add: hashls/activity) and from the audit log (addHistory); an
+ * audit id is listed once, whichever came first. unseen counts live changes
+ * since markSeen (the view's badge); filter narrows visible().
+ */
 export class ActivityLog {
   private list: ActivityEntry[] = [];
   private seq = 0;
   private listeners = new Set<() => void>();
+  private ids = new Set<string>();
+  private filterValue: ChangeFilter = {};
+  private unseenCount = 0;
 
   constructor(private max = 200) {}
 
@@ -90,17 +178,91 @@ export class ActivityLog {
     return this.list;
   }
 
-  /** add records one notification; it returns the entry (undefined when params are not an object). */
-  add(params: unknown, now: Date = new Date()): ActivityEntry | undefined {
-    const e = normalizeActivity(params, this.seq + 1, now);
+  /** visible is the entries that pass the filter, newest first. */
+  visible(): ActivityEntry[] {
+    return this.list.filter((e) => matchesFilter(e, this.filterValue));
+  }
+
+  get filter(): ChangeFilter {
+    return { ...this.filterValue };
+  }
+
+  setFilter(f: ChangeFilter): void {
+    const clean: ChangeFilter = {};
+    for (const k of ['path', 'tool', 'transport'] as const) {
+      const v = f[k]?.trim();
+      if (v) {
+        clean[k] = v;
+      }
+    }
+    this.filterValue = clean;
+    this.changed();
+  }
+
+  /** unseen is how many live changes arrived since markSeen. */
+  get unseen(): number {
+    return this.unseenCount;
+  }
+
+  markSeen(): void {
+    if (this.unseenCount !== 0) {
+      this.unseenCount = 0;
+      this.changed();
+    }
+  }
+
+  /** values lists the distinct values of a field, sorted (the filter's choices). */
+  values(field: 'tool' | 'transport'): string[] {
+    return [...new Set(this.list.map((e) => e[field]))].sort();
+  }
+
+  /**
+   * add records one notification; it returns the entry (undefined when params
+   * are not an object or all its audit ids are listed already).
+   */
+  add(params: unknown, now: Date = new Date(), root?: string): ActivityEntry | undefined {
+    const e = this.insert(params, now, root);
     if (!e) {
       return undefined;
     }
-    this.seq = e.seq;
-    this.list.unshift(e);
+    if (e.auditIds.length > 0) {
+      this.unseenCount++;
+    }
     this.trim();
     this.changed();
     return e;
+  }
+
+  /**
+   * addHistory records audit rows (details.entries of hashls.audit) not
+   * listed yet, in time order; it returns how many it added.
+   */
+  addHistory(rows: readonly unknown[], root?: string, now: Date = new Date()): number {
+    let n = 0;
+    for (const row of [...rows].reverse()) {
+      if (this.insert(auditRowActivity(row), now, root)) {
+        n++;
+      }
+    }
+    if (n > 0) {
+      this.list.sort((a, b) => order(b) - order(a) || b.seq - a.seq);
+      this.trim();
+      this.changed();
+    }
+    return n;
+  }
+
+  /** maxAuditId is the newest audit id listed for root (0: none). */
+  maxAuditId(root?: string): number {
+    let max = 0;
+    for (const e of this.list) {
+      if (e.root === root) {
+        for (const id of e.auditIds) {
+          max = Math.max(max, id);
+        }
+      }
+    }
+    return max;
   }
 
   get(seq: number): ActivityEntry | undefined {
@@ -109,6 +271,8 @@ export class ActivityLog {
 
   clear(): void {
     this.list = [];
+    this.ids.clear();
+    this.unseenCount = 0;
     this.changed();
   }
 
@@ -123,6 +287,24 @@ export class ActivityLog {
   onChange(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  private insert(params: unknown, now: Date, root: string | undefined): ActivityEntry | undefined {
+    const e = normalizeActivity(params, this.seq + 1, now);
+    if (!e) {
+      return undefined;
+    }
+    e.root = root;
+    const keys = e.auditIds.map((id) => `${root ?? ''}#${id}`);
+    if (keys.length > 0 && keys.every((k) => this.ids.has(k))) {
+      return undefined;
+    }
+    for (const k of keys) {
+      this.ids.add(k);
+    }
+    this.seq = e.seq;
+    this.list.unshift(e);
+    return e;
   }
 
   private trim(): boolean {
@@ -142,6 +324,10 @@ export class ActivityLog {
       }
     }
   }
+}
+
+function order(e: ActivityEntry): number {
+  return Date.parse(e.iso);
 }
 
 /** formatDuration shows milliseconds compactly: 0.4 ms, 12 ms, 1.3 s. */
@@ -170,7 +356,7 @@ export function activityLabel(e: ActivityEntry): string {
 
 /** activityDescription is the row's secondary text: paths, audit ids, duration. */
 export function activityDescription(e: ActivityEntry): string {
-  const parts: string[] = [];
+  const parts: string[] = [e.transport];
   if (e.paths.length > 0) {
     parts.push(e.paths.length > 3 ? `${e.paths.slice(0, 3).join(', ')} +${e.paths.length - 3}` : e.paths.join(', '));
   }
@@ -185,7 +371,7 @@ export function activityDescription(e: ActivityEntry): string {
 
 /** activityTooltip is every field of an entry, one per line. */
 export function activityTooltip(e: ActivityEntry): string {
-  const lines = [`${e.tool} — ${outcomeText(e)} at ${e.time}`];
+  const lines = [`${e.tool} — ${outcomeText(e)} at ${e.iso} via ${e.transport}${e.external ? ' (another process)' : ''}`];
   if (e.durationMs !== undefined) {
     lines.push(`duration: ${formatDuration(e.durationMs)}`);
   }
@@ -198,7 +384,7 @@ export function activityTooltip(e: ActivityEntry): string {
   if (e.message) {
     lines.push(`message: ${e.message}`);
   }
-  lines.push(e.diff ? 'select to open the diff' : 'select to open the details');
+  lines.push(e.auditIds.length > 0 ? 'select to open the side-by-side diff' : e.diff ? 'select to open the diff' : 'select to open the details');
   return lines.join('\n');
 }
 
@@ -235,6 +421,207 @@ export function activityPath(e: ActivityEntry): string {
 export function safeName(label: string): string {
   const s = label.replace(/[\\/]/g, '∕').replace(/[\u0000-\u001f?#%]/g, '_').trim();
   return (s === '' ? 'result' : s).slice(0, 120);
+}
+
+/**
+ * firstChangedLine is the 1-based line of the new text where a unified diff's
+ * first hunk starts (1 without a hunk).
+ */
+export function firstChangedLine(diff: string): number {
+  const m = /^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@/m.exec(diff);
+  if (!m) {
+    return 1;
+  }
+  return Math.max(1, Number(m[1]));
+}
+
+/** AuditDetail is hashls.audit {id}'s answer: one change with its texts. */
+export interface AuditDetail {
+  id: number;
+  tool: string;
+  path: string;
+  transport: string;
+  /** The file's text before (undefined: it did not exist, or see beforeUnavailable). */
+  before?: string;
+  after?: string;
+  beforeUnavailable?: string;
+  afterUnavailable?: string;
+  diff: string;
+}
+
+/** parseAuditDetail checks a hashls.audit {id} result; it throws when it holds no such row. */
+export function parseAuditDetail(res: unknown, id: number): AuditDetail {
+  const d = (res as { details?: Record<string, unknown> } | null)?.details;
+  const row = auditEntries(res).find((r) => (r as { id?: unknown })?.id === id) as Record<string, unknown> | undefined;
+  if (!d || !row) {
+    throw new Error(`hashls.audit {"id": ${id}} returned no row ${id}; this server may not keep changes' texts (update hashls)`);
+  }
+  const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  return {
+    id,
+    tool: text(row.tool) ?? '?',
+    path: text(row.path) ?? '',
+    transport: text(row.transport) ?? '',
+    before: text(d.before),
+    after: text(d.after),
+    beforeUnavailable: text(d.beforeUnavailable),
+    afterUnavailable: text(d.afterUnavailable),
+    diff: text(d.diff) ?? '',
+  };
+}
+
+/** sideText is what one side of a change's diff shows. */
+export function sideText(text: string | undefined, unavailable: string | undefined): string {
+  if (text !== undefined) {
+    return text;
+  }
+  return unavailable ? `(${unavailable})\n` : '';
+}
+
+/** SearchMatch is one match row of a search result. */
+export interface SearchMatch {
+  path: string;
+  /** 1-based line. */
+  line: number;
+  text: string;
+}
+
+/**
+ * searchMatches lists the match rows (*N:TEXT) of a search result's
+ * hashline text under their ¶PATH#TAG headers: the documented output
+ * format, which is what the quick pick lists.
+ */
+export function searchMatches(text: string): SearchMatch[] {
+  const out: SearchMatch[] = [];
+  let path: string | undefined;
+  for (const l of text.split('\n')) {
+    const h = /^¶(.+)#[0-9A-Za-z]+$/.exec(l);
+    if (h) {
+      path = h[1];
+      continue;
+    }
+    const m = /^\*\s*(\d+):(.*)$/.exec(l);
+    if (m && path !== undefined) {
+      out.push({ path, line: Number(m[1]), text: m[2] });
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Tool arguments: a small JSON Schema check (the subset the tools' schemas use)
+
+/** JsonSchema is the part of JSON Schema the tools' argument schemas use. */
+export interface JsonSchema {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  additionalProperties?: boolean | JsonSchema;
+  items?: JsonSchema;
+  enum?: unknown[];
+  minimum?: number;
+  maximum?: number;
+  oneOf?: JsonSchema[];
+  anyOf?: JsonSchema[];
+}
+
+function typeOf(v: unknown): string {
+  if (v === null) {
+    return 'null';
+  }
+  if (Array.isArray(v)) {
+    return 'array';
+  }
+  return typeof v;
+}
+
+function typeOk(v: unknown, t: string): boolean {
+  switch (t) {
+    case 'integer':
+      return typeof v === 'number' && Number.isInteger(v);
+    case 'number':
+      return typeof v === 'number' && Number.isFinite(v);
+    default:
+      return typeOf(v) === t;
+  }
+}
+
+/**
+ * schemaErrors checks value against schema and returns what is wrong, one
+ * message per problem with its JSON path ([] when it is valid). Keywords
+ * outside the subset are ignored: the server checks arguments again.
+ */
+export function schemaErrors(schema: JsonSchema | undefined, value: unknown, at = '$'): string[] {
+  if (!schema || typeof schema !== 'object') {
+    return [];
+  }
+  const errs: string[] = [];
+  if (schema.type !== undefined) {
+    const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+    if (!types.some((t) => typeOk(value, t))) {
+      return [`${at}: must be ${types.join(' or ')}, not ${typeOf(value)}`];
+    }
+  }
+  if (schema.enum && !schema.enum.some((x) => JSON.stringify(x) === JSON.stringify(value))) {
+    errs.push(`${at}: must be one of ${schema.enum.map((x) => JSON.stringify(x)).join(', ')}`);
+  }
+  if (typeof value === 'number') {
+    if (schema.minimum !== undefined && value < schema.minimum) {
+      errs.push(`${at}: must be at least ${schema.minimum}`);
+    }
+    if (schema.maximum !== undefined && value > schema.maximum) {
+      errs.push(`${at}: must be at most ${schema.maximum}`);
+    }
+  }
+  for (const [kw, list] of [['oneOf', schema.oneOf], ['anyOf', schema.anyOf]] as const) {
+    if (list && !list.some((s) => schemaErrors(s, value, at).length === 0)) {
+      errs.push(`${at}: matches none of the ${kw} choices`);
+    }
+  }
+  if (typeOf(value) === 'object') {
+    const obj = value as Record<string, unknown>;
+    for (const k of schema.required ?? []) {
+      if (!(k in obj)) {
+        errs.push(`${at}: missing required "${k}"`);
+      }
+    }
+    const props = schema.properties ?? {};
+    for (const [k, v] of Object.entries(obj)) {
+      if (k in props) {
+        errs.push(...schemaErrors(props[k], v, `${at}.${k}`));
+      } else if (schema.additionalProperties === false) {
+        const known = Object.keys(props);
+        errs.push(`${at}: unknown argument "${k}"` + (known.length ? ` (known: ${known.join(', ')})` : ''));
+      } else if (typeof schema.additionalProperties === 'object') {
+        errs.push(...schemaErrors(schema.additionalProperties, v, `${at}.${k}`));
+      }
+    }
+  }
+  if (Array.isArray(value) && schema.items) {
+    value.forEach((v, i) => errs.push(...schemaErrors(schema.items, v, `${at}[${i}]`)));
+  }
+  return errs;
+}
+
+/**
+ * checkToolArgs parses console input (a JSON object) and checks it against
+ * the tool's schema: the parsed arguments, or the first problem as a message.
+ */
+export function checkToolArgs(input: string, schema: JsonSchema | undefined): { args?: Record<string, unknown>; error?: string } {
+  let v: unknown;
+  try {
+    v = JSON.parse(input.trim() === '' ? '{}' : input);
+  } catch (err) {
+    return { error: `not JSON: ${(err as Error).message}` };
+  }
+  if (typeOf(v) !== 'object') {
+    return { error: `the arguments must be one JSON object ({...}), not ${typeOf(v)}` };
+  }
+  const errs = schemaErrors(schema, v);
+  if (errs.length > 0) {
+    return { error: errs.length > 1 ? `${errs[0]} (+${errs.length - 1} more)` : errs[0] };
+  }
+  return { args: v as Record<string, unknown> };
 }
 
 // ---------------------------------------------------------------------------
@@ -413,6 +800,10 @@ export interface Host {
   editDocumentText(): string | undefined;
   openEditDocument(text: string): Promise<void>;
   closeEditDocument(): Promise<void>;
+  /** pickSearchMatch lists matches in a quick pick and opens the one picked. */
+  pickSearchMatch(pattern: string, matches: SearchMatch[]): Promise<void>;
+  /** toolArgs asks for a tool's JSON arguments, checked against its schema (undefined: cancelled). */
+  toolArgs(tool: string): Promise<Record<string, unknown> | undefined>;
 }
 
 /** Next sends workspace/executeCommand to the server. */
@@ -427,6 +818,32 @@ export const PALETTE_COMMANDS = [
   'hashls.selectBlock',
   'hashls.copyBlockAnchor',
   'hashls.outline',
+] as const;
+
+/**
+ * The agent tools (`hashls tool --list`) that get a palette entry of their
+ * own ("Hashls Tool: NAME"): run from the palette they ask for JSON
+ * arguments checked against the tool's schema (the console), with
+ * arguments they pass through. read, edit, search and find are in
+ * PALETTE_COMMANDS with their own prompts.
+ */
+export const TOOL_COMMANDS = [
+  'hashls.apply_patch',
+  'hashls.audit',
+  'hashls.create_file',
+  'hashls.delete_file',
+  'hashls.edit_file',
+  'hashls.glob',
+  'hashls.list_directory',
+  'hashls.move_file',
+  'hashls.read_file',
+  'hashls.restore',
+  'hashls.restore_file',
+  'hashls.revert',
+  'hashls.search_files',
+  'hashls.trash',
+  'hashls.write',
+  'hashls.write_file',
 ] as const;
 
 /**
@@ -542,7 +959,12 @@ export function createCommandHandler(host: Host): (command: string, args: unknow
             return undefined;
           }
           const res = await next(command, [{ pattern, paths: '.' }]);
-          await host.showResult('search', pattern, resultText(res));
+          const matches = searchMatches(resultText(res));
+          if (matches.length === 0) {
+            host.info(`hashls search: no match for ${pattern}`);
+            return res;
+          }
+          await host.pickSearchMatch(pattern, matches);
           return res;
         });
       case 'hashls.find':
@@ -587,6 +1009,18 @@ export function createCommandHandler(host: Host): (command: string, args: unknow
           host.info('hashls: write ops (replace N..M: / +text), then run "Hashls: Edit" again to apply');
           return undefined;
         });
+    }
+    if ((TOOL_COMMANDS as readonly string[]).includes(command)) {
+      const tool = command.slice('hashls.'.length);
+      return ui(tool, async () => {
+        const a = await host.toolArgs(tool);
+        if (!a) {
+          return undefined;
+        }
+        const res = await next(command, [a]);
+        await host.showResult(tool, tool, resultText(res));
+        return res;
+      });
     }
     return next(command, args);
   };

@@ -1,8 +1,10 @@
 // The hashls VS Code extension: starts `hashls serve --stdio` with
-// vscode-languageclient, turns the server's commands into palette entries
-// (through the executeCommand middleware in core.ts), shows results in
-// read-only hashls: documents and lists hashls/activity notifications in the
-// "Hashls Agent" view, whose entries open their diffs.
+// vscode-languageclient (one server per workspace folder), turns the
+// server's commands and every agent tool into palette entries (through the
+// executeCommand middleware in core.ts), shows results in read-only hashls:
+// documents, and lists every change (hashls/activity, history from
+// hashls.audit) in the Changes view of its own activity-bar container: open
+// the location, a side-by-side diff, revert, filters, a badge for new ones.
 import * as vscode from 'vscode';
 import {
   ExecuteCommandRequest,
@@ -17,19 +19,31 @@ import {
   ActivityLog,
   DocStore,
   PALETTE_COMMANDS,
+  TOOL_COMMANDS,
   errorText,
   EditorState,
   Host,
+  JsonSchema,
   LspRange,
+  SearchMatch,
   activityDescription,
   activityDocument,
   activityLabel,
   activityPath,
   activityTooltip,
+  auditEntries,
+  checkToolArgs,
   createCommandHandler,
+  filterText,
+  firstChangedLine,
+  parseAuditDetail,
+  resultText,
+  safeName,
   serverBinary,
   ServerChoice,
+  sideText,
 } from './core';
+import * as cp from 'child_process';
 import * as fs from 'fs';
 
 export const SCHEME = 'hashls';
@@ -40,14 +54,14 @@ export const ACTIVITY_METHOD = 'hashls/activity';
 export interface HashlsApi {
   activity: ActivityLog;
   docs: DocStore;
+  /** client is the first folder's client. */
   client(): LanguageClient | undefined;
+  /** clients is every folder's client. */
+  clients(): LanguageClient[];
   /** ready resolves when the server has started (or failed to: then false). */
   ready: Promise<boolean>;
 }
 
-let client: LanguageClient | undefined;
-/** lastChoice is the binary the last start picked (for its error message). */
-let lastChoice: ServerChoice | undefined;
 
 class ContentProvider implements vscode.TextDocumentContentProvider {
   private emitter = new vscode.EventEmitter<vscode.Uri>();
@@ -61,27 +75,32 @@ class ContentProvider implements vscode.TextDocumentContentProvider {
   }
 }
 
-/** ActivityTree is the agent panel: one row per activity entry, newest first. */
+/**
+ * ActivityTree is the Changes view: one row per change or tool run, newest
+ * first, narrowed by the log's filter. Rows are named by their folder when
+ * more than one folder is served.
+ */
 class ActivityTree implements vscode.TreeDataProvider<ActivityEntry> {
   private emitter = new vscode.EventEmitter<ActivityEntry | undefined>();
   readonly onDidChangeTreeData = this.emitter.event;
-  constructor(private log: ActivityLog) {
+  constructor(private log: ActivityLog, private folderName: (root: string | undefined) => string | undefined) {
     log.onChange(() => this.emitter.fire(undefined));
   }
   getChildren(element?: ActivityEntry): ActivityEntry[] {
-    return element ? [] : [...this.log.entries];
+    return element ? [] : this.log.visible();
   }
   getTreeItem(e: ActivityEntry): vscode.TreeItem {
     const item = new vscode.TreeItem(activityLabel(e), vscode.TreeItemCollapsibleState.None);
     item.id = String(e.seq);
-    item.description = activityDescription(e);
+    const name = this.folderName(e.root);
+    item.description = (name ? `${name} · ` : '') + activityDescription(e);
     item.tooltip = activityTooltip(e);
     item.iconPath =
       e.outcome === 'ok'
-        ? new vscode.ThemeIcon(e.diff ? 'diff' : 'check', new vscode.ThemeColor('testing.iconPassed'))
+        ? new vscode.ThemeIcon(e.diff || e.auditIds.length > 0 ? 'diff' : 'check', new vscode.ThemeColor('testing.iconPassed'))
         : new vscode.ThemeIcon('error', new vscode.ThemeColor('testing.iconFailed'));
-    item.contextValue = e.diff ? 'hashlsActivityDiff' : 'hashlsActivity';
-    item.command = { command: 'hashls.openActivityDiff', title: 'Open diff', arguments: [e.seq] };
+    item.contextValue = e.auditIds.length > 0 ? 'hashlsChange' : e.diff ? 'hashlsActivityDiff' : 'hashlsActivity';
+    item.command = { command: 'hashls.openChange', title: 'Open diff', arguments: [e.seq] };
     return item;
   }
 }
@@ -114,8 +133,9 @@ function sameDoc(a: vscode.Uri, b: string): boolean {
   return a.toString() === u.toString();
 }
 
-function makeHost(docs: DocStore, provider: ContentProvider): Host {
+function makeHost(docs: DocStore, provider: ContentProvider, schemaOf: (tool: string) => Promise<JsonSchema | undefined>): Host {
   let editDoc: vscode.TextDocument | undefined;
+  const lastArgs = new Map<string, string>();
   return {
     activeEditor(): EditorState | undefined {
       const ed = vscode.window.activeTextEditor;
@@ -196,16 +216,65 @@ function makeHost(docs: DocStore, provider: ContentProvider): Host {
       }
       editDoc = undefined;
     },
+    async pickSearchMatch(pattern, matches) {
+      const folder = activeFolder();
+      type Item = vscode.QuickPickItem & { match: SearchMatch };
+      const items: Item[] = matches.map((m) => ({ label: `${m.path}:${m.line}`, description: m.text.trim(), match: m }));
+      const pick = await vscode.window.showQuickPick(items, {
+        title: `hashls search: ${pattern} (${matches.length} match${matches.length === 1 ? '' : 'es'})`,
+        matchOnDescription: true,
+        ignoreFocusOut: true,
+      });
+      if (pick && folder) {
+        await openAt(vscode.Uri.joinPath(folder.uri, pick.match.path), pick.match.line);
+      }
+    },
+    async toolArgs(tool) {
+      const schema = await schemaOf(tool);
+      const input = await vscode.window.showInputBox({
+        title: `hashls ${tool}: arguments (JSON)`,
+        prompt: schema ? `Checked against the ${tool} schema: ${schemaSummary(schema)}` : `No schema found for ${tool}; the server checks the arguments`,
+        value: lastArgs.get(tool) ?? '{}',
+        ignoreFocusOut: true,
+        validateInput: (v) => checkToolArgs(v, schema).error,
+      });
+      if (input === undefined) {
+        return undefined;
+      }
+      lastArgs.set(tool, input);
+      return checkToolArgs(input, schema).args;
+    },
   };
+}
+
+/** schemaSummary lists a schema's arguments, required ones marked with *. */
+function schemaSummary(schema: JsonSchema): string {
+  const req = new Set(schema.required ?? []);
+  const props = Object.keys(schema.properties ?? {}).map((k) => (req.has(k) ? k + '*' : k));
+  return props.length ? props.join(', ') : '(no arguments)';
+}
+
+/** activeFolder is the workspace folder of the active editor, else the first one. */
+function activeFolder(): vscode.WorkspaceFolder | undefined {
+  const ed = vscode.window.activeTextEditor;
+  const f = ed ? vscode.workspace.getWorkspaceFolder(ed.document.uri) : undefined;
+  return f ?? vscode.workspace.workspaceFolders?.[0];
+}
+
+/** openAt opens a file with the cursor on a 1-based line. */
+async function openAt(uri: vscode.Uri, line: number): Promise<void> {
+  const pos = new vscode.Position(Math.max(0, line - 1), 0);
+  await vscode.window.showTextDocument(uri, { selection: new vscode.Range(pos, pos), preview: false });
 }
 
 /**
  * ownCommands keeps the client from registering the commands the extension
- * registers itself (the palette commands must exist before the server has
- * started, and VS Code refuses a second registration of one id); it
- * registers every other server command (hashls.audit, hashls.write, ...).
+ * registers itself (they must exist before a server has started, VS Code
+ * refuses a second registration of one id, and with several folders each
+ * folder's server advertises the same ids); the first folder's client
+ * registers any other server command, the others none.
  */
-function ownCommands(c: LanguageClient, own: ReadonlySet<string>): void {
+function ownCommands(c: LanguageClient, own: ReadonlySet<string>, registerRest: boolean): void {
   const feature = c.getFeature(ExecuteCommandRequest.method) as unknown as {
     register?: (data: { id: string; registerOptions: { commands?: string[] } }) => void;
   };
@@ -214,7 +283,7 @@ function ownCommands(c: LanguageClient, own: ReadonlySet<string>): void {
     return;
   }
   feature.register = (data) => {
-    const commands = (data.registerOptions.commands ?? []).filter((cmd) => !own.has(cmd));
+    const commands = registerRest ? (data.registerOptions.commands ?? []).filter((cmd) => !own.has(cmd)) : [];
     register.call(feature, { ...data, registerOptions: { ...data.registerOptions, commands } });
   };
 }
@@ -234,23 +303,49 @@ function ensureExecutable(file: string): void {
   }
 }
 
-function createClient(handler: ReturnType<typeof createCommandHandler>, output: vscode.OutputChannel, extensionPath: string | undefined): LanguageClient {
-  const folder = vscode.workspace.workspaceFolders?.[0];
+/** Served is one folder's server. */
+interface Served {
+  key: string;
+  folder?: vscode.WorkspaceFolder;
+  client: LanguageClient;
+  choice: ServerChoice;
+  ready: Promise<boolean>;
+}
+
+/** served holds the running servers by folder key (the folder URI; "" without a folder). */
+const served = new Map<string, Served>();
+
+const EDITOR_COMMANDS = ['hashls.selectBlock', 'hashls.copyBlockAnchor', 'hashls.outline'];
+const OWN = new Set<string>([...PALETTE_COMMANDS, ...TOOL_COMMANDS]);
+
+function folderKey(f: vscode.WorkspaceFolder | undefined): string {
+  return f ? f.uri.toString() : '';
+}
+
+function createClient(
+  folder: vscode.WorkspaceFolder | undefined,
+  multi: boolean,
+  first: boolean,
+  handler: ReturnType<typeof createCommandHandler>,
+  output: vscode.OutputChannel,
+  extensionPath: string | undefined,
+): { client: LanguageClient; choice: ServerChoice } {
   const choice = serverBinary(config().get<string>('path', ''), extensionPath, process.platform, (p) => fs.existsSync(p));
   if (choice.source === 'bundled') {
     ensureExecutable(choice.command);
   }
-  output.appendLine(`hashls: ${choice.describe}`);
-  lastChoice = choice;
-  const command = choice.command;
+  output.appendLine(`hashls: ${choice.describe}` + (folder && multi ? ` for ${folder.name}` : ''));
   const serverOptions: ServerOptions = {
-    command,
+    command: choice.command,
     args: ['serve'], // the stdio transport appends --stdio
     transport: TransportKind.stdio,
     options: folder ? { cwd: folder.uri.fsPath } : undefined,
   };
+  // One folder: every file document (the server refuses paths outside its
+  // root). Several: each server gets its folder's documents.
+  const documentSelector = multi && folder ? [{ scheme: 'file', pattern: `${folder.uri.fsPath.replace(/\\/g, '/')}/**` }] : [{ scheme: 'file' }];
   const clientOptions: LanguageClientOptions = {
-    documentSelector: [{ scheme: 'file' }],
+    documentSelector,
     workspaceFolder: folder,
     initializationOptions: serverSettings(),
     synchronize: { configurationSection: 'hashls' },
@@ -259,57 +354,296 @@ function createClient(handler: ReturnType<typeof createCommandHandler>, output: 
       executeCommand: (cmd, args, next) => handler(cmd, args, (c, a) => next(c, a) as Promise<unknown>),
     },
   };
-  const c = new LanguageClient('hashls', 'hashls', serverOptions, clientOptions);
-  ownCommands(c, new Set<string>(PALETTE_COMMANDS));
-  return c;
+  const c = new LanguageClient(multi && folder ? `hashls-${folder.index}` : 'hashls', multi && folder ? `hashls (${folder.name})` : 'hashls', serverOptions, clientOptions);
+  ownCommands(c, OWN, first);
+  return { client: c, choice };
 }
 
 export function activate(context: vscode.ExtensionContext): HashlsApi {
   const output = vscode.window.createOutputChannel('hashls');
   const activity = new ActivityLog(config().get<number>('maxActivity', 200));
-  const docs = new DocStore();
+  const docs = new DocStore(300);
   const provider = new ContentProvider(docs);
-  const host = makeHost(docs, provider);
+  const schemas = new Map<string, Promise<JsonSchema | undefined>>();
+  // schemaOf asks the binary the server runs from (`hashls tool NAME
+  // --schema`), so the schema always matches the server.
+  const schemaOf = (tool: string): Promise<JsonSchema | undefined> => {
+    const bin = served.values().next().value?.choice.command ?? 'hashls';
+    const key = `${bin}\0${tool}`;
+    let p = schemas.get(key);
+    if (!p) {
+      p = new Promise((resolve) => {
+        cp.execFile(bin, ['tool', tool, '--schema'], { timeout: 10000 }, (err, stdout) => {
+          try {
+            resolve(err ? undefined : (JSON.parse(stdout) as JsonSchema));
+          } catch {
+            resolve(undefined);
+          }
+        });
+      });
+      schemas.set(key, p);
+    }
+    return p;
+  };
+  const host = makeHost(docs, provider, schemaOf);
   const handler = createCommandHandler(host);
-  const tree = new ActivityTree(activity);
+  const folderName = (root: string | undefined) => (served.size > 1 ? served.get(root ?? '')?.folder?.name : undefined);
+  const tree = new ActivityTree(activity, folderName);
+  const view = vscode.window.createTreeView(VIEW_ID, { treeDataProvider: tree, showCollapseAll: false });
+
+  // The badge counts changes that arrived while the view was hidden.
+  const updateView = () => {
+    if (view.visible && activity.unseen > 0) {
+      activity.markSeen();
+      return;
+    }
+    const n = activity.unseen;
+    view.badge = n > 0 ? { value: n, tooltip: `${n} new change${n === 1 ? '' : 's'}` } : undefined;
+    const f = filterText(activity.filter);
+    view.description = f ? `filtered: ${f}` : undefined;
+  };
+  activity.onChange(updateView);
+
+  /** clientFor picks the server of a URI's folder (args or the active editor), else the first. */
+  const servedFor = (uri?: string): Served | undefined => {
+    let f: vscode.WorkspaceFolder | undefined;
+    if (uri) {
+      try {
+        f = vscode.workspace.getWorkspaceFolder(vscode.Uri.parse(uri));
+      } catch {
+        f = undefined;
+      }
+    } else {
+      f = activeFolder();
+    }
+    return served.get(folderKey(f)) ?? served.values().next().value;
+  };
+  const running = async (s: Served | undefined): Promise<LanguageClient | undefined> => {
+    if (!s) {
+      return undefined;
+    }
+    await s.ready;
+    return s.client.state === State.Running ? s.client : undefined;
+  };
+  const request = async (root: string | undefined, command: string, args: unknown): Promise<unknown> => {
+    const c = await running(served.get(root ?? '') ?? served.values().next().value);
+    if (!c) {
+      throw new Error('the server is not running; see the hashls output');
+    }
+    return c.sendRequest(ExecuteCommandRequest.type, { command, arguments: [args] });
+  };
+
+  const loadHistory = async (): Promise<void> => {
+    const limit = Math.min(200, Math.max(1, Math.floor(config().get<number>('maxActivity', 200))));
+    await Promise.all(
+      [...served.values()].map(async (s) => {
+        try {
+          activity.addHistory(auditEntries(await request(s.key, 'hashls.audit', { limit })), s.key);
+        } catch (err) {
+          output.appendLine(`hashls: could not load the change history: ${errorText(err)}`);
+        }
+      }),
+    );
+  };
+
+  const entryOf = (arg: unknown): ActivityEntry | undefined => {
+    if (typeof arg === 'number') {
+      return activity.get(arg);
+    }
+    if (arg && typeof arg === 'object' && typeof (arg as ActivityEntry).seq === 'number') {
+      return activity.get((arg as ActivityEntry).seq);
+    }
+    // From the palette: the entry selected in the view, else the newest.
+    return view.selection[0] ?? activity.visible()[0];
+  };
+  const pickId = async (e: ActivityEntry): Promise<number | undefined> => {
+    if (e.auditIds.length <= 1) {
+      return e.auditIds[0];
+    }
+    const pick = await vscode.window.showQuickPick(
+      e.auditIds.map((id, i) => ({ label: `#${id}`, description: e.paths[i] ?? '', id })),
+      { title: `hashls ${e.tool}: which change?` },
+    );
+    return pick?.id;
+  };
+
+  const openUnified = async (e: ActivityEntry) => {
+    const path = activityPath(e);
+    docs.set(path, activityDocument(e));
+    const uri = vscode.Uri.from({ scheme: SCHEME, path });
+    provider.changed(uri);
+    let doc = await vscode.workspace.openTextDocument(uri);
+    if (doc.languageId !== 'diff') {
+      doc = await vscode.languages.setTextDocumentLanguage(doc, 'diff');
+    }
+    await vscode.window.showTextDocument(doc, { preview: true });
+  };
+  // openSideBySide shows one change as vscode.diff over read-only documents
+  // of the file before and after it (hashls.audit {id}).
+  const openSideBySide = async (e: ActivityEntry, id: number): Promise<void> => {
+    const d = parseAuditDetail(await request(e.root, 'hashls.audit', { id }), id);
+    const name = safeName(d.path.replace(/^.*[\\/]/, '') || 'file');
+    const left = `/audit/${id}/before/${name}`;
+    const right = `/audit/${id}/after/${name}`;
+    docs.set(left, sideText(d.before, d.beforeUnavailable));
+    docs.set(right, sideText(d.after, d.afterUnavailable));
+    const l = vscode.Uri.from({ scheme: SCHEME, path: left });
+    const r = vscode.Uri.from({ scheme: SCHEME, path: right });
+    provider.changed(l);
+    provider.changed(r);
+    await vscode.commands.executeCommand('vscode.diff', l, r, `${d.path} (#${id} ${d.tool}${d.transport ? ' via ' + d.transport : ''})`, { preview: true });
+  };
+
+  const registerRun = (id: string) =>
+    vscode.commands.registerCommand(id, async (...args: unknown[]) => {
+      const a = args[0] as { uri?: unknown } | undefined;
+      const s = servedFor(a && typeof a.uri === 'string' ? a.uri : undefined);
+      const c = await running(s);
+      if (!c) {
+        void vscode.window.showErrorMessage(`hashls: the server is not running (${id}); see the hashls output`);
+        return undefined;
+      }
+      return handler(id, args, (command, a2) => c.sendRequest(ExecuteCommandRequest.type, { command, arguments: a2 }));
+    });
 
   context.subscriptions.push(
     output,
     vscode.workspace.registerTextDocumentContentProvider(SCHEME, provider),
-    vscode.window.createTreeView(VIEW_ID, { treeDataProvider: tree, showCollapseAll: false }),
-    // The palette commands (also the targets of the server's code actions):
-    // they wait for the server, then run the same handler as the middleware.
-    ...PALETTE_COMMANDS.map((id) =>
-      vscode.commands.registerCommand(id, async (...args: unknown[]) => {
-        const c = await running();
-        if (!c) {
-          void vscode.window.showErrorMessage(`hashls: the server is not running (${id}); see the hashls output`);
-          return undefined;
-        }
-        return handler(id, args, (command, a) => c.sendRequest(ExecuteCommandRequest.type, { command, arguments: a }));
-      }),
-    ),
-    vscode.commands.registerCommand('hashls.openActivityDiff', async (seq?: number) => {
-      const e = typeof seq === 'number' ? activity.get(seq) : activity.entries[0];
+    view,
+    view.onDidChangeVisibility(() => {
+      if (view.visible) {
+        activity.markSeen();
+        void loadHistory();
+      }
+    }),
+    // The palette commands and every tool (also the targets of the server's
+    // code actions): they wait for the server, then run the same handler as
+    // the middleware.
+    ...[...OWN].map(registerRun),
+    vscode.commands.registerCommand('hashls.openChange', async (arg?: unknown) => {
+      const e = entryOf(arg);
       if (!e) {
-        void vscode.window.showInformationMessage('hashls: no agent activity yet');
+        void vscode.window.showInformationMessage('hashls: no changes yet');
         return;
       }
-      const path = activityPath(e);
-      docs.set(path, activityDocument(e));
-      const uri = vscode.Uri.from({ scheme: SCHEME, path });
-      provider.changed(uri);
-      let doc = await vscode.workspace.openTextDocument(uri);
-      if (doc.languageId !== 'diff') {
-        doc = await vscode.languages.setTextDocumentLanguage(doc, 'diff');
+      if (e.auditIds.length === 0) {
+        return openUnified(e);
       }
-      await vscode.window.showTextDocument(doc, { preview: true });
+      const id = await pickId(e);
+      if (id === undefined) {
+        return;
+      }
+      try {
+        await openSideBySide(e, id);
+      } catch (err) {
+        // A server without change texts: the run's unified diff if it sent one.
+        output.appendLine(`hashls: side-by-side diff of #${id}: ${errorText(err)}`);
+        if (e.diff) {
+          return openUnified(e);
+        }
+        void vscode.window.showErrorMessage(`hashls: cannot show change #${id}: ${errorText(err)}`);
+      }
+    }),
+    vscode.commands.registerCommand('hashls.openActivityDiff', async (arg?: unknown) => {
+      const e = entryOf(arg);
+      if (!e) {
+        void vscode.window.showInformationMessage('hashls: no changes yet');
+        return;
+      }
+      await openUnified(e);
+    }),
+    vscode.commands.registerCommand('hashls.openChangeLocation', async (arg?: unknown) => {
+      const e = entryOf(arg);
+      const rel = e?.paths[0];
+      if (!e || !rel) {
+        void vscode.window.showInformationMessage('hashls: this entry names no file');
+        return;
+      }
+      const folder = served.get(e.root ?? '')?.folder ?? vscode.workspace.workspaceFolders?.[0];
+      if (!folder) {
+        void vscode.window.showErrorMessage('hashls: no workspace folder to open the file in');
+        return;
+      }
+      await openAt(vscode.Uri.joinPath(folder.uri, rel), firstChangedLine(e.diff));
+    }),
+    vscode.commands.registerCommand('hashls.revertChange', async (arg?: unknown) => {
+      const e = entryOf(arg);
+      if (!e || e.auditIds.length === 0) {
+        void vscode.window.showInformationMessage('hashls: this entry changed no file');
+        return undefined;
+      }
+      // The run's changes, newest first: each puts its file back.
+      const done: number[] = [];
+      for (const id of [...e.auditIds].sort((a, b) => b - a)) {
+        try {
+          await request(e.root, 'hashls.revert', { id });
+          done.push(id);
+        } catch (err) {
+          const next = (err as { data?: { suggestedAction?: unknown } })?.data?.suggestedAction;
+          void vscode.window.showErrorMessage(
+            `hashls: revert of change #${id} (${e.paths.join(', ')}) refused: ${errorText(err)}` + (typeof next === 'string' && next ? ` — ${next}` : ''),
+          );
+          return done;
+        }
+      }
+      void vscode.window.showInformationMessage(`hashls: reverted ${done.map((id) => '#' + id).join(' ')} (${e.paths.join(', ')})`);
+      await loadHistory();
+      return done;
+    }),
+    vscode.commands.registerCommand('hashls.refreshChanges', () => loadHistory()),
+    vscode.commands.registerCommand('hashls.filterChanges', async () => {
+      type Item = vscode.QuickPickItem & { apply: () => Promise<void> | void };
+      const f = activity.filter;
+      const items: Item[] = [
+        {
+          label: '$(filter) Path contains…',
+          description: f.path,
+          apply: async () => {
+            const v = await vscode.window.showInputBox({ title: 'hashls changes: path contains', value: f.path ?? '' });
+            if (v !== undefined) {
+              activity.setFilter({ ...f, path: v });
+            }
+          },
+        },
+        ...activity.values('tool').map((t) => ({ label: `tool: ${t}`, picked: f.tool === t, apply: () => activity.setFilter({ ...f, tool: t }) })),
+        ...activity.values('transport').map((t) => ({ label: `transport: ${t}`, picked: f.transport === t, apply: () => activity.setFilter({ ...f, transport: t }) })),
+        { label: '$(clear-all) Clear filters', apply: () => activity.setFilter({}) },
+      ];
+      const pick = await vscode.window.showQuickPick(items, { title: `hashls changes: filter${filterText(f) ? ' (now: ' + filterText(f) + ')' : ''}` });
+      await pick?.apply();
+    }),
+    vscode.commands.registerCommand('hashls.clearFilter', () => activity.setFilter({})),
+    vscode.commands.registerCommand('hashls.console', async () => {
+      const s = servedFor();
+      const c = await running(s);
+      if (!c || !s) {
+        void vscode.window.showErrorMessage('hashls: the server is not running; see the hashls output');
+        return undefined;
+      }
+      const advertised = c.initializeResult?.capabilities.executeCommandProvider?.commands ?? [...OWN];
+      const tools = advertised.filter((x) => x.startsWith('hashls.') && !EDITOR_COMMANDS.includes(x)).map((x) => x.slice('hashls.'.length));
+      const tool = await vscode.window.showQuickPick(tools.sort(), { title: 'hashls console: tool to run' });
+      if (!tool) {
+        return undefined;
+      }
+      const args = await host.toolArgs(tool);
+      if (!args) {
+        return undefined;
+      }
+      try {
+        const res = await c.sendRequest(ExecuteCommandRequest.type, { command: 'hashls.' + tool, arguments: [args] });
+        await host.showResult(tool, `${tool} ${JSON.stringify(args)}`.slice(0, 100), resultText(res));
+        return res;
+      } catch (err) {
+        host.error(`hashls ${tool}: ${errorText(err)}`);
+        return undefined;
+      }
     }),
     vscode.commands.registerCommand('hashls.clearActivity', () => activity.clear()),
     vscode.commands.registerCommand('hashls.showActivity', () => vscode.commands.executeCommand(`${VIEW_ID}.focus`)),
     vscode.commands.registerCommand('hashls.restart', async () => {
-      await stopClient();
-      await startClient();
+      await stopAll();
+      await startAll();
     }),
     vscode.workspace.onDidChangeConfiguration((ev) => {
       if (ev.affectsConfiguration('hashls.maxActivity')) {
@@ -321,57 +655,74 @@ export function activate(context: vscode.ExtensionContext): HashlsApi {
           .then((pick) => (pick ? vscode.commands.executeCommand('hashls.restart') : undefined));
       }
     }),
-    { dispose: () => void stopClient() },
+    vscode.workspace.onDidChangeWorkspaceFolders(() => {
+      // Folder sets change rarely: start one server per folder again.
+      void stopAll().then(startAll);
+    }),
+    { dispose: () => void stopAll() },
   );
 
-  // running is the started client, after waiting for a start in progress.
-  async function running(): Promise<LanguageClient | undefined> {
-    await starting;
-    const c = client;
-    return c && c.state === State.Running ? c : undefined;
-  }
-
-  let starting: Promise<boolean> = Promise.resolve(false);
-  function startClient(): Promise<boolean> {
-    starting = start();
-    return starting;
-  }
-
-  async function start(): Promise<boolean> {
-    const c = createClient(handler, output, context.extensionPath);
+  async function startOne(folder: vscode.WorkspaceFolder | undefined, multi: boolean, first: boolean): Promise<boolean> {
+    const { client: c, choice } = createClient(folder, multi, first, handler, output, context.extensionPath);
+    const key = folderKey(folder);
     c.onNotification(ACTIVITY_METHOD, (params: unknown) => {
-      activity.add(params);
+      // The view's own history loads (hashls.audit) are not news.
+      if ((params as { tool?: unknown } | null)?.tool === 'audit') {
+        return;
+      }
+      activity.add(params, new Date(), key);
     });
-    client = c;
+    let resolveReady: (ok: boolean) => void = () => undefined;
+    const s: Served = { key, folder, client: c, choice, ready: new Promise((r) => (resolveReady = r)) };
+    served.set(key, s);
     try {
       await c.start();
+      resolveReady(true);
       return true;
     } catch (err) {
-      const path = lastChoice?.command ?? 'hashls';
-      output.appendLine(`hashls: could not start ${path}: ${errorText(err)}`);
+      resolveReady(false);
+      output.appendLine(`hashls: could not start ${choice.command}: ${errorText(err)}`);
       void vscode.window
-        .showErrorMessage(`hashls: could not start "${path} serve --stdio" (set hashls.path to the hashls binary): ${errorText(err)}`, 'Open Settings')
+        .showErrorMessage(`hashls: could not start "${choice.command} serve --stdio" (set hashls.path to the hashls binary): ${errorText(err)}`, 'Open Settings')
         .then((pick) => (pick ? vscode.commands.executeCommand('workbench.action.openSettings', 'hashls.path') : undefined));
       return false;
     }
   }
 
-  const ready = startClient();
-  return { activity, docs, client: () => client, ready };
+  async function startAll(): Promise<boolean> {
+    const folders = vscode.workspace.workspaceFolders ?? [];
+    const list = folders.length > 0 ? [...folders] : [undefined];
+    const oks = await Promise.all(list.map((f, i) => startOne(f, folders.length > 1, i === 0)));
+    if (oks.some((x) => x)) {
+      await loadHistory();
+    }
+    return oks.every((x) => x);
+  }
+
+  const ready = startAll();
+  return {
+    activity,
+    docs,
+    client: () => served.values().next().value?.client,
+    clients: () => [...served.values()].map((s) => s.client),
+    ready,
+  };
 }
 
-async function stopClient(): Promise<void> {
-  const c = client;
-  client = undefined;
-  if (c) {
-    try {
-      await c.stop(5000);
-    } catch {
-      // already stopped or never started
-    }
-  }
+async function stopAll(): Promise<void> {
+  const all = [...served.values()];
+  served.clear();
+  await Promise.all(
+    all.map(async (s) => {
+      try {
+        await s.client.stop(5000);
+      } catch {
+        // already stopped or never started
+      }
+    }),
+  );
 }
 
 export function deactivate(): Promise<void> {
-  return stopClient();
+  return stopAll();
 }

@@ -39,6 +39,9 @@ class Uri {
   static file(p) {
     return new Uri('file', '', p);
   }
+  static joinPath(base, ...segs) {
+    return new Uri(base.scheme, base.authority, path.posix.join(base.path, ...segs), base.query, base.fragment);
+  }
   static from(c) {
     return new Uri(c.scheme, c.authority, c.path, c.query, c.fragment);
   }
@@ -114,7 +117,9 @@ const state = {
   commands: new Map(),
   providers: new Map(),
   treeViews: new Map(),
+  views: new Map(),
   inputs: [],
+  picks: [],
   clipboard: '',
   messages: [],
   opened: [],
@@ -127,7 +132,31 @@ const window = {
   createOutputChannel: (name) => ({ name, appendLine: (l) => record('output', l), dispose() {} }),
   createTreeView: (id, opts) => {
     state.treeViews.set(id, opts);
-    return { dispose() {} };
+    const visibility = new EventEmitter();
+    const view = {
+      visible: false,
+      selection: [],
+      badge: undefined,
+      description: undefined,
+      onDidChangeVisibility: visibility.event,
+      show(v) {
+        view.visible = v;
+        visibility.fire({ visible: v });
+      },
+      dispose() {},
+    };
+    state.views.set(id, view);
+    return view;
+  },
+  // showQuickPick answers from state.picks: a label to pick, a function of
+  // the items, or nothing (cancelled).
+  showQuickPick: async (items, opts) => {
+    const list = await items;
+    record('showQuickPick', list, opts);
+    const want = state.picks.shift();
+    if (want === undefined) return undefined;
+    if (typeof want === 'function') return want(list);
+    return list.find((i) => (typeof i === 'string' ? i : i.label) === want);
   },
   showInformationMessage: async (m, ...items) => {
     state.messages.push({ level: 'info', text: m, items });
@@ -139,7 +168,16 @@ const window = {
   },
   showInputBox: async (o) => {
     record('showInputBox', o);
-    return state.inputs.shift();
+    const v = state.inputs.shift();
+    // Like VS Code, an input that validateInput refuses is not accepted.
+    if (v !== undefined && o && o.validateInput) {
+      const msg = await o.validateInput(v);
+      if (msg) {
+        record('inputRefused', msg);
+        return undefined;
+      }
+    }
+    return v;
   },
   showTextDocument: async (docOrUri, opts) => {
     const doc = docOrUri instanceof Uri ? await workspace.openTextDocument(docOrUri) : docOrUri;
@@ -153,9 +191,11 @@ const window = {
 
 const workspace = {
   get workspaceFolders() {
+    if (state.folders) return state.folders;
     return state.folder ? [state.folder] : undefined;
   },
-  getWorkspaceFolder: (uri) => (state.folder && uri.scheme === 'file' && uri.path.startsWith(state.folder.uri.path + '/') ? state.folder : undefined),
+  getWorkspaceFolder: (uri) =>
+    (workspace.workspaceFolders || []).find((f) => uri.scheme === 'file' && uri.path.startsWith(f.uri.path + '/')),
   asRelativePath: (uri) => {
     const p = typeof uri === 'string' ? uri : uri.path;
     return state.folder ? path.relative(state.folder.uri.path, p) : p;
@@ -171,6 +211,7 @@ const workspace = {
     return { dispose() {} };
   },
   onDidChangeConfiguration: () => ({ dispose() {} }),
+  onDidChangeWorkspaceFolders: () => ({ dispose() {} }),
   openTextDocument: async (arg) => {
     if (arg instanceof Uri) {
       const p = state.providers.get(arg.scheme);
@@ -290,6 +331,7 @@ class LanguageClient {
       this.state = State.Stopped;
       throw state.startError;
     }
+    this.initializeResult = { capabilities: { executeCommandProvider: { commands: [...serverCommands.keys()] } } };
     this.executeCommandFeature.register({ id: 'cmds', registerOptions: { commands: [...serverCommands.keys()] } });
     this.state = State.Running;
   }

@@ -145,6 +145,8 @@ test('extension command handlers against hashls serve --stdio', { skip: !BIN && 
   let cursorLine = 1;
   const inputs = [];
   const shown = [];
+  const picks = [];
+  const toolArgs = [];
   const selections = [];
   const messages = [];
   let clipboard = '';
@@ -153,6 +155,8 @@ test('extension command handlers against hashls serve --stdio', { skip: !BIN && 
     activeEditor: () => ({ uri, relPath: 'main.go', line: cursorLine }),
     prompt: async () => inputs.shift(),
     showResult: async (kind, label, text) => shown.push({ kind, label, text }),
+    pickSearchMatch: async (pattern, matches) => picks.push({ pattern, matches }),
+    toolArgs: async () => toolArgs.shift(),
     selectRange: async (u, range) => selections.push({ uri: u, range }),
     writeClipboard: async (text) => (clipboard = text),
     info: (m) => messages.push(['info', m]),
@@ -223,8 +227,12 @@ test('extension command handlers against hashls serve --stdio', { skip: !BIN && 
   assert.match(shown.at(-1).text, /helper/);
   inputs.push('func (util|helper)');
   await run('hashls.search');
-  assert.equal(shown.at(-1).kind, 'search');
-  assert.match(shown.at(-1).text, /util\.go/);
+  // The quick pick lists the matches from the server's result.
+  assert.deepEqual(picks.at(-1).matches.map((m) => `${m.path}:${m.line}`).sort(), ['main.go:9', 'util.go:3']);
+  // A tool from the palette: JSON arguments (the console), result shown.
+  toolArgs.push({ limit: 5 });
+  await run('hashls.audit');
+  assert.equal(shown.at(-1).kind, 'audit');
   assert.match(shown.at(-1).text, /main\.go/);
   inputs.push('*.go');
   await run('hashls.find');
@@ -256,7 +264,7 @@ test('extension command handlers against hashls serve --stdio', { skip: !BIN && 
   assert.equal(core.activityDocument(ok[0]), ok[0].diff.endsWith('\n') ? ok[0].diff : ok[0].diff + '\n');
   assert.ok(ok[0].durationMs >= 0);
   assert.match(core.activityLabel(ok[0]), /^\d\d:\d\d:\d\d {2}edit {2}ok$/);
-  assert.match(core.activityDescription(ok[0]), /^main\.go( · audit( #\d+)+)? · [\d.]+ m?s$/);
+  assert.match(core.activityDescription(ok[0]), /^lsp · main\.go( · audit( #\d+)+)? · [\d.]+ m?s$/);
   for (const tool of ['read', 'search', 'find']) {
     assert.ok(activity.entries.some((e) => e.tool === tool && e.outcome === 'ok'), `activity for ${tool}`);
   }

@@ -25,7 +25,7 @@ test('activity: normalize, newest first, max, bad params ignored', () => {
   const a = log.add({ tool: 'read', paths: ['a.go', 3], outcome: 'ok', durationMs: 0.25 }, at);
   assert.deepEqual(a, {
     seq: 1, time: '09:05:07', tool: 'read', paths: ['a.go'], outcome: 'ok', errorKind: undefined,
-    message: undefined, auditIds: [], diff: '', durationMs: 0.25,
+    message: undefined, auditIds: [], diff: '', durationMs: 0.25, transport: 'lsp', iso: at.toISOString(), external: false, root: undefined,
   });
   log.add({ tool: 'edit', paths: ['a.go'], outcome: 'error', errorKind: 'stale', message: 'a.go changed: read it again', durationMs: 3 }, at);
   log.add({ tool: 'edit', paths: ['a.go', 'b.go'], outcome: 'ok', auditIds: [7, 'x', 8], diff: '--- a/a.go\n+++ b/a.go\n', durationMs: 1500 }, at);
@@ -47,9 +47,9 @@ test('activity: panel texts and the diff document', () => {
   const bad = log.add({ tool: 'edit', paths: ['a.go'], outcome: 'error', errorKind: 'stale', message: 'stale tag\nread again', durationMs: 0.42 }, at);
   assert.equal(core.activityLabel(ok), '09:05:07  edit  ok');
   assert.equal(core.activityLabel(bad), '09:05:07  edit  error (stale)');
-  assert.equal(core.activityDescription(ok), 'a.go · audit #12 · 12 ms');
-  assert.equal(core.activityDescription(bad), 'a.go · 0.4 ms');
-  assert.equal(core.activityDescription(log.add({ tool: 'find', paths: ['a', 'b', 'c', 'd', 'e'] }, at)), 'a, b, c +2');
+  assert.equal(core.activityDescription(ok), 'lsp · a.go · audit #12 · 12 ms');
+  assert.equal(core.activityDescription(bad), 'lsp · a.go · 0.4 ms');
+  assert.equal(core.activityDescription(log.add({ tool: 'find', paths: ['a', 'b', 'c', 'd', 'e'], transport: 'mcp' }, at)), 'mcp · a, b, c +2');
   assert.match(core.activityTooltip(bad), /message: stale tag/);
   assert.equal(core.activityDocument(ok), '--- a/a.go\n+++ b/a.go\n@@ -1 +1 @@\n-x\n+y\n');
   assert.equal(core.activityDocument(bad), '# hashls edit: error (stale) at 09:05:07\n# paths: a.go\n# stale tag\n# read again\n# (no diff)\n');
@@ -211,7 +211,9 @@ test('commands: with arguments, tools pass through and errors propagate', async 
   const err = new Error('bad');
   const { sent, next } = fakeNext({ 'hashls.read': { text: 'r' }, 'hashls.audit': { text: 'a' }, 'hashls.edit': err });
   assert.deepEqual(await h('hashls.read', [{ path: 'a.go' }], next), { text: 'r' });
-  assert.deepEqual(await h('hashls.audit', [], next), { text: 'a' }, 'commands without palette entries pass through');
+  assert.deepEqual(await h('hashls.audit', [{}], next), { text: 'a' }, 'tool commands with arguments pass through');
+  assert.deepEqual(await h('hashls.selectBlock2', [], next), undefined, 'unknown commands pass through');
+  sent.pop();
   await assert.rejects(h('hashls.edit', [{ input: 'x' }], next), /bad/);
   assert.equal(sent.length, 3);
   assert.equal(host.log.length, 0, 'no UI for API calls');
@@ -222,8 +224,24 @@ test('package.json: commands, view, settings and activation agree with the code'
   for (const c of core.PALETTE_COMMANDS) {
     assert.ok(contributed.includes(c), `${c} has a palette entry`);
   }
-  assert.deepEqual(pkg.contributes.views.explorer.map((v) => v.id), [ext.VIEW_ID]);
-  assert.equal(pkg.main, './out/extension.js');
+  for (const c of core.TOOL_COMMANDS) {
+    assert.ok(contributed.includes(c), `${c} has a palette entry`);
+  }
+  assert.deepEqual(pkg.contributes.views.hashls.map((v) => v.id), [ext.VIEW_ID], 'the Changes view is in its own container');
+  assert.deepEqual(pkg.contributes.viewsContainers.activitybar.map((v) => v.id), ['hashls']);
+  assert.ok(fs.existsSync(path.join(__dirname, '..', pkg.contributes.viewsContainers.activitybar[0].icon)));
+  assert.equal(pkg.main, './dist/extension.js', 'the bundle (esbuild)');
+  // The bundle needs nothing from node_modules: vscode and node's own modules only.
+  const bundle = fs.readFileSync(path.join(__dirname, '..', pkg.main), 'utf8');
+  const required = new Set([...bundle.matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1]));
+  const builtins = new Set(require('node:module').builtinModules);
+  for (const r of required) {
+    assert.ok(r === 'vscode' || builtins.has(r.replace(/^node:/, '')), `the bundle requires only vscode and node modules, not ${r}`);
+  }
+  assert.ok(required.has('vscode'));
+  for (const m of Object.values(pkg.contributes.menus).flat()) {
+    assert.ok(contributed.includes(m.command), `menu entry ${m.command} is a contributed command`);
+  }
   assert.ok(pkg.contributes.configuration.properties['hashls.path']);
   for (const [name, version] of Object.entries({ ...pkg.dependencies, ...pkg.devDependencies })) {
     assert.match(version, /^\d+\.\d+\.\d+$/, `${name} is pinned`);
@@ -231,7 +249,7 @@ test('package.json: commands, view, settings and activation agree with the code'
 
   // activate() with the fake vscode and a fake client whose server advertises
   // the palette commands (the real client registers server commands itself).
-  for (const c of [...core.PALETTE_COMMANDS, 'hashls.audit']) {
+  for (const c of [...core.PALETTE_COMMANDS, 'hashls.audit', 'hashls.extra']) {
     fake.serverCommands.set(c, async () => ({ text: `${c} result` }));
   }
   fake.state.config['hashls.path'] = '/opt/hashls';
@@ -252,8 +270,9 @@ test('package.json: commands, view, settings and activation agree with the code'
   for (const c of contributed) {
     assert.ok(fake.state.commands.has(c), `${c} is registered`);
   }
-  assert.deepEqual(client.registered, ['hashls.audit'], 'the client registers only the server commands the extension does not own');
-  assert.deepEqual(await fake.vscode.commands.executeCommand('hashls.audit'), { text: 'hashls.audit result' }, 'through the middleware');
+  assert.deepEqual(client.registered, ['hashls.extra'], 'the client registers only the server commands the extension does not own');
+  assert.deepEqual(await fake.vscode.commands.executeCommand('hashls.extra'), { text: 'hashls.extra result' }, 'through the middleware');
+  assert.deepEqual(await fake.vscode.commands.executeCommand('hashls.audit', { limit: 1 }), { text: 'hashls.audit result' }, 'a tool with arguments');
   assert.ok(fake.state.providers.has('hashls'));
   assert.ok(fake.state.treeViews.has('hashls.activity'));
 
@@ -276,10 +295,13 @@ test('package.json: commands, view, settings and activation agree with the code'
   assert.equal(rows.length, 2);
   const item = tree.getTreeItem(rows[1]);
   assert.match(item.label, /^\d\d:\d\d:\d\d {2}edit {2}ok$/);
-  assert.equal(item.description, 'a.go · audit #3 · 4 ms');
+  assert.equal(item.description, 'lsp · a.go · audit #3 · 4 ms');
   assert.equal(item.iconPath.id, 'diff');
-  assert.deepEqual(item.command, { command: 'hashls.openActivityDiff', title: 'Open diff', arguments: [rows[1].seq] });
+  assert.equal(item.contextValue, 'hashlsChange');
+  assert.deepEqual(item.command, { command: 'hashls.openChange', title: 'Open diff', arguments: [rows[1].seq] });
   assert.equal(tree.getTreeItem(rows[0]).iconPath.id, 'error');
+  // This fake server keeps no change texts (audit {id} has no row): the
+  // run's unified diff opens instead of the side-by-side one.
   await fake.vscode.commands.executeCommand(item.command.command, ...item.command.arguments);
   const diff = fake.state.opened.at(-1);
   assert.equal(diff.languageId, 'diff');
@@ -323,8 +345,7 @@ test('serverBinary: hashls.path, then the bundled binary, then PATH', () => {
 
 test('activate: a missing binary is reported with a pointer to hashls.path', async () => {
   fake.state.startError = new Error('spawn hashls ENOENT');
-  for (const c of core.PALETTE_COMMANDS) fake.state.commands.delete(c);
-  for (const k of ['hashls.openActivityDiff', 'hashls.clearActivity', 'hashls.showActivity', 'hashls.restart']) fake.state.commands.delete(k);
+  for (const k of [...fake.state.commands.keys()]) fake.state.commands.delete(k);
   fake.state.messages.length = 0;
   const api = ext.activate({ subscriptions: [] });
   assert.equal(await api.ready, false);
@@ -333,4 +354,235 @@ test('activate: a missing binary is reported with a pointer to hashls.path', asy
   assert.equal(await fake.vscode.commands.executeCommand('hashls.read'), undefined);
   assert.match(fake.state.messages[1].text, /the server is not running \(hashls.read\)/);
   delete fake.state.startError;
+});
+
+test('changes: history from the audit log, one entry per audit id, time order, filters, unseen', () => {
+  const log = new core.ActivityLog();
+  // A live run of this server (no time field: when it arrived).
+  const live = log.add({ tool: 'edit', paths: ['a.go'], outcome: 'ok', auditIds: [5], diff: '@@ -3,2 +4,2 @@\n' }, new Date('2026-11-25T01:00:10Z'));
+  assert.equal(log.unseen, 1, 'a change counts for the badge');
+  log.add({ tool: 'read', paths: ['a.go'], outcome: 'ok' }, new Date('2026-11-25T01:00:11Z'));
+  assert.equal(log.unseen, 1, 'a run that changed nothing does not');
+  // History: newest first, as hashls.audit answers; #5 is listed already.
+  const rows = [
+    { id: 6, tool: 'edit', path: 'b.go', time: '2026-11-25T01:00:20Z', transport: 'cli' },
+    { id: 5, tool: 'edit', path: 'a.go', time: '2026-11-25T01:00:10Z', transport: 'lsp' },
+    { id: 4, tool: 'write', path: 'c/d.txt', time: '2026-11-25T00:59:00Z', transport: 'mcp' },
+    { nope: 1 },
+  ];
+  assert.equal(log.addHistory(rows), 2);
+  assert.equal(log.addHistory(rows), 0, 'loading again adds nothing');
+  assert.deepEqual(log.entries.map((e) => `${e.tool}:${e.auditIds.join()}:${e.transport}`), ['edit:6:cli', 'read::lsp', 'edit:5:lsp', 'write:4:mcp']);
+  assert.equal(log.unseen, 1, 'history is not new');
+  assert.equal(log.maxAuditId(), 6);
+  // External activity for a row the history already listed is dropped.
+  assert.equal(log.add({ tool: 'edit', paths: ['b.go'], outcome: 'ok', auditIds: [6], transport: 'cli', external: true }), undefined);
+  const ext = log.add({ tool: 'apply_patch', paths: ['x.go'], outcome: 'ok', auditIds: [7], transport: 'mcp', external: true, time: '2026-11-25T01:01:00Z' });
+  assert.equal(ext.iso, '2026-11-25T01:01:00.000Z');
+  assert.match(core.activityTooltip(ext), /via mcp \(another process\)/);
+  assert.equal(log.unseen, 2);
+  log.markSeen();
+  assert.equal(log.unseen, 0);
+  // The same id from another folder's server is another change.
+  assert.ok(log.add({ tool: 'edit', paths: ['a.go'], outcome: 'ok', auditIds: [5] }, new Date(), 'file:///other'));
+  // Filters.
+  log.setFilter({ transport: 'cli' });
+  assert.deepEqual(log.visible().map((e) => e.auditIds[0]), [6]);
+  log.setFilter({ path: 'C/D', tool: ' write ' });
+  assert.deepEqual(log.visible().map((e) => e.auditIds[0]), [4]);
+  assert.equal(core.filterText(log.filter), 'path ~ C/D, tool write');
+  log.setFilter({ tool: 'edit', transport: 'mcp' });
+  assert.deepEqual(log.visible(), []);
+  log.setFilter({});
+  assert.equal(log.visible().length, log.entries.length);
+  assert.deepEqual(log.values('transport'), ['cli', 'lsp', 'mcp']);
+  assert.equal(core.firstChangedLine(live.diff), 4);
+  assert.equal(core.firstChangedLine(''), 1);
+});
+
+test('changes: audit {id} details, sides and search matches', () => {
+  const res = {
+    text: 'diff',
+    details: { entries: [{ id: 9, tool: 'edit', path: 'a.go', transport: 'cli' }], before: 'x\n', afterUnavailable: 'binary file', diff: '-x\n' },
+  };
+  const d = core.parseAuditDetail(res, 9);
+  assert.deepEqual([d.path, d.tool, d.transport, d.before, d.after], ['a.go', 'edit', 'cli', 'x\n', undefined]);
+  assert.equal(core.sideText(d.before, d.beforeUnavailable), 'x\n');
+  assert.equal(core.sideText(d.after, d.afterUnavailable), '(binary file)\n');
+  assert.equal(core.sideText(undefined, undefined), '', 'a file that did not exist is empty');
+  assert.throws(() => core.parseAuditDetail({ text: 'rows', details: { entries: [{ id: 8 }] } }, 9), /no row 9.*update hashls/);
+  assert.deepEqual(core.searchMatches('¶a.go#1A2B\n 1:package a\n*2:func F() {\n¶dir/b c.go#00FF\n*10:  F()\n'), [
+    { path: 'a.go', line: 2, text: 'func F() {' },
+    { path: 'dir/b c.go', line: 10, text: '  F()' },
+  ]);
+  assert.deepEqual(core.searchMatches('no matches'), []);
+});
+
+test('console: arguments are checked against the tool schema', () => {
+  const schema = {
+    type: 'object',
+    properties: {
+      path: { type: 'string' },
+      limit: { type: 'number', minimum: 1, maximum: 200 },
+      mode: { type: 'string', enum: ['text', 'regex'] },
+      edits: { type: 'array', items: { type: 'object', properties: { oldText: { type: 'string' } }, required: ['oldText'] } },
+    },
+    required: ['path'],
+    additionalProperties: false,
+  };
+  const cases = [
+    ['{"path": "a.go"}', undefined],
+    ['', '$: missing required "path"'],
+    ['[1]', 'the arguments must be one JSON object ({...}), not array'],
+    ['{"path": 1}', '$.path: must be string, not number'],
+    ['{"path": "a", "limit": 0}', '$.limit: must be at least 1'],
+    ['{"path": "a", "mode": "glob"}', '$.mode: must be one of "text", "regex"'],
+    ['{"path": "a", "edits": [{}]}', '$.edits[0]: missing required "oldText"'],
+    ['{"path": "a", "pth": 1, "x": 2}', '$: unknown argument "pth" (known: path, limit, mode, edits) (+1 more)'],
+  ];
+  for (const [input, want] of cases) {
+    assert.equal(core.checkToolArgs(input, schema).error, want, input);
+  }
+  assert.match(core.checkToolArgs('{', schema).error, /^not JSON/);
+  assert.deepEqual(core.checkToolArgs('{"path":"a"}', schema).args, { path: 'a' });
+  assert.deepEqual(core.checkToolArgs('{"any":1}', undefined).args, { any: 1 }, 'no schema: the server checks');
+});
+
+test('commands: search opens a quick pick; tools without arguments ask for JSON', async () => {
+  const picked = [];
+  const host = fakeHost(editor, ['F\\(']);
+  host.pickSearchMatch = async (pattern, matches) => picked.push([pattern, matches]);
+  host.toolArgs = async (tool) => (tool === 'trash' ? { limit: 2 } : undefined);
+  const h = core.createCommandHandler(host);
+  const { sent, next } = fakeNext({ 'hashls.search': { text: '¶a.go#1A2B\n*3:F()\n' }, 'hashls.trash': { text: '#1 a.go' } });
+  await h('hashls.search', [], next);
+  assert.deepEqual(picked, [['F\\(', [{ path: 'a.go', line: 3, text: 'F()' }]]]);
+  await h('hashls.trash', [], next);
+  assert.deepEqual(sent.at(-1), ['hashls.trash', [{ limit: 2 }]]);
+  assert.deepEqual(host.log.at(-1), ['show', 'trash', 'trash', '#1 a.go']);
+  assert.equal(await h('hashls.audit', [], next), undefined, 'cancelled');
+  assert.equal(sent.length, 2);
+});
+
+test('activate: the Changes view loads history, opens side-by-side diffs, reverts, filters and badges', async () => {
+  for (const k of [...fake.state.commands.keys()]) fake.state.commands.delete(k);
+  fake.serverCommands.clear();
+  fake.state.messages.length = 0;
+  const reverted = [];
+  fake.serverCommands.set('hashls.audit', async ([a]) => {
+    if (a.id === 2) {
+      return { text: 'd', details: { entries: [{ id: 2, tool: 'edit', path: 'dir/b.go', transport: 'cli' }], before: 'old\n', after: 'new\n', diff: '' } };
+    }
+    return { text: 'rows', details: { entries: [
+      { id: 2, tool: 'edit', path: 'dir/b.go', time: '2026-11-25T01:00:00Z', transport: 'cli' },
+      { id: 1, tool: 'write', path: 'a.go', time: '2026-11-25T00:00:00Z', transport: 'mcp' },
+    ] } };
+  });
+  fake.serverCommands.set('hashls.revert', async ([a]) => {
+    if (a.id === 1) {
+      throw Object.assign(new Error('a.go changed since change #1: read it and edit it instead'), { data: { kind: 'stale_file', suggestedAction: 'revert the later changes first' } });
+    }
+    reverted.push(a.id);
+    return { text: 'reverted' };
+  });
+  fake.serverCommands.set('hashls.trash', async ([a]) => ({ text: `trash ${JSON.stringify(a)}` }));
+  const api = ext.activate({ subscriptions: [] });
+  assert.equal(await api.ready, true);
+  const client = fake.clients.at(-1);
+  const view = fake.state.views.get('hashls.activity');
+  const tree = fake.state.treeViews.get('hashls.activity').treeDataProvider;
+  assert.deepEqual(tree.getChildren().map((e) => `${e.tool} ${e.transport} ${e.paths}`), ['edit cli dir/b.go', 'write mcp a.go'], 'history loaded at start');
+  assert.equal(view.badge, undefined, 'history is not new');
+
+  // A live change while the view is hidden: the badge; showing it clears it.
+  client.notifications.get('hashls/activity')({ tool: 'edit', paths: ['c.go'], outcome: 'ok', auditIds: [3], transport: 'cli', external: true });
+  assert.deepEqual(view.badge, { value: 1, tooltip: '1 new change' });
+  client.notifications.get('hashls/activity')({ tool: 'audit', paths: [], outcome: 'ok' });
+  assert.equal(tree.getChildren().length, 3, "the view's own audit calls are not listed");
+  view.show(true);
+  await new Promise((r) => setTimeout(r, 0));
+  assert.equal(view.badge, undefined);
+
+  // Side by side: vscode.diff over the before/after documents.
+  const entry = tree.getChildren().find((e) => e.auditIds[0] === 2);
+  await fake.vscode.commands.executeCommand('hashls.openChange', entry.seq);
+  const diffCall = fake.calls.filter((c) => c.name === 'executeCommand' && c.args[0] === 'vscode.diff').at(-1);
+  assert.ok(diffCall, 'vscode.diff ran');
+  const [, left, right, title] = diffCall.args;
+  const provider = fake.state.providers.get('hashls');
+  assert.equal(provider.provideTextDocumentContent(left), 'old\n');
+  assert.equal(provider.provideTextDocumentContent(right), 'new\n');
+  assert.equal(left.path, '/audit/2/before/b.go');
+  assert.equal(title, 'dir/b.go (#2 edit via cli)');
+
+  // Open the location.
+  await fake.vscode.commands.executeCommand('hashls.openChangeLocation', entry);
+  assert.equal(fake.state.opened.at(-1).uri.path, '/ws/dir/b.go');
+
+  // Revert: done, and refused with the server's explanation.
+  assert.deepEqual(await fake.vscode.commands.executeCommand('hashls.revertChange', entry), [2]);
+  assert.deepEqual(reverted, [2]);
+  assert.match(fake.state.messages.at(-1).text, /reverted #2 \(dir\/b\.go\)/);
+  const stale = tree.getChildren().find((e) => e.auditIds[0] === 1);
+  assert.deepEqual(await fake.vscode.commands.executeCommand('hashls.revertChange', stale), []);
+  assert.match(fake.state.messages.at(-1).text, /revert of change #1 \(a\.go\) refused: a\.go changed since change #1: read it and edit it instead \[stale_file\] — revert the later changes first/);
+
+  // Filter by transport from the quick pick, then clear.
+  fake.state.picks.push('transport: mcp');
+  await fake.vscode.commands.executeCommand('hashls.filterChanges');
+  assert.deepEqual(tree.getChildren().map((e) => e.auditIds[0]), [1]);
+  assert.equal(view.description, 'filtered: via mcp');
+  await fake.vscode.commands.executeCommand('hashls.clearFilter');
+  assert.equal(tree.getChildren().length, 3);
+
+  // The console: pick a tool, JSON checked against its schema (none from
+  // a binary that does not exist: the server checks), run, result shown.
+  fake.state.picks.push('trash');
+  fake.state.inputs.push('{"limit": 3}');
+  await fake.vscode.commands.executeCommand('hashls.console');
+  assert.equal(fake.state.opened.at(-1).getText(), 'trash {"limit":3}');
+  await ext.deactivate();
+});
+
+test('activate: one server per workspace folder; commands go to the active folder', async () => {
+  for (const k of [...fake.state.commands.keys()]) fake.state.commands.delete(k);
+  fake.serverCommands.clear();
+  const seen = [];
+  fake.serverCommands.set('hashls.audit', async () => ({ text: '', details: { entries: [] } }));
+  fake.serverCommands.set('hashls.extra', async () => ({ text: 'x' }));
+  fake.state.folders = [
+    { uri: fake.vscode.Uri.file('/one'), name: 'one', index: 0 },
+    { uri: fake.vscode.Uri.file('/two'), name: 'two', index: 1 },
+  ];
+  const before = fake.clients.length;
+  const api = ext.activate({ subscriptions: [] });
+  assert.equal(await api.ready, true);
+  const [c1, c2] = fake.clients.slice(before);
+  assert.equal(fake.clients.length - before, 2, 'two servers');
+  assert.deepEqual([c1.serverOptions.options.cwd, c2.serverOptions.options.cwd], ['/one', '/two']);
+  assert.deepEqual(c1.clientOptions.documentSelector, [{ scheme: 'file', pattern: '/one/**' }]);
+  assert.deepEqual(c2.clientOptions.documentSelector, [{ scheme: 'file', pattern: '/two/**' }]);
+  assert.deepEqual([c1.registered, c2.registered], [['hashls.extra'], []], 'a server command is registered once');
+  // Route: the sendRequest of the client that runs it.
+  for (const c of [c1, c2]) {
+    const orig = c.sendRequest.bind(c);
+    c.sendRequest = async (type, params) => {
+      seen.push([c.serverOptions.options.cwd, params.command]);
+      return orig(type, params);
+    };
+  }
+  fake.state.inputs.push('*.go');
+  fake.vscode.window.activeTextEditor = new fake.TextEditor(new fake.TextDocument(fake.vscode.Uri.file('/two/a.go'), 'package a\n'));
+  fake.serverCommands.set('hashls.find', async () => ({ text: 'a.go' }));
+  await fake.vscode.commands.executeCommand('hashls.find');
+  assert.deepEqual(seen.at(-1), ['/two', 'hashls.find']);
+  await fake.vscode.commands.executeCommand('hashls.outline', { uri: 'file:///one/b.go' });
+  assert.deepEqual(seen.at(-1), ['/one', 'hashls.outline']);
+  // Activity rows name their folder.
+  c2.notifications.get('hashls/activity')({ tool: 'edit', paths: ['a.go'], outcome: 'ok', auditIds: [1] });
+  const tree = fake.state.treeViews.get('hashls.activity').treeDataProvider;
+  assert.match(tree.getTreeItem(tree.getChildren()[0]).description, /^two · lsp · a\.go/);
+  delete fake.state.folders;
+  fake.vscode.window.activeTextEditor = undefined;
+  await ext.deactivate();
 });
