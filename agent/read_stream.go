@@ -1,11 +1,13 @@
 package agent
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/hashls/hashls/edit"
 	"github.com/hashls/hashls/workspace"
@@ -40,10 +42,14 @@ func (s *streamedLines) LineLen(n int) int { return s.lens[n] }
 
 // lineStreamer splits a stream into lines as splitDisplayLines does (BOM
 // dropped; "\r\n", "\n" and a lone "\r" end a line; no line after a final
-// break) and keeps the wanted ones.
+// break) and keeps the wanted ones. It jumps from break to break
+// (edit.BreakFinder), and where only "\n" ends lines it counts the lines
+// before the next wanted one in bulk (bytes.Count), so the unwanted bulk
+// of a huge file costs about what reading it does.
 type lineStreamer struct {
 	out       *streamedLines
-	want      func(n int) bool
+	nextWant  func(n int) int // the first line at or after n a page may show; math.MaxInt: none
+	wantAt    int             // nextWant for the current line (or later), math.MaxInt once the caps are surely reached
 	keptLines int
 	keptBytes int
 	n         int    // the current line's number
@@ -57,8 +63,8 @@ type lineStreamer struct {
 
 const lineKeep = readMaxBytes + 8
 
-func newLineStreamer(want func(int) bool) *lineStreamer {
-	ls := &lineStreamer{out: &streamedLines{kept: map[int]string{}, lens: map[int]int{}}, want: want}
+func newLineStreamer(nextWant func(int) int) *lineStreamer {
+	ls := &lineStreamer{out: &streamedLines{kept: map[int]string{}, lens: map[int]int{}}, nextWant: nextWant}
 	ls.startLine()
 	return ls
 }
@@ -69,7 +75,13 @@ func (ls *lineStreamer) startLine() {
 	// Keep while the caps are not surely reached: one line more than the
 	// cap, and bytes up to the byte cap (renderRowsFrom stops at or before
 	// the first line past either).
-	ls.curWanted = ls.want(ls.n) && ls.keptLines <= readMaxLines && ls.keptBytes <= readMaxBytes
+	switch {
+	case ls.keptLines > readMaxLines || ls.keptBytes > readMaxBytes:
+		ls.wantAt = math.MaxInt
+	case ls.wantAt < ls.n:
+		ls.wantAt = ls.nextWant(ls.n)
+	}
+	ls.curWanted = ls.wantAt == ls.n
 }
 
 func (ls *lineStreamer) endLine() {
@@ -108,24 +120,58 @@ func (ls *lineStreamer) settleBOM() {
 }
 
 func (ls *lineStreamer) feed(p []byte) {
-	start := 0
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		if c != '\n' && c != '\r' {
+	br := edit.NewBreakFinder(p)
+	start := 0 // first byte not yet given to a line
+	for start < len(p) {
+		if !ls.curWanted && !ls.skipLF && !br.CRFrom(start) {
+			start = ls.skipUnwanted(p, start)
+		}
+		i := br.Next(start)
+		if i < 0 {
+			break
+		}
+		if i > start {
 			ls.skipLF = false
-			continue
 		}
 		ls.add(p[start:i])
+		c := p[i]
 		start = i + 1
 		if c == '\n' && ls.skipLF {
-			ls.skipLF = false
+			ls.skipLF = false // the "\n" of a "\r\n"
 			continue
 		}
 		ls.skipLF = c == '\r'
 		ls.endLine()
 	}
-	ls.add(p[start:])
+	if start < len(p) {
+		ls.skipLF = false
+		ls.add(p[start:])
+	}
 }
+
+// skipUnwanted ends in bulk the unwanted lines whose "\n" lies in
+// p[start:] (which holds no "\r"), up to the next wanted line, and
+// returns where the line after the last one ended starts.
+func (ls *lineStreamer) skipUnwanted(p []byte, start int) int {
+	k := ls.wantAt - ls.n // lines to end before a wanted one starts
+	c := bytes.Count(p[start:], lfByte)
+	if c == 0 {
+		return start
+	}
+	next := start + bytes.LastIndexByte(p[start:], '\n') + 1
+	if c >= k {
+		c, next = k, start
+		for range k {
+			next += bytes.IndexByte(p[next:], '\n') + 1
+		}
+	}
+	ls.out.total = ls.n + c - 1
+	ls.n += c - 1
+	ls.startLine()
+	return next
+}
+
+var lfByte = []byte{'\n'}
 
 func (ls *lineStreamer) add(b []byte) {
 	ls.curLen += len(b)
@@ -168,22 +214,27 @@ func readStreamed(env *Env, p workspace.Path, path string, sel workspace.Selecto
 		return nil, err
 	}
 	defer r.Close()
-	want := func(n int) bool {
+	// The first line at or after n that the page may show.
+	nextWant := func(n int) int {
 		if len(sel.Ranges) == 0 {
-			return true
+			return n
 		}
+		first := math.MaxInt
 		for _, rg := range sel.Ranges {
-			if n >= rg.Start-readLeadingContext && (rg.End == 0 || n <= rg.End+readTrailingContext) {
-				return true
+			if rg.End != 0 && n > rg.End+readTrailingContext {
+				continue
 			}
+			first = min(first, max(n, rg.Start-readLeadingContext))
 		}
-		return false
+		return first
 	}
 	h := sha256.New()
 	var tw edit.TagWriter
 	var sniff binarySniffer
-	ls := newLineStreamer(want)
-	size, err := io.CopyBuffer(io.MultiWriter(h, &tw, &sniff, ls), r, make([]byte, 256<<10))
+	ls := newLineStreamer(nextWant)
+	// struct{ io.Reader } hides the file's WriteTo, which would copy
+	// through 32 KiB pieces instead of this buffer.
+	size, err := io.CopyBuffer(io.MultiWriter(h, &tw, &sniff, ls), struct{ io.Reader }{r}, make([]byte, 1<<20))
 	if err != nil {
 		var we *workspace.Error
 		if errors.As(err, &we) {

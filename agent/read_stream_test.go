@@ -1,7 +1,10 @@
 package agent
 
 import (
+	"bytes"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -76,5 +79,73 @@ func TestReadStreamedMatchesWholeRead(t *testing.T) {
 	}
 	if _, err := runTool(env, "edit", map[string]any{"input": "¶big.txt#" + tag + "\nreplace 2500..2500:\n+changed"}); err != nil {
 		t.Fatalf("edit after a streamed read: %v", err)
+	}
+}
+
+// The line streamer keeps what splitDisplayLines gives for the wanted
+// lines, and counts every line, however the stream is cut and wherever
+// the wanted lines are (bulk counting of unwanted lines, "\r\n" cut
+// between pieces, a BOM cut).
+func TestLineStreamerMatchesSplit(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	alphabet := []byte("ab \n\n\n\r\xEF\xBB\xBF")
+	for iter := range 2000 {
+		b := make([]byte, r.IntN(300))
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		if iter%3 == 0 {
+			b = append([]byte("\xEF\xBB\xBF"), b...)
+		}
+		if iter%4 == 0 {
+			b = bytes.ReplaceAll(b, []byte("\r"), nil) // only "\n": the bulk path
+		}
+		want := splitDisplayLines(b)
+		var ranges []workspace.LineRange
+		for range r.IntN(3) {
+			s := 1 + r.IntN(40)
+			e := 0
+			if r.IntN(4) > 0 {
+				e = s + r.IntN(5)
+			}
+			ranges = append(ranges, workspace.LineRange{Start: s, End: e})
+		}
+		wanted := func(n int) bool {
+			if len(ranges) == 0 {
+				return true
+			}
+			for _, rg := range ranges {
+				if n >= rg.Start-readLeadingContext && (rg.End == 0 || n <= rg.End+readTrailingContext) {
+					return true
+				}
+			}
+			return false
+		}
+		ls := newLineStreamer(func(n int) int {
+			for ; n < 1000; n++ {
+				if wanted(n) {
+					return n
+				}
+			}
+			return math.MaxInt
+		})
+		for rest := b; len(rest) > 0; {
+			k := min(len(rest), 1+r.IntN(20))
+			ls.Write(rest[:k])
+			rest = rest[k:]
+		}
+		got := ls.finish()
+		if got.Len() != len(want) {
+			t.Fatalf("%q ranges %v: %d lines, want %d", b, ranges, got.Len(), len(want))
+		}
+		for n := 1; n <= len(want); n++ {
+			_, kept := got.kept[n]
+			if kept != wanted(n) {
+				t.Fatalf("%q ranges %v: line %d kept %v, want %v", b, ranges, n, kept, wanted(n))
+			}
+			if kept && (got.Line(n) != want[n-1] || got.LineLen(n) != len(want[n-1])) {
+				t.Fatalf("%q ranges %v: line %d %q (%d), want %q", b, ranges, n, got.Line(n), got.LineLen(n), want[n-1])
+			}
+		}
 	}
 }

@@ -6,7 +6,9 @@
 // The entry points are SplitInput, which turns an edit input into sections,
 // and ApplySection, which applies one section to a file's live bytes (ApplyAll
 // applies several all-or-nothing). Tag computes the 4-hex content tag shown in
-// ¶PATH#TAG headers; UnifiedDiff diffs two whole versions.
+// ¶PATH#TAG headers (TagWriter the same over a stream); UnifiedDiff diffs two
+// whole versions. BreakFinder is the one scanner of line breaks ("\n", "\r\n",
+// a lone "\r") that the tag and the agent's streamed reads share.
 //
 // The package also holds the Codex apply_patch format, as plain values:
 // ParsePatch turns a patch into file operations, ApplyPatchChunks applies an

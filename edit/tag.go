@@ -158,16 +158,13 @@ func tagSum(text []byte) uint32 {
 	n := len(text)
 	start := 0 // first byte not yet fed
 	i := 0     // start of the current line
-	br := newBreakFinder(text)
+	br := NewBreakFinder(text)
 	for i < n {
-		j := br.next(i)
+		j := br.Next(i)
 		if j < 0 {
 			break
 		}
-		e := j
-		for e > i && (text[e-1] == ' ' || text[e-1] == '\t') {
-			e--
-		}
+		e := trimBlankEnd(text, i, j)
 		if text[j] == '\n' {
 			if e < j {
 				d.write(text[start:e])
@@ -185,10 +182,7 @@ func tagSum(text []byte) uint32 {
 		}
 		start = i
 	}
-	e := n
-	for e > i && (text[e-1] == ' ' || text[e-1] == '\t') {
-		e--
-	}
+	e := trimBlankEnd(text, i, n)
 	if e > start {
 		d.write(text[start:e])
 	}

@@ -47,41 +47,82 @@ func (w *TagWriter) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// feed normalises p (the BOM settled) into the digest.
+// feed normalises p (the BOM settled) into the digest as tagSum does: it
+// jumps from line break to line break (memchr-class) and looks back over
+// each line's blank end only, feeding runs of whole lines in one write.
 func (w *TagWriter) feed(p []byte) {
-	start := 0 // first byte of p not yet fed
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		switch c {
-		case ' ', '\t':
-			if i > start {
-				w.flushWS()
-				w.f.write(p[start:i])
-			}
-			w.skipLF = false
-			w.ws = append(w.ws, c)
-			start = i + 1
-		case '\n', '\r':
-			if i > start {
-				w.flushWS()
-				w.f.write(p[start:i])
-			}
-			start = i + 1
-			w.ws = w.ws[:0] // trailing: dropped
-			if c == '\n' && w.skipLF {
-				w.skipLF = false
-				continue
-			}
-			w.skipLF = c == '\r'
-			w.f.write(lfByte)
-		default:
-			w.skipLF = false
+	if len(p) == 0 {
+		return
+	}
+	if w.skipLF {
+		w.skipLF = false
+		if p[0] == '\n' {
+			p = p[1:] // the "\n" of a "\r\n" cut between pieces
 		}
 	}
-	if start < len(p) {
-		w.flushWS()
-		w.f.write(p[start:])
+	if len(w.ws) > 0 {
+		// Blanks held from the last piece: fed if text follows them on
+		// their line, dropped if a break does.
+		k := 0
+		for k < len(p) && (p[k] == ' ' || p[k] == '\t') {
+			k++
+		}
+		switch {
+		case k == len(p):
+			w.ws = append(w.ws, p...)
+			return
+		case p[k] == '\n' || p[k] == '\r':
+			w.ws = w.ws[:0]
+			p = p[k:]
+		default:
+			w.flushWS()
+		}
 	}
+	n := len(p)
+	start := 0 // first byte not yet fed
+	i := 0     // start of the current line
+	br := NewBreakFinder(p)
+	for i < n {
+		j := br.Next(i)
+		if j < 0 {
+			break
+		}
+		e := trimBlankEnd(p, i, j)
+		if p[j] == '\n' {
+			if e < j {
+				w.f.write(p[start:e])
+				start = j // the newline opens the next run
+			}
+			i = j + 1
+			continue
+		}
+		// "\r\n" or a lone "\r": feed "\n" instead.
+		w.f.write(p[start:e])
+		w.f.write(lfByte)
+		i = j + 1
+		if i < n && p[i] == '\n' {
+			i++
+		} else if i == n {
+			w.skipLF = true
+		}
+		start = i
+	}
+	// The last line may go on in the next piece: its blank end is held
+	// until what follows shows whether it is trailing.
+	e := trimBlankEnd(p, i, n)
+	if e > start {
+		w.f.write(p[start:e])
+	}
+	w.ws = append(w.ws, p[e:]...)
+}
+
+// trimBlankEnd returns the end of p[i:j] without its trailing spaces and
+// tabs.
+func trimBlankEnd(p []byte, i, j int) int {
+	for j > i && (p[j-1] == ' ' || p[j-1] == '\t') {
+		j--
+	}
+	return j
 }
 
 // flushWS feeds the held spaces and tabs: text follows them.

@@ -33,6 +33,38 @@ func TestTagWriterMatchesTag(t *testing.T) {
 			if got := w.Tag(); got != want {
 				t.Fatalf("%q in pieces of %d: tag %s, want %s", s, size, got, want)
 			}
+			// All 32 bits, not only the 16 the tag shows.
+			if got, want := w.f.sum(), tagSum([]byte(s)); got != want {
+				t.Fatalf("%q in pieces of %d: digest %08x, want %08x", s, size, got, want)
+			}
 		}
 	}
+}
+
+// FuzzTagWriter: any text cut into pieces of any sizes has the digest
+// Tag computes over it whole.
+func FuzzTagWriter(f *testing.F) {
+	f.Add([]byte("a \t\nb\t \r\nc  \rd  "), []byte{1, 2, 3})
+	f.Add([]byte("\xEF\xBB\xBFx \r"), []byte{1})
+	f.Add([]byte("x  \r\n  y\t"), []byte{3, 2})
+	f.Fuzz(func(t *testing.T, text, cuts []byte) {
+		var w TagWriter
+		rest := text
+		for k := 0; len(rest) > 0; k++ {
+			size := len(rest)
+			if len(cuts) > 0 {
+				size = min(size, int(cuts[k%len(cuts)]))
+			}
+			w.Write(rest[:size])
+			rest = rest[size:]
+			if len(cuts) == 0 || (size == 0 && k > len(cuts)) {
+				w.Write(rest)
+				break
+			}
+		}
+		w.Tag()
+		if got, want := w.f.sum(), tagSum(text); got != want {
+			t.Fatalf("%q cut by %v: digest %08x, want %08x", text, cuts, got, want)
+		}
+	})
 }

@@ -44,11 +44,11 @@ func newDoc(raw []byte) *doc {
 	b := d.b
 	// Rough capacity guess keeps large files from re-growing many times.
 	d.starts = make([]int, 1, len(b)/32+2)
-	br := newBreakFinder(b)
+	br := NewBreakFinder(b)
 	first := true
 	i := 0
 	for i < len(b) {
-		j := br.next(i)
+		j := br.Next(i)
 		if j < 0 {
 			break
 		}
@@ -174,20 +174,27 @@ func sameLF(a, b *doc) bool {
 	return true
 }
 
-// breakFinder finds line breaks ("\n" or "\r") left to right. It remembers
+// BreakFinder finds line breaks ("\n" or "\r") left to right. It remembers
 // the next "\r", so a file with no (or few) carriage returns is scanned with
 // one IndexByte per line.
-type breakFinder struct {
+type BreakFinder struct {
 	b      []byte
 	nextCR int // index of the next '\r' at or after the last query, or -1
 }
 
-func newBreakFinder(b []byte) breakFinder {
-	return breakFinder{b: b, nextCR: bytes.IndexByte(b, '\r')}
+// NewBreakFinder returns a BreakFinder over b; queries go left to right.
+func NewBreakFinder(b []byte) BreakFinder {
+	return BreakFinder{b: b, nextCR: bytes.IndexByte(b, '\r')}
 }
 
-// next returns the index of the first '\n' or '\r' at or after i, or -1.
-func (f *breakFinder) next(i int) int {
+// CRFrom reports whether a "\r" lies at or after i (where only "\n" ends
+// lines, they can be counted in bulk).
+func (f *BreakFinder) CRFrom(i int) bool {
+	f.advanceCR(i)
+	return f.nextCR >= 0
+}
+
+func (f *BreakFinder) advanceCR(i int) {
 	if f.nextCR >= 0 && f.nextCR < i {
 		if k := bytes.IndexByte(f.b[i:], '\r'); k >= 0 {
 			f.nextCR = i + k
@@ -195,6 +202,11 @@ func (f *breakFinder) next(i int) int {
 			f.nextCR = -1
 		}
 	}
+}
+
+// Next returns the index of the first '\n' or '\r' at or after i, or -1.
+func (f *BreakFinder) Next(i int) int {
+	f.advanceCR(i)
 	j := bytes.IndexByte(f.b[i:], '\n')
 	if j >= 0 {
 		j += i

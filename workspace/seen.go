@@ -50,11 +50,15 @@ func addSeenTx(tx *sql.Tx, key string, sum [32]byte, ranges []LineRange, now int
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return err
 	}
+	existed := err == nil
 	all := append(parseSeen(prev), ranges...)
 	if _, err := tx.Exec(`INSERT INTO seen(key, sha256, ranges, time) VALUES (?, ?, ?, ?)
 		ON CONFLICT(key, sha256) DO UPDATE SET ranges = excluded.ranges, time = excluded.time`,
 		key, sum[:], formatSeen(MergeLineRanges(all)), now); err != nil {
 		return err
+	}
+	if existed {
+		return nil // no new row: the key's count is what it was
 	}
 	_, err = tx.Exec(`DELETE FROM seen WHERE key = ?1 AND rowid NOT IN
 		(SELECT rowid FROM seen WHERE key = ?1 ORDER BY time DESC LIMIT ?2)`, key, maxSeenPerKey)

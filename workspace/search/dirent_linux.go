@@ -4,6 +4,7 @@ package search
 
 import (
 	"encoding/binary"
+	"io"
 	"io/fs"
 	"os"
 	"syscall"
@@ -116,3 +117,16 @@ func fstatat(dirfd int, name string, st *syscall.Stat_t) error {
 }
 
 func closeFD(fd int) { rawClose(fd) }
+
+// openEntry opens a regular file the walk met, relative to its open
+// parent directory during the callback.
+func openEntry(e *Entry) (io.ReadCloser, error) {
+	if e.dirfd >= 0 {
+		f, err := openRawAt(e.dirfd, e.name)
+		if err != nil {
+			return nil, err
+		}
+		return f, nil
+	}
+	return openPath(e.Abs)
+}

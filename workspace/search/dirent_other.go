@@ -4,6 +4,7 @@ package search
 
 import (
 	"errors"
+	"io"
 	"os"
 	"time"
 )
@@ -35,3 +36,6 @@ func modTimeAt(dirfd int, name string) (time.Time, error) {
 }
 
 func closeFD(int) {}
+
+// openEntry opens a regular file the walk met.
+func openEntry(e *Entry) (io.ReadCloser, error) { return openPath(e.Abs) }

@@ -498,7 +498,10 @@ type FileResult struct {
 // on line boundaries and no line is copied. onLine, when not nil, gets each
 // matching line with its 1-based number (the slice is only valid during
 // the call) and returns false to stop. A NUL byte anywhere marks the file
-// binary. Multiline patterns read the whole file (up to 64 MiB).
+// binary. A line longer than buf is held whole only when it may match:
+// when only counting (onLine nil), a long line without the literal every
+// match holds is read past (skipLongLine), so such lines cost no memory.
+// Multiline patterns read the whole file (up to 64 MiB).
 func (m *Matcher) ScanReader(r io.Reader, buf []byte, onLine func(lineNo int, line []byte) bool) (FileResult, []byte, error) {
 	if cap(buf) < 64<<10 {
 		buf = make([]byte, 256<<10)
@@ -508,21 +511,49 @@ func (m *Matcher) ScanReader(r io.Reader, buf []byte, onLine func(lineNo int, li
 	filled := 0 // bytes in buf
 	lineNo := 1 // line number of buf[0]
 	eof := false
-	for !eof {
-		n, err := io.ReadFull(r, buf[filled:])
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			eof = true
-		} else if err != nil {
-			return res, buf, err
+	holdLine := false // the line at buf[0] is long and may match: hold it whole
+	seeker, _ := r.(io.Seeker)
+	canSkip := onLine == nil && !m.multiline && len(m.lit) > 0 && 4*len(m.lit) < len(buf) && (m.litOnly || seeker != nil)
+	for {
+		if !eof {
+			n, err := io.ReadFull(r, buf[filled:])
+			if err == io.EOF || err == io.ErrUnexpectedEOF {
+				eof = true
+			} else if err != nil {
+				return res, buf, err
+			}
+			if bytes.IndexByte(buf[filled:filled+n], 0) >= 0 {
+				return FileResult{Binary: true}, buf, nil
+			}
+			filled += n
 		}
-		if bytes.IndexByte(buf[filled:filled+n], 0) >= 0 {
-			return FileResult{Binary: true}, buf, nil
-		}
-		filled += n
 		// Process complete lines (all of them at EOF).
 		chunkEnd := filled
 		if !eof {
 			chunkEnd = bytes.LastIndexByte(buf[:filled], '\n') + 1
+			if chunkEnd == 0 && canSkip && !holdLine && (m.litOnly || m.indexLit(buf[:filled], 0) < 0) {
+				sk, err := m.skipLongLine(r, buf, filled)
+				switch {
+				case err != nil:
+					return res, buf, err
+				case sk.binary:
+					return FileResult{Binary: true}, buf, nil
+				case sk.reread:
+					// The literal is further on: the regexp needs the
+					// line whole, which is read again from its start.
+					if _, err := seeker.Seek(-sk.read, io.SeekCurrent); err != nil {
+						return res, buf, err
+					}
+					filled, holdLine = 0, true
+					continue
+				}
+				if sk.match {
+					res.Lines++
+				}
+				lineNo++
+				filled, eof = sk.rest, sk.eof
+				continue
+			}
 			if chunkEnd == 0 || m.multiline {
 				// No complete line (or multiline: need everything): grow.
 				if len(buf) >= maxLineBytes {
@@ -534,6 +565,7 @@ func (m *Matcher) ScanReader(r io.Reader, buf []byte, onLine func(lineNo int, li
 				continue
 			}
 		}
+		holdLine = false
 		chunk := buf[:chunkEnd]
 		stop := false
 		counted := 0 // lines before chunk[counted:] accounted in lineNo
@@ -550,15 +582,81 @@ func (m *Matcher) ScanReader(r io.Reader, buf []byte, onLine func(lineNo int, li
 			return true
 		})
 		res.Lines += c
-		if stop {
+		if stop || eof {
 			return res, buf, nil
 		}
-		if onLine != nil && !eof {
+		if onLine != nil {
 			lineNo += bytes.Count(chunk[counted:], []byte{'\n'})
 		}
 		filled = copy(buf, buf[chunkEnd:filled])
 	}
-	return res, buf, nil
+}
+
+// skipped is what skipLongLine found.
+type skipped struct {
+	match  bool  // the line holds the literal (a literal-only pattern: it matches)
+	reread bool  // the line holds the literal and the regexp must see it: read it again
+	read   int64 // bytes read since the line's start (for reread)
+	rest   int   // bytes after the line's "\n", moved to the start of buf
+	eof    bool
+	binary bool // a NUL byte was read
+}
+
+// skipLongLine reads on through a line that fills buf (buf[:filled], no
+// "\n" yet) without holding it, looking for its end and for the literal
+// (a piece of it as long as the literal is kept between reads). A literal-
+// only pattern then knows whether the line matches; any other stops at
+// the literal (reread). A line of maxLineBytes or more is ErrTooLong, as
+// when it is held.
+func (m *Matcher) skipLongLine(r io.Reader, buf []byte, filled int) (skipped, error) {
+	sk := skipped{read: int64(filled), match: m.indexLit(buf[:filled], 0) >= 0}
+	lineLen := filled
+	keep := min(len(m.lit)-1, filled)
+	have := copy(buf, buf[filled-keep:filled])
+	for {
+		if lineLen >= maxLineBytes {
+			return sk, ErrTooLong
+		}
+		// Read no further than maxLineBytes into the line, so a NUL byte
+		// after it is not seen (as when the line is held).
+		n, err := io.ReadFull(r, buf[have:min(len(buf), have+maxLineBytes-lineLen)])
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			sk.eof = true
+		} else if err != nil {
+			return sk, err
+		}
+		got := buf[have : have+n]
+		if bytes.IndexByte(got, 0) >= 0 {
+			sk.binary = true
+			return sk, nil
+		}
+		sk.read += int64(n)
+		end := bytes.IndexByte(got, '\n')
+		lim := have + n // end of this line's bytes in buf
+		if end >= 0 {
+			lim = have + end
+		}
+		lineLen += lim - have
+		if !sk.match && m.indexLit(buf[:lim], 0) >= 0 {
+			sk.match = true
+			if !m.litOnly {
+				sk.reread = true
+				return sk, nil
+			}
+		}
+		if end >= 0 {
+			if lineLen >= maxLineBytes {
+				return sk, ErrTooLong
+			}
+			sk.rest = copy(buf, buf[lim+1:have+n])
+			return sk, nil
+		}
+		if sk.eof {
+			return sk, nil
+		}
+		keep = min(len(m.lit)-1, lim)
+		have = copy(buf, buf[lim-keep:lim])
+	}
 }
 
 // writeClassOpen copies the "[" at p[i] with a following "^" and a "]"

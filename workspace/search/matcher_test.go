@@ -274,3 +274,99 @@ func FuzzCompile(f *testing.F) {
 		}
 	})
 }
+
+// pieceReader returns at most n bytes a read (and can seek), so that
+// reads end anywhere in a line.
+type pieceReader struct {
+	*bytes.Reader
+	n int
+}
+
+func (r pieceReader) Read(p []byte) (int, error) { return r.Reader.Read(p[:min(len(p), r.n)]) }
+
+// Counting lines longer than the buffer: a long line without the literal
+// is read past, one with it is counted (literal-only pattern) or read again
+// whole (regexp); the counts are those of MatchLines over the whole text,
+// however the reads are cut, with or without a Seeker.
+func TestScanReaderLongLines(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	long := func(n int) string { return strings.Repeat("abcdefgh", n/8) }
+	for _, pat := range []string{"needle", `need\w+e`, "NEEDLE", `x.needle`} {
+		ic := pat == "NEEDLE"
+		m, err := Compile(pat, ic)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for iter := range 25 {
+			var b strings.Builder
+			for range 1 + r.Intn(6) {
+				switch r.Intn(5) {
+				case 0:
+					b.WriteString("short needle line\n")
+				case 1:
+					b.WriteString("short line\n")
+				case 2:
+					l := long(64<<10 + r.Intn(200<<10))
+					at := r.Intn(len(l))
+					b.WriteString(l[:at] + "x needle" + l[at:] + "\n")
+				default:
+					b.WriteString(long(64<<10+r.Intn(200<<10)) + "\n")
+				}
+			}
+			text := b.String()
+			if iter%3 == 0 {
+				text = strings.TrimSuffix(text, "\n")
+			}
+			want := m.MatchLines([]byte(text), nil)
+			for _, rd := range []io.Reader{
+				bytes.NewReader([]byte(text)),
+				pieceReader{bytes.NewReader([]byte(text)), 1 + r.Intn(70<<10)},
+				struct{ io.Reader }{strings.NewReader(text)}, // no Seeker
+			} {
+				fr, _, err := m.ScanReader(rd, make([]byte, 64<<10), nil)
+				if err != nil || fr.Lines != want || fr.Binary {
+					t.Fatalf("%q iter %d (%T): %+v %v, want %d lines", pat, iter, rd, fr, err, want)
+				}
+			}
+		}
+	}
+	// A literal cut between two reads of a long line (the first read fills
+	// the 64 KiB buffer, the next ones follow the kept tail).
+	for _, pat := range []string{"needle", `need\w+e`} {
+		m, _ := Compile(pat, false)
+		for _, at := range []int{64<<10 - 8, 64<<10 - 5, 64<<10 - 3, 64<<10 - 1, 64 << 10, 128<<10 - 2 - 5, 128<<10 - 2 - 3} {
+			l := long(300 << 10)
+			text := l[:at] + "needle" + l[at:] + "\nshort\n"
+			for _, rd := range []io.Reader{strings.NewReader(text), struct{ io.Reader }{strings.NewReader(text)}} {
+				fr, _, err := m.ScanReader(rd, make([]byte, 64<<10), nil)
+				if err != nil || fr.Lines != 1 {
+					t.Fatalf("%q at %d (%T): %+v %v, want 1 line", pat, at, rd, fr, err)
+				}
+			}
+		}
+	}
+	// Too long stays too long, a NUL after a long line is still seen,
+	// the line count goes on after a skipped line.
+	old := maxLineBytes
+	maxLineBytes = 1 << 20
+	defer func() { maxLineBytes = old }()
+	m, _ := Compile("needle", false)
+	cases := []struct {
+		text   string
+		lines  int
+		binary bool
+		err    error
+	}{
+		{long(1<<20) + "\n", 0, false, ErrTooLong},
+		{long(1<<20-8) + "\nneedle\n", 1, false, nil},
+		{long(2<<20) + "needle", 0, false, ErrTooLong},
+		{long(300<<10) + "\n\x00", 0, true, nil},
+		{long(300<<10) + "needle" + long(300<<10) + "\nneedle\n" + long(300<<10), 2, false, nil},
+	}
+	for i, c := range cases {
+		fr, _, err := m.ScanReader(strings.NewReader(c.text), nil, nil)
+		if !errors.Is(err, c.err) || (c.err == nil && (fr.Lines != c.lines || fr.Binary != c.binary)) {
+			t.Errorf("case %d: %+v %v, want %d lines binary %v err %v", i, fr, err, c.lines, c.binary, c.err)
+		}
+	}
+}

@@ -45,3 +45,8 @@ func (f *rawFile) Read(p []byte) (int, error) {
 }
 
 func (f *rawFile) Close() error { return syscall.Close(f.fd) }
+
+// Seek is lseek(2) (ScanReader reads a long line again from its start).
+func (f *rawFile) Seek(offset int64, whence int) (int64, error) {
+	return syscall.Seek(f.fd, offset, whence)
+}

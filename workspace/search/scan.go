@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"errors"
+	"io"
 	"runtime"
 	"sort"
 	"sync"
@@ -59,8 +60,7 @@ func Scan(ctx context.Context, m *Matcher, opts ScanOptions) (*ScanResult, error
 	workers := make([]worker, threads)
 	var searched, matched atomic.Int64
 
-	searchFile := func(w *worker, abs, rel string) {
-		f, err := openRaw(abs)
+	searchFile := func(w *worker, f io.ReadCloser, err error, abs, rel string) {
 		if err != nil {
 			w.res.Unreadable++
 			return
@@ -117,7 +117,8 @@ func Scan(ctx context.Context, m *Matcher, opts ScanOptions) (*ScanResult, error
 					if j >= len(opts.Files) || ctx.Err() != nil {
 						return
 					}
-					searchFile(w, opts.Files[j], opts.Files[j])
+					f, err := openPath(opts.Files[j])
+					searchFile(w, f, err, opts.Files[j], opts.Files[j])
 				}
 			}(&workers[i])
 		}
@@ -135,7 +136,8 @@ func Scan(ctx context.Context, m *Matcher, opts ScanOptions) (*ScanResult, error
 			if opts.Glob != nil && !opts.Glob.Match(e.Rel) {
 				return true
 			}
-			searchFile(&workers[wi], e.Abs, e.Rel)
+			f, err := openEntry(e)
+			searchFile(&workers[wi], f, err, e.Abs, e.Rel)
 			return true
 		})
 	}
@@ -157,4 +159,14 @@ func Scan(ctx context.Context, m *Matcher, opts ScanOptions) (*ScanResult, error
 		walkErr = ctx.Err()
 	}
 	return res, walkErr
+}
+
+// openPath opens a file by its absolute path (as an io.ReadCloser holding
+// no typed nil on error).
+func openPath(abs string) (io.ReadCloser, error) {
+	f, err := openRaw(abs)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
 }
