@@ -17,8 +17,6 @@ import (
 
 // Read limits (read.md "Limits & Caps").
 const (
-	readMaxLines        = 3000
-	readMaxBytes        = 50 * 1024
 	readLeadingContext  = 1
 	readTrailingContext = 3
 )
@@ -129,7 +127,7 @@ func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 		// Raw reads show no anchors, so nothing is recorded.
 		lines := splitDisplayLines(f.Bytes)
 		d.Lines = len(lines)
-		text, shown, tr := renderRows(p.Rel, lines, sel.Ranges, false)
+		text, shown, tr := env.limits().renderRows(p.Rel, lines, sel.Ranges, false)
 		d.Shown, d.Truncation = shown, tr
 		return &Result{Text: text, Details: d}, nil
 	}
@@ -148,7 +146,7 @@ func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 	d.Tag = tag
 	shownFile := []Shown{{Path: p.Rel, Tag: tag, SHA256: d.SHA256}}
 	if len(sel.Ranges) == 0 {
-		if text, details, seen, ok := summarizeForReadSeen(ctx, p.Rel, tag, f.Bytes); ok {
+		if text, details, seen, ok := env.limits().summarizeForReadSeen(ctx, p.Rel, tag, f.Bytes); ok {
 			if err := record(env, p, tag, f.Bytes, &sum, nonNil(seen)); err != nil {
 				return nil, err
 			}
@@ -159,7 +157,7 @@ func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 	}
 	lines := splitDisplayLines(f.Bytes)
 	d.Lines = len(lines)
-	body, shown, tr, seen := renderRowsSeen(p.Rel, lines, sel.Ranges, true)
+	body, shown, tr, seen := env.limits().renderRowsSeen(p.Rel, lines, sel.Ranges, true)
 	if err := record(env, p, tag, f.Bytes, &sum, nonNil(seen)); err != nil {
 		return nil, err
 	}
@@ -209,8 +207,8 @@ func splitDisplayLines(b []byte) []string {
 
 // renderRows renders the selected rows of lines as "N:TEXT" (numbered) or
 // plain text, with context around explicit ranges and the default limits.
-func renderRows(display string, lines []string, ranges []workspace.LineRange, numbered bool) (string, *shownRange, *truncation) {
-	text, shown, tr, _ := renderRowsSeen(display, lines, ranges, numbered)
+func (lim Limits) renderRows(display string, lines []string, ranges []workspace.LineRange, numbered bool) (string, *shownRange, *truncation) {
+	text, shown, tr, _ := lim.renderRowsSeen(display, lines, ranges, numbered)
 	return text, shown, tr
 }
 
@@ -229,12 +227,12 @@ func (l sliceLines) Line(n int) string { return l[n-1] }
 func (l sliceLines) LineLen(n int) int { return len(l[n-1]) }
 
 // renderRowsSeen is renderRows that also returns the lines it displayed.
-func renderRowsSeen(display string, lines []string, ranges []workspace.LineRange, numbered bool) (string, *shownRange, *truncation, []workspace.LineRange) {
-	return renderRowsFrom(display, sliceLines(lines), ranges, numbered)
+func (lim Limits) renderRowsSeen(display string, lines []string, ranges []workspace.LineRange, numbered bool) (string, *shownRange, *truncation, []workspace.LineRange) {
+	return lim.renderRowsFrom(display, sliceLines(lines), ranges, numbered)
 }
 
 // renderRowsFrom is renderRowsSeen over any line source.
-func renderRowsFrom(display string, lines lineSource, ranges []workspace.LineRange, numbered bool) (string, *shownRange, *truncation, []workspace.LineRange) {
+func (lim Limits) renderRowsFrom(display string, lines lineSource, ranges []workspace.LineRange, numbered bool) (string, *shownRange, *truncation, []workspace.LineRange) {
 	total := lines.Len()
 	if total == 0 {
 		if numbered {
@@ -295,14 +293,14 @@ loop:
 			if numbered {
 				row = fmt.Sprintf("%d:%s", n, row)
 			}
-			if count >= readMaxLines {
+			if count >= lim.ReadLines {
 				tr = &truncation{Reason: "lines", NextOffset: n, TotalLines: total}
 				break loop
 			}
-			if bytesOut+len(row)+1 > readMaxBytes {
+			if bytesOut+len(row)+1 > lim.ReadBytes {
 				if count == 0 {
 					// A single huge line: show its start so the read is not empty.
-					cut := readMaxBytes - 64
+					cut := lim.ReadBytes - 64
 					for cut > 0 && cut < len(row) && !utf8Start(row[cut]) {
 						cut--
 					}
@@ -327,9 +325,9 @@ loop:
 		}
 	}
 	if tr != nil {
-		limit := fmt.Sprintf("%d-line limit", readMaxLines)
+		limit := fmt.Sprintf("%d-line limit", lim.ReadLines)
 		if tr.Reason == "bytes" {
-			limit = fmt.Sprintf("%d KiB limit", readMaxBytes/1024)
+			limit = fmt.Sprintf("%d KiB limit", lim.ReadBytes/1024)
 		}
 		fmt.Fprintf(&sb, "\n[Showing lines %d-%d of %d (%s). Use %s:%d to continue.]\n", shown.Start, shown.End, total, limit, display, tr.NextOffset)
 	}

@@ -29,7 +29,7 @@ func streamThreshold(env *Env) int64 {
 
 // streamedLines keeps the lines of a streamed file that a read can show:
 // those in the selected ranges with their context, until the read caps are
-// surely reached; each cut to a little over readMaxBytes.
+// surely reached; each cut to a little over the byte cap.
 type streamedLines struct {
 	total int
 	kept  map[int]string
@@ -59,12 +59,12 @@ type lineStreamer struct {
 	skipLF    bool
 	head      []byte // the first bytes, until the BOM is settled
 	bomDone   bool
+	lim       Limits // the read's caps
+	lineKeep  int    // a kept line's bytes beyond which it is cut: lim.ReadBytes + 8
 }
 
-const lineKeep = readMaxBytes + 8
-
-func newLineStreamer(nextWant func(int) int) *lineStreamer {
-	ls := &lineStreamer{out: &streamedLines{kept: map[int]string{}, lens: map[int]int{}}, nextWant: nextWant}
+func newLineStreamer(lim Limits, nextWant func(int) int) *lineStreamer {
+	ls := &lineStreamer{out: &streamedLines{kept: map[int]string{}, lens: map[int]int{}}, nextWant: nextWant, lim: lim, lineKeep: lim.ReadBytes + 8}
 	ls.startLine()
 	return ls
 }
@@ -76,7 +76,7 @@ func (ls *lineStreamer) startLine() {
 	// cap, and bytes up to the byte cap (renderRowsFrom stops at or before
 	// the first line past either).
 	switch {
-	case ls.keptLines > readMaxLines || ls.keptBytes > readMaxBytes:
+	case ls.keptLines > ls.lim.ReadLines || ls.keptBytes > ls.lim.ReadBytes:
 		ls.wantAt = math.MaxInt
 	case ls.wantAt < ls.n:
 		ls.wantAt = ls.nextWant(ls.n)
@@ -175,8 +175,8 @@ var lfByte = []byte{'\n'}
 
 func (ls *lineStreamer) add(b []byte) {
 	ls.curLen += len(b)
-	if ls.curWanted && len(ls.cur) < lineKeep {
-		ls.cur = append(ls.cur, b[:min(len(b), lineKeep-len(ls.cur))]...)
+	if ls.curWanted && len(ls.cur) < ls.lineKeep {
+		ls.cur = append(ls.cur, b[:min(len(b), ls.lineKeep-len(ls.cur))]...)
 	}
 }
 
@@ -231,7 +231,7 @@ func readStreamed(env *Env, p workspace.Path, path string, sel workspace.Selecto
 	h := sha256.New()
 	var tw edit.TagWriter
 	var sniff binarySniffer
-	ls := newLineStreamer(nextWant)
+	ls := newLineStreamer(env.limits(), nextWant)
 	// struct{ io.Reader } hides the file's WriteTo, which would copy
 	// through 32 KiB pieces instead of this buffer.
 	size, err := io.CopyBuffer(io.MultiWriter(h, &tw, &sniff, ls), struct{ io.Reader }{r}, make([]byte, 1<<20))
@@ -253,12 +253,12 @@ func readStreamed(env *Env, p workspace.Path, path string, sel workspace.Selecto
 	tag := tw.Tag()
 	d := &readDetails{Path: path, ResolvedPath: p.Rel, SHA256: hex.EncodeToString(sum[:]), Raw: sel.Raw, Lines: lines.Len()}
 	if sel.Raw {
-		text, shown, tr, _ := renderRowsFrom(p.Rel, lines, sel.Ranges, false)
+		text, shown, tr, _ := env.limits().renderRowsFrom(p.Rel, lines, sel.Ranges, false)
 		d.Shown, d.Truncation = shown, tr
 		return &Result{Text: text, Details: d}, nil
 	}
 	d.Tag = tag
-	body, shown, tr, seen := renderRowsFrom(p.Rel, lines, sel.Ranges, true)
+	body, shown, tr, seen := env.limits().renderRowsFrom(p.Rel, lines, sel.Ranges, true)
 	if st := env.WS.Store(); st != nil {
 		if err := st.RecordAll([]workspace.Recording{{Key: p.Abs, Tag: tag, SHA256: &sum, Size: size, Seen: nonNil(seen)}}); err != nil {
 			return nil, err

@@ -121,7 +121,7 @@ func TestLineStreamerMatchesSplit(t *testing.T) {
 			}
 			return false
 		}
-		ls := newLineStreamer(func(n int) int {
+		ls := newLineStreamer(DefaultLimits(), func(n int) int {
 			for ; n < 1000; n++ {
 				if wanted(n) {
 					return n

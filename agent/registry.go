@@ -136,6 +136,8 @@ type Deps struct {
 	// LangServers runs the language servers of the lsp tool and of
 	// diagnostics after edits (nil: none; the lsp tool says so).
 	LangServers *langserver.Pool
+	// Limits bound what one call shows (zero value: DefaultLimits).
+	Limits Limits
 }
 
 // Call qualifies one tool run.
@@ -161,6 +163,7 @@ type Env struct {
 	Transport string
 	CallID    string // Call.ID
 	Edit      EditSettings
+	Limits    Limits // zero value: DefaultLimits (read them with limits())
 	// LS is the language servers of the workspace's root (nil: none).
 	LS *langserver.Manager
 	// after is the call's diagnostics-after-edit and format-on-write

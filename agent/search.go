@@ -22,13 +22,11 @@ import (
 
 // Search limits (search.md "Limits & Caps").
 const (
-	searchFileLimit       = 20       // files per page
-	searchPerFileMulti    = 20       // matches shown per file in multi-file scopes
-	searchPerFileSingle   = 200      // matches shown for a single-file scope
-	searchInternalCap     = 2000     // matches rendered per call at most
-	searchMaxColumns      = 512      // characters per shown line
-	searchMaxBytes        = 50 << 10 // output byte cap
-	searchNotesReserve    = 2 << 10  // room kept under the cap for the notes
+	searchPerFileMulti    = 20      // matches shown per file in multi-file scopes
+	searchPerFileSingle   = 200     // matches shown for a single-file scope
+	searchInternalCap     = 2000    // matches rendered per call at most
+	searchMaxColumns      = 512     // characters per shown line
+	searchNotesReserve    = 2 << 10 // room kept under the cap for the notes
 	searchContextBefore   = 1
 	searchContextAfter    = 3
 	searchMaxRenderedFile = 64 << 20 // larger files are streamed: no context, no snapshot
@@ -118,6 +116,7 @@ func (t searchTarget) exactMember() bool {
 }
 
 func (searchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
+	lim := env.limits()
 	var a searchArgs
 	if err := json.Unmarshal(raw, &a); err != nil {
 		return nil, &Error{Kind: KindUsage, Message: "search: " + err.Error()}
@@ -179,10 +178,10 @@ func (searchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resu
 			skip = len(page)
 		}
 		page = page[skip:]
-		if len(page) > searchFileLimit {
-			page = page[:searchFileLimit]
+		if len(page) > lim.SearchFiles {
+			page = page[:lim.SearchFiles]
 			d.FileLimitReached = true
-			d.NextSkip = skip + searchFileLimit
+			d.NextSkip = skip + lim.SearchFiles
 		}
 	}
 	var ranges []workspace.LineRange
@@ -207,7 +206,7 @@ func (searchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resu
 		if fr.shown == 0 {
 			continue // changed since pass 1 (or an editor buffer differs)
 		}
-		if !single && len(d.Files) > 0 && sb.Len()+len(fr.text) > searchMaxBytes-searchNotesReserve {
+		if !single && len(d.Files) > 0 && sb.Len()+len(fr.text) > lim.SearchBytes-searchNotesReserve {
 			// The page is full: this file starts the next one, so that no
 			// file is skipped. Its snapshot was not shown: not recorded.
 			recs = recs[:nrecs]
@@ -299,11 +298,11 @@ func (searchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resu
 	if len(notes) > 0 {
 		out += "\n" + strings.Join(notes, "\n") + "\n"
 	}
-	if len(out) > searchMaxBytes {
-		out = truncateHeadBytes(out, searchMaxBytes)
+	if len(out) > lim.SearchBytes {
+		out = truncateHeadBytes(out, lim.SearchBytes)
 		// The data holds what the text shows.
 		d.matches = slices.DeleteFunc(d.matches, func(mt searchMatch) bool { return mt.end > len(out) })
-		out += fmt.Sprintf("\n[Output truncated at %d KiB. Narrow the pattern or the paths, or use skip.]\n", searchMaxBytes>>10)
+		out += fmt.Sprintf("\n[Output truncated at %d KiB. Narrow the pattern or the paths, or use skip.]\n", lim.SearchBytes>>10)
 		d.Truncated = true
 	}
 	return &Result{Text: out, Details: d, Shown: shownFiles}, nil

@@ -129,7 +129,7 @@ func TestSearchLongLinesAndByteCap(t *testing.T) {
 	env, _ := newSearchEnv(t, files)
 	res := mustRunTool(t, env, "search", map[string]any{"pattern": "x", "paths": "."})
 	d := res.Details.(*searchDetails)
-	if !d.LinesTruncated || !d.Truncated || len(res.Text) > searchMaxBytes+200 {
+	if !d.LinesTruncated || !d.Truncated || len(res.Text) > DefaultLimits().SearchBytes+200 {
 		t.Fatalf("details %+v, %d bytes", d, len(res.Text))
 	}
 	if !strings.Contains(res.Text, strings.Repeat("é", 511)+"…") {
@@ -284,7 +284,7 @@ func TestSearchByteCapNextSkip(t *testing.T) {
 	for range 20 {
 		res := mustRunTool(t, env, "search", map[string]any{"pattern": "hit", "paths": ".", "skip": skip})
 		d := res.Details.(*searchDetails)
-		if len(res.Text) > searchMaxBytes+200 {
+		if len(res.Text) > DefaultLimits().SearchBytes+200 {
 			t.Fatalf("skip=%d: %d bytes", skip, len(res.Text))
 		}
 		for _, f := range d.Files {

@@ -33,14 +33,14 @@ const (
 // footer. content is the raw file (BOM and CRLF are normalised away). ok is
 // false when read should do a plain read instead. details is the read
 // tool's "summary" object: lines, elidedSpans, elidedLines.
-func summarizeForRead(ctx context.Context, displayPath, tag string, content []byte) (text string, details map[string]any, ok bool) {
-	text, details, _, ok = summarizeForReadSeen(ctx, displayPath, tag, content)
+func (lim Limits) summarizeForRead(ctx context.Context, displayPath, tag string, content []byte) (text string, details map[string]any, ok bool) {
+	text, details, _, ok = lim.summarizeForReadSeen(ctx, displayPath, tag, content)
 	return text, details, ok
 }
 
 // summarizeForReadSeen is summarizeForRead that also returns the lines the
 // summary displays (kept lines, and both lines of a merged brace pair).
-func summarizeForReadSeen(ctx context.Context, displayPath, tag string, content []byte) (text string, details map[string]any, seen []workspace.LineRange, ok bool) {
+func (lim Limits) summarizeForReadSeen(ctx context.Context, displayPath, tag string, content []byte) (text string, details map[string]any, seen []workspace.LineRange, ok bool) {
 	if len(content) > summaryMaxBytes {
 		return "", nil, nil, false
 	}
@@ -66,7 +66,7 @@ func summarizeForReadSeen(ctx context.Context, displayPath, tag string, content 
 	segs := sum.Segments
 	body, spans, elided := renderSummary(displayPath, lines, segs)
 	cutAt := 0 // the first line the summary does not cover (0: none)
-	if overCaps(body) {
+	if lim.overCaps(body) {
 		// Page by declarations: the page ends before a kept segment (where
 		// a declaration starts, after the closer of the body before it);
 		// the last such end at which the rendered page fits the caps.
@@ -89,7 +89,7 @@ func summarizeForReadSeen(ctx context.Context, displayPath, tag string, content 
 		i := sort.Search(len(cuts), func(i int) bool {
 			p, _ := page(cuts[i])
 			b, _, _ := renderSummary(displayPath, lines, p)
-			return overCaps(b)
+			return lim.overCaps(b)
 		})
 		if i == 0 {
 			return "", nil, nil, false // no declaration to cut at: the plain read pages
@@ -102,7 +102,7 @@ func summarizeForReadSeen(ctx context.Context, displayPath, tag string, content 
 	b.WriteString(body)
 	details = map[string]any{"lines": len(lines), "elidedSpans": len(spans), "elidedLines": elided}
 	if cutAt > 0 {
-		fmt.Fprintf(&b, "\n[Summary cut at the %d-line / %d KiB read limit: it covers lines 1-%d of %d. Read %s:%d- for the rest (plain lines, paged), or a range of it.]", readMaxLines, readMaxBytes/1024, cutAt-1, len(lines), displayPath, cutAt)
+		fmt.Fprintf(&b, "\n[Summary cut at the %d-line / %d KiB read limit: it covers lines 1-%d of %d. Read %s:%d- for the rest (plain lines, paged), or a range of it.]", lim.ReadLines, lim.ReadBytes/1024, cutAt-1, len(lines), displayPath, cutAt)
 		details["nextLine"] = cutAt
 	}
 	for _, seg := range segs {
@@ -124,8 +124,8 @@ const (
 )
 
 // overCaps reports whether a summary body breaks the read caps.
-func overCaps(body string) bool {
-	return strings.Count(body, "\n")+summaryReserveLines > readMaxLines || len(body)+summaryReserveBytes > readMaxBytes
+func (lim Limits) overCaps(body string) bool {
+	return strings.Count(body, "\n")+summaryReserveLines > lim.ReadLines || len(body)+summaryReserveBytes > lim.ReadBytes
 }
 
 // normaliseForSummary drops a UTF-8 BOM and turns CRLF into LF.

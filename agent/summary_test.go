@@ -53,7 +53,7 @@ func TestSummarizeForReadConformance(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			content := []byte(c.File)
 			tag := edit.Tag(content)
-			text, details, ok := summarizeForRead(context.Background(), c.Path, tag, content)
+			text, details, ok := DefaultLimits().summarizeForRead(context.Background(), c.Path, tag, content)
 			if !ok {
 				t.Fatal("summarizeForRead declined")
 			}
@@ -66,7 +66,7 @@ func TestSummarizeForReadConformance(t *testing.T) {
 			}
 			// CRLF and a BOM change nothing but the bytes.
 			crlf := []byte("\ufeff" + strings.ReplaceAll(c.File, "\n", "\r\n"))
-			text2, _, ok := summarizeForRead(context.Background(), c.Path, tag, crlf)
+			text2, _, ok := DefaultLimits().summarizeForRead(context.Background(), c.Path, tag, crlf)
 			if !ok || text2 != text {
 				t.Errorf("CRLF+BOM variant differs (ok=%v)\n%s", ok, firstDiff(text2, text))
 			}
@@ -129,7 +129,7 @@ func TestSummarizeForReadDeclines(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, ok := summarizeForRead(context.Background(), tc.path, "ABCD", []byte(tc.content))
+			_, _, ok := DefaultLimits().summarizeForRead(context.Background(), tc.path, "ABCD", []byte(tc.content))
 			if ok != tc.want {
 				t.Errorf("ok = %v, want %v", ok, tc.want)
 			}
@@ -169,11 +169,11 @@ func TestSummaryObeysReadCaps(t *testing.T) {
 		fmt.Fprintf(&b, "// F%d does a thing with a rather long comment to take some room.\nfunc F%d(a, b int) int {\n\tx := a + %d\n\ty := b * x\n\treturn x + y\n}\n\n", i, i, i)
 	}
 	content := []byte(b.String())
-	text, details, ok := summarizeForRead(context.Background(), "big.go", "ABCD", content)
+	text, details, ok := DefaultLimits().summarizeForRead(context.Background(), "big.go", "ABCD", content)
 	if !ok {
 		t.Fatal("no summary")
 	}
-	if n := strings.Count(text, "\n"); n > readMaxLines || len(text) > readMaxBytes {
+	if n := strings.Count(text, "\n"); n > DefaultLimits().ReadLines || len(text) > DefaultLimits().ReadBytes {
 		t.Fatalf("summary is %d lines, %d bytes: over the read caps", n, len(text))
 	}
 	next, _ := details["nextLine"].(int)
