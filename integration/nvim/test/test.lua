@@ -141,9 +141,12 @@ local function main()
   })
   log('nvim', tostring(vim.version().major) .. '.' .. vim.version().minor .. '.' .. vim.version().patch)
 
-  -- The CLI on the same root and store, as another process.
+  -- The CLI on the same root and store, as another process that does not
+  -- go through this server (--no-hub: it writes the disk and the store
+  -- itself, and the server reports its changes as external activity; the
+  -- hub's forwarding is tested in Go, package hub and lsp).
   local function cli(root, tool, args)
-    local out, errout, code = run({ bin, '--root', root, '--json', 'tool', tool, vim.fn.json_encode(args) },
+    local out, errout, code = run({ bin, '--no-hub', '--root', root, '--json', 'tool', tool, vim.fn.json_encode(args) },
       { HASHLS_STATE_DIR = state })
     check(code == 0, 'hashls tool %s exited %d: %s %s', tool, code, out, errout)
     return vim.fn.json_decode(out)
@@ -399,11 +402,13 @@ local function main()
   vim.cmd('normal! \27')
   log('code action select block ok')
 
-  -- The panel received the live entries and shows the selected diff.
+  -- The panel received the live entries and shows the selected diff
+  -- (this server's own runs: the CLI edit of other.go also arrives live,
+  -- forwarded through this server as the root's hub, with transport cli).
   local tools = {}
   for _, e in ipairs(hashls.activity) do
     local k = e.tool .. ':' .. e.outcome
-    if e.live then
+    if e.live and e.transport == 'lsp' then
       tools[k] = tools[k] or e
     end
   end
@@ -463,7 +468,8 @@ local function main()
   local other_v3 = other_original:gsub('return 1', 'return 3')
   local function cli3()
     for _, e in ipairs(hashls.activity) do
-      if e.tool == 'edit' and vim.tbl_contains(e.paths, 'other.go') and e ~= cli_entry then
+      if e.tool == 'edit' and vim.tbl_contains(e.paths, 'other.go') and e ~= cli_entry
+        and (e.auditIds[1] or 0) ~= (cli_entry.auditIds[1] or 0) then
         return e
       end
     end
@@ -567,6 +573,13 @@ local function main()
   vim.ui.select = function(items, opts, on_choice)
     check(opts.prompt:find('Revert edit other.go', 1, true), 'revert prompt %q', opts.prompt)
     on_choice(items[1])
+  end
+  -- The first CLI edit's history entry may have been replaced by its live
+  -- (external) entry since: revert the one the panel lists.
+  for _, e in ipairs(hashls.activity) do
+    if e.tool == 'edit' and (e.auditIds[1] or 0) == cli_entry.auditIds[1] then
+      cli_entry = e
+    end
   end
   hashls.panel_revert(cli_entry, nil, function(rerr)
     reverted = { err = rerr }
