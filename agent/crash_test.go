@@ -5,12 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -24,7 +24,7 @@ import (
 
 // The crash test: a child process applies multi-file edits (some deleting
 // or moving a file with REM / MV), patches, writes, archive writes and
-// restores in a loop while the test SIGKILLs it
+// restores in a loop while the test SIGKILLs it (TerminateProcess on Windows)
 // at random moments. After each kill the next open recovers, and then every
 // multi-file change is wholly old or wholly new, every file byte-identical
 // to one a tool wrote, no temp file is left and the store is intact.
@@ -39,6 +39,11 @@ import (
 // -short); bench/crash.sh runs it long.
 
 const crashChildEnv = "HASHLS_CRASH_CHILD"
+
+// crashReady is the line the child prints once its workspace is open: the
+// parent times its kill from there, not from the start, which takes most
+// of a second under wine (CI's Windows), longer than the kill window.
+const crashReady = "crash child ready"
 
 func crashText(gen, d int) string {
 	return fmt.Sprintf("gen %d\nd %d\n%s", gen, d, strings.Repeat("padding line to make the write take a little while\n", 200))
@@ -69,29 +74,12 @@ func TestCrashChild(t *testing.T) {
 	}
 	env := &Env{WS: ws, Resolver: &treesitter.Resolver{}}
 	rng := rand.New(rand.NewPCG(uint64(os.Getpid()), uint64(time.Now().UnixNano())))
-	// Tell the driver the workload starts (the open and its recovery are
-	// done): most kills are timed from here, so a slow start on a loaded
-	// machine does not turn them all into kills before any commit.
-	os.Stdout.WriteString("ready\n")
+	fmt.Println(crashReady) // the parent times most kills from this line
 	for i := 0; ; i++ {
 		if err := crashStep(env, rng.IntN(6)); err != nil {
 			fmt.Fprintln(os.Stderr, "child step:", err)
 			os.Exit(4)
 		}
-	}
-}
-
-// waitReady returns when the child has written its ready line (or its
-// stdout closed), or after d.
-func waitReady(r io.Reader, d time.Duration) {
-	done := make(chan struct{})
-	go func() {
-		bufio.NewReader(r).ReadString('\n')
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(d):
 	}
 }
 
@@ -212,7 +200,7 @@ func TestCrashRecovery(t *testing.T) {
 		cmd.Env = append(os.Environ(), crashChildEnv+"="+root)
 		var stderr strings.Builder
 		cmd.Stderr = &stderr
-		ready, err := cmd.StdoutPipe()
+		stdout, err := cmd.StdoutPipe()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -221,16 +209,25 @@ func TestCrashRecovery(t *testing.T) {
 		}
 		// One kill in four lands 20-220 ms after the start, whatever the
 		// child is doing (its open and recovery included); the others
-		// 0-200 ms into its workload, once it says it is ready.
+		// once it says its workload starts, so a slow start (a loaded
+		// machine, wine) does not turn every kill into one before any
+		// commit.
+		window := 200 // ms
+		if runtime.GOOS == "windows" {
+			window = 1500 // a step takes hundreds of milliseconds under wine
+		}
 		if k%4 == 0 {
 			time.Sleep(time.Duration(20+rng.IntN(200)) * time.Millisecond)
 		} else {
-			waitReady(ready, 2*time.Minute)
-			time.Sleep(time.Duration(rng.IntN(200)) * time.Millisecond)
+			if line, _ := bufio.NewReader(stdout).ReadString('\n'); strings.TrimSpace(line) != crashReady {
+				cmd.Process.Kill()
+				cmd.Wait()
+				t.Fatalf("kill %d: the child did not start (%q): %s", k, line, stderr.String())
+			}
+			time.Sleep(time.Duration(rng.IntN(window)) * time.Millisecond)
 		}
-		_ = cmd.Process.Signal(syscall.SIGKILL)
-		err = cmd.Wait()
-		if ee, ok := err.(*exec.ExitError); !ok || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		_ = cmd.Process.Kill()
+		if err := cmd.Wait(); !killed(err) {
 			t.Fatalf("kill %d: the child ended on its own (%v): %s", k, err, stderr.String())
 		}
 		// The next open recovers.
@@ -255,6 +252,21 @@ func TestCrashRecovery(t *testing.T) {
 	if lastGen == 0 {
 		t.Fatal("the child never committed anything: the kills came too early to test anything")
 	}
+}
+
+// killed reports whether the child ended by the test's kill: SIGKILL on
+// Unix; on Windows Process.Kill is TerminateProcess with exit code 1 (a child
+// failing on its own exits 3 or 4 and says why on stderr).
+func killed(err error) bool {
+	ee, ok := err.(*exec.ExitError)
+	if !ok {
+		return false
+	}
+	if runtime.GOOS == "windows" {
+		return ee.ExitCode() == 1
+	}
+	ws, ok := ee.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL
 }
 
 // checkCrashInvariants checks the workload's invariant and returns the

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hashls/hashls/edit"
+	"github.com/hashls/hashls/internal/testsys"
 )
 
 func numbered(n int) string {
@@ -82,12 +83,12 @@ func TestReadGuidanceAndErrors(t *testing.T) {
 		t.Errorf("dir: %v %+v", err, res)
 	}
 	for path, kind := range map[string]string{
-		"f.txt:0":       KindUsage,
-		"missing.txt":   KindNotFound,
-		"bin.dat":       KindBinary,
-		"../x.txt":      KindOutside,
-		"/etc/hostname": KindOutside,
-		"":              KindUsage,
+		"f.txt:0":             KindUsage,
+		"missing.txt":         KindNotFound,
+		"bin.dat":             KindBinary,
+		"../x.txt":            KindOutside,
+		testsys.OutsidePath(): KindOutside,
+		"":                    KindUsage,
 	} {
 		_, err := runTool(env, "read", map[string]string{"path": path})
 		var ae *Error

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/hashls/hashls/internal/lazy"
@@ -54,7 +55,8 @@ type writeDetails struct {
 	KeptCRLF bool     `json:"keptCrlf,omitempty"`
 	KeptBOM  bool     `json:"keptBom,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
-	// MadeExecutable: a new file starting with "#!" was given mode 0755.
+	// MadeExecutable: a new file starting with "#!" was given mode 0755
+	// (never on Windows, which has no mode bits).
 	MadeExecutable bool `json:"madeExecutable,omitempty"`
 }
 
@@ -176,7 +178,7 @@ func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resul
 	// The caller wrote every line: an edit may anchor on any of them.
 	pw := plannedWrite(p, old, newBytes, "")
 	pw.ch.Seen = nonNil(allLines(newBytes))
-	if old == nil && bytes.HasPrefix(newBytes, []byte("#!")) {
+	if old == nil && bytes.HasPrefix(newBytes, []byte("#!")) && runtime.GOOS != "windows" { // no mode bits there
 		pw.ch.Mode, d.MadeExecutable = 0o755, true
 	}
 	changes, err := commit(ctx, env, "write", []planned{pw}, a.AllowVCS)

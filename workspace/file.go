@@ -64,7 +64,7 @@ func readDisk(p Path) ([]byte, fs.FileInfo, error) {
 	if !st.Mode().IsRegular() {
 		return nil, nil, &Error{Kind: KindIO, Msg: fmt.Sprintf("%s is not a regular file (%v); only regular files can be read", p.Rel, st.Mode().Type())}
 	}
-	f, err := os.Open(p.Abs)
+	f, err := openRead(p.Abs)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, notFound(p, err)

@@ -3,8 +3,11 @@ package workspace
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/hashls/hashls/internal/testsys"
 )
 
 // newWS makes a root with a few files and symlinks and opens it without a
@@ -41,6 +44,9 @@ func newWS(t testing.TB) (*Workspace, string, string) {
 		"dangling-in": "dir/new.txt",
 	}
 	for name, target := range links {
+		if !testsys.SymlinksWork() {
+			break // the tests that use them call needSymlinks
+		}
 		if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
 			t.Fatal(err)
 		}
@@ -75,8 +81,8 @@ func TestResolve(t *testing.T) {
 		{in: "..", kind: KindOutside},
 		{in: "dir/../../x", kind: KindOutside},
 		{in: filepath.Join(outside, "secret.txt"), kind: KindOutside},
-		{in: "/", kind: KindOutside},
-		{in: "/etc/passwd", kind: KindOutside},
+		{in: "/", kind: rootedKind},
+		{in: "/etc/passwd", kind: rootedKind},
 		{in: "out-link/secret.txt", kind: KindOutside},
 		{in: "out-link", kind: KindOutside},
 		{in: "out-link/new.txt", kind: KindOutside},
@@ -85,13 +91,18 @@ func TestResolve(t *testing.T) {
 		{in: "a\x00b", kind: KindInvalid},
 	}
 	for _, tt := range tests {
+		if strings.Contains(tt.in, "link") || strings.HasPrefix(tt.in, "dangling") {
+			if !testsys.SymlinksWork() {
+				continue // needSymlinks says why
+			}
+		}
 		p, err := w.Resolve(tt.in)
 		if tt.kind != "" {
 			if !IsKind(err, tt.kind) {
 				t.Errorf("Resolve(%q) = %+v, %v; want a %s error", tt.in, p, err, tt.kind)
 				continue
 			}
-			if tt.kind == KindOutside && (!strings.Contains(err.Error(), root) || !strings.Contains(err.Error(), tt.in)) {
+			if tt.kind == KindOutside && (!strings.Contains(err.Error(), root) || !strings.Contains(err.Error(), filepath.FromSlash(tt.in))) {
 				t.Errorf("Resolve(%q) error %q should name the path and the root", tt.in, err)
 			}
 			continue
@@ -116,6 +127,7 @@ func TestResolve(t *testing.T) {
 // TestResolveUnresolvedRoot opens the root through a symlink and checks that
 // absolute paths through that symlink are accepted.
 func TestResolveUnresolvedRoot(t *testing.T) {
+	needSymlinks(t)
 	base := t.TempDir()
 	real := filepath.Join(base, "real")
 	if err := os.MkdirAll(real, 0o755); err != nil {
@@ -158,29 +170,58 @@ func TestOpenErrors(t *testing.T) {
 }
 
 func TestStateDir(t *testing.T) {
+	tmp := t.TempDir() // absolute on every OS ("/x" is not absolute on Windows)
+	x, y, z, home := filepath.Join(tmp, "x", "state"), filepath.Join(tmp, "y"), filepath.Join(tmp, "z"), filepath.Join(tmp, "home", "u")
 	t.Setenv("HASHLS_STATE_DIR", "")
-	t.Setenv("XDG_STATE_HOME", "/x/state")
-	if d, _ := StateDir(""); d != "/x/state/hashls" {
+	t.Setenv("XDG_STATE_HOME", x)
+	if d, _ := StateDir(""); d != filepath.Join(x, "hashls") {
 		t.Errorf("XDG: %q", d)
 	}
-	t.Setenv("HASHLS_STATE_DIR", "/y")
-	if d, _ := StateDir(""); d != "/y" {
+	t.Setenv("HASHLS_STATE_DIR", y)
+	if d, _ := StateDir(""); d != y {
 		t.Errorf("HASHLS_STATE_DIR: %q", d)
 	}
-	if d, _ := StateDir("/z"); d != "/z" {
+	if d, _ := StateDir(z); d != z {
 		t.Errorf("explicit: %q", d)
 	}
 	t.Setenv("HASHLS_STATE_DIR", "")
 	t.Setenv("XDG_STATE_HOME", "")
-	t.Setenv("HOME", "/home/u")
-	if d, _ := StateDir(""); d != "/home/u/.local/state/hashls" {
+	t.Setenv("HOME", home)
+	t.Setenv("USERPROFILE", home) // os.UserHomeDir on Windows
+	if d, _ := StateDir(""); d != filepath.Join(home, ".local", "state", "hashls") {
 		t.Errorf("home: %q", d)
 	}
-	p := StorePath("/s", "/work/my proj")
-	if !strings.HasPrefix(p, "/s/roots/my_proj-") || !strings.HasSuffix(p, ".db") || len(filepath.Base(p)) != len("my_proj-")+16+3 {
+	p := StorePath(filepath.FromSlash("/s"), filepath.FromSlash("/work/my proj"))
+	if !strings.HasPrefix(p, filepath.FromSlash("/s/roots/my_proj-")) || !strings.HasSuffix(p, ".db") || len(filepath.Base(p)) != len("my_proj-")+16+3 {
 		t.Errorf("StorePath = %q", p)
 	}
 	if StorePath("/s", "/a/x") == StorePath("/s", "/b/x") {
 		t.Errorf("StorePath must differ per root")
+	}
+}
+
+// osPerm is the permission bits Go reports for a file created or chmod-ed
+// with perm: perm on Unix; Windows keeps only a read-only attribute, which
+// Go reports as 0o444, else 0o666.
+func osPerm(perm os.FileMode) os.FileMode {
+	if runtime.GOOS != "windows" {
+		return perm
+	}
+	if perm&0o200 != 0 {
+		return 0o666
+	}
+	return 0o444
+}
+
+// rootedKind is how a path rooted at "/" is refused: outside the root on
+// Unix; on Windows "/etc" is relative to the current drive, which the path
+// grammar refuses as invalid (winpath.go).
+var rootedKind = map[bool]string{true: KindInvalid, false: KindOutside}[runtime.GOOS == "windows"]
+
+// needSymlinks skips a test about symbolic links where none can be made.
+func needSymlinks(t testing.TB) {
+	t.Helper()
+	if !testsys.SymlinksWork() {
+		t.Skip(testsys.NoSymlinks)
 	}
 }

@@ -84,6 +84,15 @@ func TestResolveWindows(t *testing.T) {
 		{"Main.go::$DATA", KindInvalid},
 		{"Main.go.", KindInvalid},
 		{`\\.\` + root + `\Main.go`, KindInvalid},
+		{vol, KindInvalid},                       // "C:": the drive's current directory
+		{vol + `..\secret.txt`, KindInvalid},     // drive-relative, climbing
+		{`..\Root\..\secret.txt`, KindOutside},   // back in, then out again
+		{`\\srv\share\secret.txt`, KindOutside},  // UNC: another volume
+		{`\\?\UNC\srv\share\a.txt`, KindOutside}, // the same, long form
+		{"CON", KindInvalid},
+		{`dir\Aux.go`, KindInvalid},
+		{"Main.go:Zone.Identifier:$DATA", KindInvalid},
+		{`dir:x\Sub.txt`, KindInvalid},
 	}
 	for _, tt := range refused {
 		p, err := w.Resolve(tt.in)

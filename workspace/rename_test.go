@@ -266,7 +266,7 @@ func TestRecoverEditorMove(t *testing.T) {
 			if want := map[bool]int{true: 2, false: 0}[tc.moved]; recovered != want {
 				t.Errorf("recovery rows with the call id: %d, want %d", recovered, want)
 			}
-			if st, err := os.Stat(filepath.Join(root, map[bool]string{true: "d/b.txt", false: "a.txt"}[tc.moved])); err != nil || st.Mode().Perm() != 0o640 {
+			if st, err := os.Stat(filepath.Join(root, map[bool]string{true: "d/b.txt", false: "a.txt"}[tc.moved])); err != nil || st.Mode().Perm() != osPerm(0o640) {
 				t.Errorf("the moved file's mode: %v, %v", st, err)
 			}
 		})

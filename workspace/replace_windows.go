@@ -67,3 +67,18 @@ func fileBusy(err error) bool {
 	return errors.Is(err, windows.ERROR_SHARING_VIOLATION) || errors.Is(err, windows.ERROR_LOCK_VIOLATION) ||
 		errors.Is(err, windows.ERROR_ACCESS_DENIED)
 }
+
+// openRead opens name for reading, retrying like replaceFile while the
+// open fails with a sharing or lock violation: another process replacing
+// the file (a commit's MoveFileEx, an editor's save) holds it for a moment,
+// and a read then must wait, not fail.
+func openRead(name string) (*os.File, error) {
+	var f *os.File
+	err, _ := retryBusy(func() (err error) {
+		f, err = os.Open(name)
+		return err
+	}, func(err error) bool {
+		return errors.Is(err, windows.ERROR_SHARING_VIOLATION) || errors.Is(err, windows.ERROR_LOCK_VIOLATION)
+	}, time.Sleep)
+	return f, err
+}

@@ -143,7 +143,7 @@ func splitAbs(abs string) (dir, name string) {
 // read whole). It does not see open buffers: callers use it only for files
 // over the size an editor buffer can have.
 func (w *Workspace) OpenReader(p Path) (io.ReadCloser, error) {
-	f, err := os.Open(p.Abs)
+	f, err := openRead(p.Abs)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, notFound(p, err)
