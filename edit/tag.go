@@ -1,7 +1,6 @@
 package edit
 
 import (
-	"bytes"
 	"encoding/binary"
 	"math/bits"
 )
@@ -150,43 +149,12 @@ func (f *tagFeeder) sum() uint32 {
 	return f.h.sum()
 }
 
+// tagSum is the digest Tag shows, of text whole: the TagWriter's, given
+// the text in one piece (one normalisation for whole and streamed text).
 func tagSum(text []byte) uint32 {
-	text = bytes.TrimPrefix(text, utf8BOM)
-	var scratch [4096]byte
-	d := tagFeeder{buf: scratch[:0]}
-	d.h.reset()
-	n := len(text)
-	start := 0 // first byte not yet fed
-	i := 0     // start of the current line
-	br := NewBreakFinder(text)
-	for i < n {
-		j := br.Next(i)
-		if j < 0 {
-			break
-		}
-		e := trimBlankEnd(text, i, j)
-		if text[j] == '\n' {
-			if e < j {
-				d.write(text[start:e])
-				start = j // the newline opens the next run
-			}
-			i = j + 1
-			continue
-		}
-		// "\r\n" or a lone "\r": feed "\n" instead.
-		d.write(text[start:e])
-		d.write(lfByte)
-		i = j + 1
-		if i < n && text[i] == '\n' {
-			i++
-		}
-		start = i
-	}
-	e := trimBlankEnd(text, i, n)
-	if e > start {
-		d.write(text[start:e])
-	}
-	return d.sum()
+	var w TagWriter
+	w.Write(text)
+	return w.sum()
 }
 
 func tagHex(h uint32) string {

@@ -134,7 +134,11 @@ func (w *TagWriter) flushWS() {
 }
 
 // Tag returns the tag of everything written (as Tag would of it whole).
-func (w *TagWriter) Tag() string {
+func (w *TagWriter) Tag() string { return tagHex(w.sum()) }
+
+// sum ends the text: a head too short to be settled is fed (unless it is
+// the whole BOM), and the trailing spaces and tabs held are dropped.
+func (w *TagWriter) sum() uint32 {
 	if !w.started {
 		w.Write(nil)
 	}
@@ -145,6 +149,5 @@ func (w *TagWriter) Tag() string {
 		}
 		w.head = nil
 	}
-	// Trailing spaces and tabs at the end are dropped.
-	return tagHex(w.f.sum())
+	return w.f.sum()
 }
