@@ -21,11 +21,12 @@ const (
 	cmdSelectBlock = "hashls.selectBlock"
 	cmdCopyAnchor  = "hashls.copyBlockAnchor"
 	cmdOutline     = "hashls.outline"
+	cmdToolSchemas = "hashls.toolSchemas"
 )
 
 // commandNames lists every command the server executes.
 func (s *server) commandNames() []string {
-	names := []string{cmdSelectBlock, cmdCopyAnchor, cmdOutline}
+	names := []string{cmdSelectBlock, cmdCopyAnchor, cmdOutline, cmdToolSchemas}
 	for _, t := range s.opts.tools() {
 		names = append(names, commandPrefix+t.Name())
 	}
@@ -50,12 +51,34 @@ func (s *server) ExecuteCommand(ctx context.Context, params *protocol.ExecuteCom
 		return s.copyAnchorCommand(ctx, arg, params.WorkDoneToken)
 	case cmdOutline:
 		return s.outlineCommand(ctx, arg, params.WorkDoneToken)
+	case cmdToolSchemas:
+		return marshalAny(s.toolSchemas())
 	}
 	name, ok := strings.CutPrefix(params.Command, commandPrefix)
 	if ok && s.hasTool(name) {
 		return s.runTool(ctx, name, arg, params.WorkDoneToken)
 	}
 	return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q; commands: %s", params.Command, strings.Join(s.commandNames(), ", "))
+}
+
+// toolSchema is one entry of hashls.toolSchemas: a tool's name, its
+// one-line description and the JSON schema of its arguments object.
+type toolSchema struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+}
+
+// toolSchemas is the result of hashls.toolSchemas: every tool the server
+// runs as hashls.<name>, sorted by name, so that a client checks arguments
+// against the schemas of the binary it talks to.
+func (s *server) toolSchemas() map[string][]toolSchema {
+	var out []toolSchema
+	for _, t := range s.opts.tools() {
+		out = append(out, toolSchema{Name: t.Name(), Description: t.Description(), InputSchema: t.Schema()})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return map[string][]toolSchema{"tools": out}
 }
 
 func (s *server) hasTool(name string) bool {

@@ -41,6 +41,9 @@
 //     the tag is minted by the read tool over the current buffer.
 //   - hashls.outline {"uri"} → the read tool's {"text", "details"} for the
 //     file (its structural summary).
+//   - hashls.toolSchemas {} → {"tools": [{"name", "description",
+//     "inputSchema"}]}: every tool runnable as hashls.<name>, sorted by
+//     name, with the JSON schema of its arguments object.
 //
 // Code actions at the cursor: refactor.hashls.deleteBlock (a versioned
 // edit), refactor.hashls.selectBlock and refactor.hashls.copyBlockAnchor

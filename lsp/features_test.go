@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -179,6 +180,31 @@ func TestCodeActions(t *testing.T) {
 	}
 	if !strings.Contains(outline.Text, "¶ca.go#") || !strings.Contains(outline.Text, "Alpha") {
 		t.Fatalf("outline = %q", outline.Text)
+	}
+
+	// hashls.toolSchemas lists every tool command with its schema.
+	var schemas struct {
+		Tools []struct {
+			Name        string          `json:"name"`
+			Description string          `json:"description"`
+			InputSchema json.RawMessage `json:"inputSchema"`
+		} `json:"tools"`
+	}
+	if err := c.call("workspace/executeCommand", map[string]any{"command": "hashls.toolSchemas", "arguments": []any{map[string]any{}}}, &schemas); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, ts := range schemas.Tools {
+		var sch struct {
+			Type string `json:"type"`
+		}
+		if err := json.Unmarshal(ts.InputSchema, &sch); err != nil || sch.Type != "object" || ts.Description == "" {
+			t.Fatalf("tool %s: schema %s (%v), description %q", ts.Name, ts.InputSchema, err, ts.Description)
+		}
+		names = append(names, ts.Name)
+	}
+	if !slices.IsSorted(names) || !slices.Contains(names, "edit") || !slices.Contains(names, "search_files") {
+		t.Fatalf("toolSchemas names = %v", names)
 	}
 
 	// Bad arguments.

@@ -105,7 +105,7 @@ func TestInitializeCapabilities(t *testing.T) {
 	for _, want := range []string{
 		`"positionEncoding":"utf-16"`, `"change":2`, `"openClose":true`,
 		`"documentSymbolProvider":true`, `"foldingRangeProvider":true`, `"selectionRangeProvider":true`,
-		`"hashls.read"`, `"hashls.selectBlock"`, `"hashls.copyBlockAnchor"`, `"hashls.outline"`, `"hashls.t_replace"`,
+		`"hashls.read"`, `"hashls.selectBlock"`, `"hashls.copyBlockAnchor"`, `"hashls.outline"`, `"hashls.toolSchemas"`, `"hashls.t_replace"`,
 		`"refactor.hashls.deleteBlock"`, `"name":"hashls"`,
 	} {
 		if !strings.Contains(got, want) {

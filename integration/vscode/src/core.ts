@@ -487,25 +487,17 @@ export interface SearchMatch {
 }
 
 /**
- * searchMatches lists the match rows (*N:TEXT) of a search result's
- * hashline text under their ¶PATH#TAG headers: the documented output
- * format, which is what the quick pick lists.
+ * searchMatches lists details.matches of a hashls.search_files result (the
+ * matching lines as data, in output order; [] for anything else).
  */
-export function searchMatches(text: string): SearchMatch[] {
-  const out: SearchMatch[] = [];
-  let path: string | undefined;
-  for (const l of text.split('\n')) {
-    const h = /^¶(.+)#[0-9A-Za-z]+$/.exec(l);
-    if (h) {
-      path = h[1];
-      continue;
-    }
-    const m = /^\*\s*(\d+):(.*)$/.exec(l);
-    if (m && path !== undefined) {
-      out.push({ path, line: Number(m[1]), text: m[2] });
-    }
+export function searchMatches(res: unknown): SearchMatch[] {
+  const m = (res as { details?: { matches?: unknown } } | null)?.details?.matches;
+  if (!Array.isArray(m)) {
+    return [];
   }
-  return out;
+  return m
+    .filter((x): x is SearchMatch => !!x && typeof x.path === 'string' && typeof x.line === 'number' && typeof x.text === 'string')
+    .map(({ path, line, text }) => ({ path, line, text }));
 }
 
 // ---------------------------------------------------------------------------
@@ -523,6 +515,24 @@ export interface JsonSchema {
   maximum?: number;
   oneOf?: JsonSchema[];
   anyOf?: JsonSchema[];
+}
+
+/**
+ * toolSchemas maps each tool's name to its argument schema from a
+ * hashls.toolSchemas result ({tools: [{name, description, inputSchema}]});
+ * anything else gives an empty map.
+ */
+export function toolSchemas(res: unknown): Map<string, JsonSchema> {
+  const out = new Map<string, JsonSchema>();
+  const tools = (res as { tools?: unknown } | null)?.tools;
+  if (Array.isArray(tools)) {
+    for (const t of tools) {
+      if (t && typeof t.name === 'string' && t.inputSchema && typeof t.inputSchema === 'object') {
+        out.set(t.name, t.inputSchema as JsonSchema);
+      }
+    }
+  }
+  return out;
 }
 
 function typeOf(v: unknown): string {
@@ -958,8 +968,10 @@ export function createCommandHandler(host: Host): (command: string, args: unknow
           if (!pattern) {
             return undefined;
           }
-          const res = await next(command, [{ pattern, paths: '.' }]);
-          const matches = searchMatches(resultText(res));
+          // search_files gives the matching lines as data (search's own
+          // answer is the hashline text).
+          const res = await next('hashls.search_files', [{ pattern, mode: 'regex', path: '.' }]);
+          const matches = searchMatches(res);
           if (matches.length === 0) {
             host.info(`hashls search: no match for ${pattern}`);
             return res;

@@ -42,8 +42,8 @@ import {
   serverBinary,
   ServerChoice,
   sideText,
+  toolSchemas,
 } from './core';
-import * as cp from 'child_process';
 import * as fs from 'fs';
 
 export const SCHEME = 'hashls';
@@ -315,7 +315,7 @@ interface Served {
 /** served holds the running servers by folder key (the folder URI; "" without a folder). */
 const served = new Map<string, Served>();
 
-const EDITOR_COMMANDS = ['hashls.selectBlock', 'hashls.copyBlockAnchor', 'hashls.outline'];
+const EDITOR_COMMANDS = ['hashls.selectBlock', 'hashls.copyBlockAnchor', 'hashls.outline', 'hashls.toolSchemas'];
 const OWN = new Set<string>([...PALETTE_COMMANDS, ...TOOL_COMMANDS]);
 
 function folderKey(f: vscode.WorkspaceFolder | undefined): string {
@@ -364,26 +364,26 @@ export function activate(context: vscode.ExtensionContext): HashlsApi {
   const activity = new ActivityLog(config().get<number>('maxActivity', 200));
   const docs = new DocStore(300);
   const provider = new ContentProvider(docs);
-  const schemas = new Map<string, Promise<JsonSchema | undefined>>();
-  // schemaOf asks the binary the server runs from (`hashls tool NAME
-  // --schema`), so the schema always matches the server.
-  const schemaOf = (tool: string): Promise<JsonSchema | undefined> => {
-    const bin = served.values().next().value?.choice.command ?? 'hashls';
-    const key = `${bin}\0${tool}`;
-    let p = schemas.get(key);
-    if (!p) {
-      p = new Promise((resolve) => {
-        cp.execFile(bin, ['tool', tool, '--schema'], { timeout: 10000 }, (err, stdout) => {
-          try {
-            resolve(err ? undefined : (JSON.parse(stdout) as JsonSchema));
-          } catch {
-            resolve(undefined);
-          }
-        });
-      });
-      schemas.set(key, p);
+  // schemaOf asks the server (hashls.toolSchemas) once per folder, so the
+  // schema always matches the binary it runs; restart forgets them.
+  const schemas = new Map<string, Promise<Map<string, JsonSchema>>>();
+  const schemaOf = async (tool: string): Promise<JsonSchema | undefined> => {
+    const s = servedFor();
+    if (!s) {
+      return undefined;
     }
-    return p;
+    let p = schemas.get(s.key);
+    if (!p) {
+      p = request(s.key, 'hashls.toolSchemas', {}).then(toolSchemas);
+      schemas.set(s.key, p);
+      p.catch(() => schemas.delete(s.key));
+    }
+    try {
+      return (await p).get(tool);
+    } catch (err) {
+      output.appendLine(`hashls: could not list the tools' schemas: ${errorText(err)}`);
+      return undefined;
+    }
   };
   const host = makeHost(docs, provider, schemaOf);
   const handler = createCommandHandler(host);
@@ -642,6 +642,7 @@ export function activate(context: vscode.ExtensionContext): HashlsApi {
     vscode.commands.registerCommand('hashls.clearActivity', () => activity.clear()),
     vscode.commands.registerCommand('hashls.showActivity', () => vscode.commands.executeCommand(`${VIEW_ID}.focus`)),
     vscode.commands.registerCommand('hashls.restart', async () => {
+      schemas.clear();
       await stopAll();
       await startAll();
     }),

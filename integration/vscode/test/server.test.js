@@ -265,7 +265,7 @@ test('extension command handlers against hashls serve --stdio', { skip: !BIN && 
   assert.ok(ok[0].durationMs >= 0);
   assert.match(core.activityLabel(ok[0]), /^\d\d:\d\d:\d\d {2}edit {2}ok$/);
   assert.match(core.activityDescription(ok[0]), /^lsp · main\.go( · audit( #\d+)+)? · [\d.]+ m?s$/);
-  for (const tool of ['read', 'search', 'find']) {
+  for (const tool of ['read', 'search_files', 'find']) {
     assert.ok(activity.entries.some((e) => e.tool === tool && e.outcome === 'ok'), `activity for ${tool}`);
   }
   const seqs = activity.entries.map((e) => e.seq);

@@ -163,7 +163,7 @@ test('commands: read, search, find and outline prompt and show results', async (
   const h = core.createCommandHandler(host);
   const { sent, next } = fakeNext({
     'hashls.read': (a) => ({ text: `¶${a.path}#ABCD\n2:x`, details: { tag: 'ABCD' } }),
-    'hashls.search': { text: 'search result' },
+    'hashls.search_files': { text: 'search result', details: { matches: [] } },
     'hashls.find': { text: 'a.go' },
     'hashls.outline': { text: 'outline text' },
   });
@@ -171,7 +171,7 @@ test('commands: read, search, find and outline prompt and show results', async (
   assert.deepEqual(host.log[0], ['prompt', 'a.go:2-4'], 'prompt prefilled with the file and selection');
   assert.deepEqual(host.log[1], ['show', 'read', 'a.go:2-4', '¶a.go:2-4#ABCD\n2:x']);
   await h('hashls.search', [], next);
-  assert.deepEqual(sent[1], ['hashls.search', [{ pattern: 'func \\w+', paths: '.' }]]);
+  assert.deepEqual(sent[1], ['hashls.search_files', [{ pattern: 'func \\w+', mode: 'regex', path: '.' }]]);
   assert.equal(await h('hashls.find', [], next), undefined, 'empty input cancels');
   assert.equal(sent.length, 2);
   await h('hashls.find', [], next);
@@ -411,11 +411,22 @@ test('changes: audit {id} details, sides and search matches', () => {
   assert.equal(core.sideText(d.after, d.afterUnavailable), '(binary file)\n');
   assert.equal(core.sideText(undefined, undefined), '', 'a file that did not exist is empty');
   assert.throws(() => core.parseAuditDetail({ text: 'rows', details: { entries: [{ id: 8 }] } }, 9), /no row 9.*update hashls/);
-  assert.deepEqual(core.searchMatches('¶a.go#1A2B\n 1:package a\n*2:func F() {\n¶dir/b c.go#00FF\n*10:  F()\n'), [
-    { path: 'a.go', line: 2, text: 'func F() {' },
-    { path: 'dir/b c.go', line: 10, text: '  F()' },
-  ]);
-  assert.deepEqual(core.searchMatches('no matches'), []);
+  assert.deepEqual(
+    core.searchMatches({
+      text: '¶a.go#1A2B\n*2:func F() {\n',
+      details: { mode: 'regex', matches: [{ path: 'a.go', line: 2, text: 'func F() {' }, { path: 'dir/b c.go', line: 10, text: '  F()', cut: true }, { path: 7 }] },
+    }),
+    [
+      { path: 'a.go', line: 2, text: 'func F() {' },
+      { path: 'dir/b c.go', line: 10, text: '  F()' },
+    ],
+  );
+  assert.deepEqual(core.searchMatches({ text: 'no matches' }), []);
+  assert.deepEqual(core.searchMatches(null), []);
+  const schemas = core.toolSchemas({ tools: [{ name: 'read', description: 'Read', inputSchema: { type: 'object', required: ['path'] } }, { name: 'bad' }] });
+  assert.deepEqual([...schemas.keys()], ['read']);
+  assert.deepEqual(schemas.get('read'), { type: 'object', required: ['path'] });
+  assert.equal(core.toolSchemas('nonsense').size, 0);
 });
 
 test('console: arguments are checked against the tool schema', () => {
@@ -454,7 +465,10 @@ test('commands: search opens a quick pick; tools without arguments ask for JSON'
   host.pickSearchMatch = async (pattern, matches) => picked.push([pattern, matches]);
   host.toolArgs = async (tool) => (tool === 'trash' ? { limit: 2 } : undefined);
   const h = core.createCommandHandler(host);
-  const { sent, next } = fakeNext({ 'hashls.search': { text: '¶a.go#1A2B\n*3:F()\n' }, 'hashls.trash': { text: '#1 a.go' } });
+  const { sent, next } = fakeNext({
+    'hashls.search_files': { text: '¶a.go#1A2B\n*3:F()\n', details: { matches: [{ path: 'a.go', line: 3, text: 'F()' }] } },
+    'hashls.trash': { text: '#1 a.go' },
+  });
   await h('hashls.search', [], next);
   assert.deepEqual(picked, [['F\\(', [{ path: 'a.go', line: 3, text: 'F()' }]]]);
   await h('hashls.trash', [], next);
