@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -158,7 +159,7 @@ func (c *cli) tool(args []string) int {
 		return c.listTools()
 	}
 	name := args[0]
-	t, ok := listing.Lookup(name)
+	t, ok := listing().Lookup(name)
 	if !ok {
 		return c.usageError(fmt.Sprintf("unknown tool %q; tools: %s", name, toolNames()))
 	}
@@ -287,8 +288,10 @@ func (c *cli) rootDir() (string, error) {
 	return wd, nil
 }
 
-// listing is the tool set without a workspace: names, descriptions, schemas.
-var listing = agent.New(agent.Deps{})
+// listing is the tool set without a workspace: names, descriptions,
+// schemas. It is built on first use, not at package init: `version`, `serve`
+// and `mcp` do not need it.
+var listing = sync.OnceValue(func() *agent.Toolset { return agent.New(agent.Deps{}) })
 
 // toolset opens the workspace at the root and its store, and builds the
 // tools over it.
@@ -314,14 +317,14 @@ func langServerLog(w io.Writer) func(string, ...any) {
 func (c *cli) listTools() int {
 	if c.json {
 		var list []map[string]string
-		for _, t := range listing.Tools() {
+		for _, t := range listing().Tools() {
 			list = append(list, map[string]string{"name": t.Name(), "description": t.Description()})
 		}
 		c.printJSON(list)
 		return exitOK
 	}
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-	for _, t := range listing.Tools() {
+	for _, t := range listing().Tools() {
 		fmt.Fprintf(tw, "%s\t%s\n", t.Name(), t.Description())
 	}
 	tw.Flush()
@@ -336,7 +339,7 @@ func (c *cli) printJSON(v any) {
 
 func toolNames() string {
 	var names []string
-	for _, t := range listing.Tools() {
+	for _, t := range listing().Tools() {
 		names = append(names, t.Name())
 	}
 	return strings.Join(names, ", ")

@@ -10,9 +10,12 @@ import (
 	"math"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/hashls/hashls/edit"
@@ -193,12 +196,24 @@ func (searchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resu
 	var notes []string
 	var recs []workspace.Recording // snapshots of the shown files, recorded in one transaction
 	var shownFiles []Shown
+	// The page's files are rendered ahead in parallel (each is read, tagged
+	// and formatted on its own) and taken here in order, so the page is the
+	// one rendering them one by one gives: this is the serial tail of every
+	// search, after the parallel scan.
+	rendered := renderAhead(ctx, env, m, page, perFile, ranges)
+	defer rendered.stop()
 	for i, h := range page {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		nrecs := len(recs)
-		fr, err := renderSearchFile(env, m, h, perFile, min(perFile, budget), ranges, &recs)
+		fr, rec, err := rendered.get(i)
+		if err == nil && fr.shown > budget {
+			// Rendered ahead with the per-file cap; the page's remaining
+			// budget is smaller: render it again with that.
+			var one []workspace.Recording
+			fr, err = renderSearchFile(env, m, h, perFile, min(perFile, budget), ranges, &one)
+			rec = one
+		}
 		if err != nil {
 			notes = append(notes, fmt.Sprintf("Skipped %s: %v", h.rel, err))
 			continue
@@ -209,13 +224,13 @@ func (searchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resu
 		if !single && len(d.Files) > 0 && sb.Len()+len(fr.text) > lim.SearchBytes-searchNotesReserve {
 			// The page is full: this file starts the next one, so that no
 			// file is skipped. Its snapshot was not shown: not recorded.
-			recs = recs[:nrecs]
 			page = page[:i]
 			d.NextSkip = skip + i
 			d.Truncated = true
 			break
 		}
 		budget -= fr.shown
+		recs = append(recs, rec...)
 		if fr.seenContent != nil {
 			// Its snapshot is the last recording: the rows shown go with it.
 			recs[len(recs)-1].Seen = nonNil(fr.seen)
@@ -759,6 +774,63 @@ type renderedFile struct {
 	// The rows shown of a file with a tag, recorded as seen lines.
 	seenContent []byte
 	seen        []workspace.LineRange
+}
+
+// pageRenders are the renders of a page's files, made ahead by
+// renderAhead's workers.
+type pageRenders struct {
+	done  []chan struct{} // closed when the file's render is in
+	fr    []*renderedFile
+	recs  [][]workspace.Recording
+	errs  []error
+	cut   atomic.Bool // the page is complete: render no further
+	ended sync.WaitGroup
+}
+
+// renderAhead renders the files of page with up to GOMAXPROCS workers, in
+// page order (a worker takes the next file not yet taken), each with the
+// per-file cap. Every file's budget is at least what the page leaves it
+// unless earlier files used it up, which the caller checks (get, then
+// render again with the smaller budget).
+func renderAhead(ctx context.Context, env *Env, m *search.Matcher, page []searchHit, perFile int, ranges []workspace.LineRange) *pageRenders {
+	r := &pageRenders{done: make([]chan struct{}, len(page)), fr: make([]*renderedFile, len(page)), recs: make([][]workspace.Recording, len(page)), errs: make([]error, len(page))}
+	for i := range page {
+		r.done[i] = make(chan struct{})
+	}
+	var next atomic.Int64
+	for range min(runtime.GOMAXPROCS(0), len(page)) {
+		r.ended.Add(1)
+		go func() {
+			defer r.ended.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(page) {
+					return
+				}
+				if err := ctx.Err(); err != nil {
+					r.errs[i] = err
+				} else if r.cut.Load() {
+					r.errs[i] = context.Canceled
+				} else {
+					r.fr[i], r.errs[i] = renderSearchFile(env, m, page[i], perFile, perFile, ranges, &r.recs[i])
+				}
+				close(r.done[i])
+			}
+		}()
+	}
+	return r
+}
+
+// get waits for the render of the page's file i.
+func (r *pageRenders) get(i int) (*renderedFile, []workspace.Recording, error) {
+	<-r.done[i]
+	return r.fr[i], r.recs[i], r.errs[i]
+}
+
+// stop ends the workers: files not yet taken are not rendered.
+func (r *pageRenders) stop() {
+	r.cut.Store(true)
+	r.ended.Wait()
 }
 
 // renderSearchFile renders one file's section: the ¶PATH#TAG header (its

@@ -20,7 +20,9 @@ BIN=${HASHLS:-/tmp/hashls}
 CORPUS=${CORPUS:-$(go env GOROOT)/src}
 RUNS=${RUNS:-10}
 FD=$(command -v fdfind || command -v fd)
-(cd "$here" && go build -o "$BIN" .)
+# Built as scripts/release builds it (static on Linux: no dynamic loader
+# resolving libstdc++ at every start), as bench/edit.sh does.
+(cd "$here" && go build -tags netgo,osusergo -ldflags '-s -w -extldflags=-static' -o "$BIN" . 2> >(grep -v -e 'warning: null character' -e 'anon_sym_' -e '^ *|' -e '^ *[0-9]* |' -e '^# github.com/smacker' >&2))
 export HASHLS_STATE_DIR=${HASHLS_STATE_DIR:-$(mktemp -d)}
 cd "$CORPUS"
 echo "corpus: $CORPUS ($("$FD" -H -t f . | wc -l) files), $(nproc) cores, runs: $RUNS"

@@ -120,7 +120,13 @@
 // (<state>/roots/<base>-<hash>.db), opened with one writer connection
 // (immediate transactions) and a read-only reader pool in WAL mode, so that
 // several hashls processes can share it. Every store failure is a KindStore
-// *Error naming the database file.
+// *Error naming the database file. A one-shot process leaves its connections
+// open at exit (closing the last one would checkpoint the write-ahead log on
+// the hot path; committed transactions are durable in the log), and the
+// first connection of the next process rebuilds the log's index by reading
+// every frame since the log last restarted. So a commit that leaves the log
+// over 256 pages (walFoldPages) folds it into the database and truncates it
+// (a TRUNCATE checkpoint that does not wait for other connections).
 //
 // Each audit row carries the call id of the tool run that wrote it
 // (CommitOptions.Call; the journal keeps it, so a commit recovery rolls

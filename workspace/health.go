@@ -33,7 +33,9 @@ type marker struct {
 
 const markerFormat = "hashls-store %020d %020d\n"
 
-var markerLen = len(fmt.Sprintf(markerFormat, 0, 0))
+// markerLen is the length of every marker markerFormat renders (a constant,
+// not a Sprintf at package init, which every process would pay).
+const markerLen = len("hashls-store ") + 20 + len(" ") + 20 + len("\n")
 
 func markerPath(db string) string { return db + ".known" }
 

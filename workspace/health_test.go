@@ -2,6 +2,8 @@ package workspace
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -222,6 +224,16 @@ func errNoSpace() error { return syscall.ENOSPC }
 
 // A marker torn by a crash (or not ours) says nothing: no false alarm, and
 // it is written anew.
+// TestMarkerLen: the constant length is what markerFormat renders, for the
+// smallest and the largest numbers it holds.
+func TestMarkerLen(t *testing.T) {
+	for _, n := range []int64{0, 1, math.MaxInt64} {
+		if got := len(fmt.Sprintf(markerFormat, n, n)); got != markerLen {
+			t.Errorf("marker of %d is %d bytes, markerLen is %d", n, got, markerLen)
+		}
+	}
+}
+
 func TestTornMarker(t *testing.T) {
 	root, state := t.TempDir(), t.TempDir()
 	w := openHealthWS(t, root, state, 2)

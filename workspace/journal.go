@@ -179,6 +179,15 @@ func (s *Store) writeSync(full bool, f func(tx *sql.Tx) error) error {
 	if !full {
 		return s.write(f)
 	}
+	if err := s.writeFull(f); err != nil {
+		return err
+	}
+	s.foldLog() // once the writer connection is back in its pool of one
+	return nil
+}
+
+// writeFull runs f in a transaction committed with synchronous=FULL.
+func (s *Store) writeFull(f func(tx *sql.Tx) error) error {
 	ctx := context.Background()
 	c, err := s.w.Conn(ctx)
 	if err != nil {

@@ -489,3 +489,25 @@ func TestStoreMigratesV1(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestStoreWALBounded: a commit that leaves the write-ahead log longer than
+// walFoldPages folds it into the database and truncates it, so the next
+// process's first open has little to read (SQLite alone would let it grow
+// to 1000 pages and never truncate it).
+func TestStoreWALBounded(t *testing.T) {
+	s := openTestStore(t, t.TempDir())
+	content := bytes.Repeat([]byte("twenty kilobytes of text for the log\n"), 560)
+	for i := 0; i < 120; i++ { // about 6 pages each: 720 pages in all
+		c := append(fmt.Appendf(nil, "version %d\n", i), content...)
+		if err := s.Record(fmt.Sprintf("/k%d", i%3), "AAAA", c); err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(s.path + "-wal")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pages := fi.Size() / 4096; pages > walFoldPages+16 {
+			t.Fatalf("after %d records the log is %d pages; it is folded past %d", i+1, pages, walFoldPages)
+		}
+	}
+}
