@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"testing"
+
+	sitter "github.com/smacker/go-tree-sitter"
 )
 
 // TestCancelledContextDoesNotPoisonParsers: the binding sets a parser's
@@ -33,5 +35,56 @@ func TestCancelledContextDoesNotPoisonParsers(t *testing.T) {
 	}
 	if _, _, ok := r.BlockRangeCtx(context.Background(), "a.go", []byte("package z\n\nfunc h() {\n}\n"), 3); !ok {
 		t.Fatal("parse after a cancelled one failed")
+	}
+}
+
+// TestCancelledReparse: a reparse of an open document fails cleanly under
+// a cancelled context, and the next parse of the same text gives a fresh
+// parse's results.
+func TestCancelledReparse(t *testing.T) {
+	path, text := genSource("go", 300)
+	const key = "test://cancel-reparse.go"
+	OpenDocument(key, path, text)
+	defer CloseDocument(key)
+	checkLikeFresh(t, path, text, true)
+	for i := range 6 {
+		at := len(text) / 3
+		next := append(append(append([]byte{}, text[:at]...), "// c\n"...), text[at:]...)
+		EditDocument(key, at, at, next)
+		text = next
+		ctx, cancel := context.WithCancel(context.Background())
+		if i%2 == 0 {
+			cancel()
+		} else {
+			go cancel() // races with the reparse
+		}
+		if _, err := DocumentSymbols(ctx, path, text); err != nil && ctx.Err() == nil {
+			t.Fatalf("round %d: %v", i, err)
+		}
+		cancel()
+		checkLikeFresh(t, path, text, i%3 == 0)
+	}
+}
+
+// TestParserLayout: reparses reach the C parser through the binding's
+// unexported fields (parserC); if the binding's layout changes they fall
+// back to ParseCtx, still right but copying the text each time, so this
+// test says so.
+func TestParserLayout(t *testing.T) {
+	lang := LanguageFor("a.go")
+	lang.init()
+	p := sitter.NewParser()
+	p.SetLanguage(lang.lang)
+	if pc, flag := parserC(p, lang.lang); pc == nil || flag == nil {
+		t.Fatal("parserC does not recognise the binding's Parser: reparses copy the text (update parserFields)")
+	}
+	py := LanguageFor("a.py")
+	py.init()
+	if pc, _ := parserC(p, py.lang); pc != nil {
+		t.Error("parserC accepted a parser set to another language")
+	}
+	p.Close()
+	if pc, _ := parserC(p, lang.lang); pc != nil {
+		t.Error("parserC accepted a closed parser")
 	}
 }

@@ -26,16 +26,23 @@
 // EditDocument applies each change to it with ts_tree_edit (byte offsets
 // from the caller, checked against the two texts; rows and columns derived
 // here from the bytes, "\n" only, as tree-sitter counts them), and the next
-// parse of exactly the document's current text, by any entry point, goes
-// through the content cache as usual but reparses with that tree. The
-// complete Go tree and the document symbols are then built reusing the
-// previous build's copies of the top-level subtrees the new tree shares
-// with it (identified by the address of their shared, immutable C subtree,
-// kept alive by a copy of the tree they came from), moved to their new
-// position. A reparse whose tree has a syntax error is redone whole: error
+// parse of exactly the document's current text, by any entry point,
+// reparses with that tree. While a document keeps a tree, the cache entry
+// of its current text is the document's own (found by comparing texts, not
+// hashed into the content cache, and sharing the document's text instead of
+// copying it). The complete Go tree and the document symbols are then
+// built reusing the previous build's copies of the top-level subtrees the
+// new tree shares with it (identified by the address of their shared,
+// immutable C subtree, kept alive by a copy of the tree they came from),
+// moved to their new position. A reparse whose tree has a syntax error is redone whole: error
 // recovery depends on the subtrees the parser reuses, so such a tree may
 // differ from a whole parse's. Results equal those of a whole parse
-// (TestIncrementalLikeFresh, FuzzIncremental).
+// (TestIncrementalLikeFresh, FuzzIncremental). tree-sitter's reparse of
+// Python reuses nothing after a change to the first token of a block's
+// first statement (the zero-width INDENT before it is re-lexed, the block
+// then fails the external-scanner state check and is skipped whole, and so
+// is every later node, each preceded by zero-width NEWLINE/DEDENT tokens):
+// such a change costs a whole parse.
 //
 // Pitfalls of the smacker/go-tree-sitter binding this package works around:
 //   - ParseCtx sets the parser's cancellation flag from a goroutine and
@@ -43,6 +50,11 @@
 //     closed, never pooled (parseWatched).
 //   - (*Tree).Edit passes the old end point as the new end point; edits call
 //     ts_tree_edit directly (editTree).
+//   - ParseCtx copies the whole text into freshly malloc'ed C memory for
+//     each parse, which costs as much as reparsing a one-letter change in a
+//     large file: reparses call ts_parser_parse_string on the Go bytes
+//     (reparseDirect; the C parser is read from the binding's unexported
+//     fields, checked by parserC, else ParseCtx is used).
 //   - A *sitter.Tree is not safe for concurrent use, and its Node wrappers
 //     are cached per tree: a document's tree is used under its mutex only
 //     and callers get a ts_tree_copy of each parse, never the tree itself.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -55,6 +56,10 @@ type document struct {
 	flatSrc reuseSource
 	symOf   map[uintptr]symTop // by top-level subtree id
 	symSrc  reuseSource
+
+	// The cache entry of the current text while d keeps a tree (see
+	// entryOf), or nil.
+	ent *entry
 }
 
 // reuseSource is the C tree a result was built from, kept (a copy) so that
@@ -200,6 +205,7 @@ func (d *document) dropTreeLocked() {
 		d.lost = true
 	}
 	d.pending = nil
+	d.ent = nil
 }
 
 func (ds *docSet) lookup(key string) *document {
@@ -214,12 +220,66 @@ func (ds *docSet) find(lang *Language, text []byte) *document {
 	defer ds.mu.Unlock()
 	for _, d := range ds.docs {
 		if d.lang == lang {
-			if cur := *d.cur.Load(); len(cur) == len(text) && bytes.Equal(cur, text) {
+			if sameText(*d.cur.Load(), text) {
 				return d
 			}
 		}
 	}
 	return nil
+}
+
+// entryOf returns the cache entry of text when it is the current text of
+// an open document of lang that keeps a tree: the document's own entry,
+// which shares the document's text (never modified) instead of copying it
+// and is found by comparing texts instead of hashing them. Otherwise nil:
+// the caller uses the content-keyed cache.
+func (ds *docSet) entryOf(c *treeCache, lang *Language, text []byte) *entry {
+	d := ds.find(lang, text)
+	if d == nil {
+		return nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !sameText(d.text, text) || !d.keepsLocked(len(text)) {
+		return nil
+	}
+	if d.ent == nil {
+		d.ent = &entry{lang: lang, text: d.text, cache: c, owner: d}
+	}
+	return d.ent
+}
+
+// dropEntries forgets the documents' entries and returns them (for purge,
+// which closes them).
+func (ds *docSet) dropEntries() []*entry {
+	ds.mu.Lock()
+	docs := make([]*document, 0, len(ds.docs))
+	for _, d := range ds.docs {
+		docs = append(docs, d)
+	}
+	ds.mu.Unlock()
+	var out []*entry
+	for _, d := range docs {
+		d.mu.Lock()
+		if d.ent != nil {
+			out = append(out, d.ent)
+			d.ent = nil
+		}
+		d.mu.Unlock()
+	}
+	return out
+}
+
+// sameText reports whether a and b hold the same bytes, without reading
+// them when they are the same slice.
+func sameText(a, b []byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 || &a[0] == &b[0] {
+		return true
+	}
+	return bytes.Equal(a, b)
 }
 
 func (ds *docSet) edit(key string, start, oldEnd int, text []byte) {
@@ -241,6 +301,7 @@ func (ds *docSet) edit(key string, start, oldEnd int, text []byte) {
 	case d.tree != nil:
 		editTree(d.tree, e)
 	}
+	d.ent = nil // its text is no longer current
 	d.text = text
 	d.cur.Store(&text)
 }
@@ -279,7 +340,7 @@ func pointAfter(p Point, b []byte) Point {
 // another caller): the caller parses on its own.
 func (d *document) reparse(ctx context.Context, ds *docSet, text []byte) (st *sitter.Tree, ok bool, err error) {
 	d.mu.Lock()
-	if d.closed || d.parsing || !bytes.Equal(d.text, text) {
+	if d.closed || d.parsing || !sameText(d.text, text) {
 		d.mu.Unlock()
 		return nil, false, nil
 	}
@@ -350,6 +411,7 @@ func (ds *docSet) keep(d *document) {
 			v.tree = nil
 		}
 		v.dropFlatLocked()
+		v.ent = nil
 		v.mu.Unlock()
 	}
 }
@@ -408,23 +470,33 @@ func (d *document) symbols(st *sitter.Tree, text []byte) ([]Symbol, error) {
 		return nil, fmt.Errorf("treesitter: %s parse produced an empty tree; read the file plainly", d.lang.Name)
 	}
 	t := &tree{lang: d.lang, nodes: nodes}
-	symOf := make(map[uintptr]symTop, len(tops))
-	var out []Symbol
-	j := 0 // tops are in tree order until sorted below
-	t.children(0, func(c uint32) bool {
-		n := &t.nodes[c]
-		at := Range{Start: int(n.StartByte), StartPoint: Point{int(n.StartRow), int(n.StartCol)}}
+	// idAt returns the subtree id of the root's child c, or 0; calls must
+	// come in tree order, from j = 0 (tops are in tree order until sorted
+	// below).
+	j := 0
+	idAt := func(c uint32) uintptr {
 		for j < len(tops) && tops[j].index < c {
 			j++
 		}
-		var id uintptr
 		if j < len(tops) && tops[j].index == c {
-			id = tops[j].id
+			return tops[j].id
 		}
+		return 0
+	}
+	out := make([]Symbol, 0, len(tops))
+	symOf := make(map[uintptr]symTop, len(tops))
+	t.children(0, func(c uint32) bool {
+		n := &t.nodes[c]
+		at := Range{Start: int(n.StartByte), StartPoint: Point{int(n.StartRow), int(n.StartCol)}}
+		id := idAt(c)
 		if n.Flags&flagReused != 0 {
 			p := prev[id]
 			if p.at != at {
-				p = symTop{at: at, syms: moveSymbols(p.syms, p.at, at)}
+				// One array for the subtree's symbols, children
+				// included (not one per file: it stays as long as
+				// any of them is reused).
+				pool := make([]Symbol, 0, countSymbols(p.syms))
+				p = symTop{at: at, syms: moveSymbols(&pool, p.syms, p.at, at)}
 			}
 			out = append(out, p.syms...)
 			symOf[id] = p
@@ -433,13 +505,15 @@ func (d *document) symbols(st *sitter.Tree, text []byte) ([]Symbol, error) {
 		k := len(out)
 		out = t.symbolsOf(c, text, "", 0, out)
 		if id != 0 {
-			symOf[id] = symTop{at: at, syms: out[k:len(out):len(out)]}
+			// A copy: a slice of out would keep all of out alive.
+			var syms []Symbol
+			if len(out) > k {
+				syms = slices.Clone(out[k:])
+			}
+			symOf[id] = symTop{at: at, syms: syms}
 		}
 		return true
 	})
-	if out == nil {
-		out = []Symbol{}
-	}
 	sortTops(tops)
 	d.mu.Lock()
 	if d.keepsLocked(len(text)) {
@@ -452,19 +526,31 @@ func (d *document) symbols(st *sitter.Tree, text []byte) ([]Symbol, error) {
 
 // moveSymbols returns a copy of syms moved from the position of from's
 // start to that of to's: byte offsets and rows shift, and so do the
-// columns on from's row.
-func moveSymbols(syms []Symbol, from, to Range) []Symbol {
+// columns on from's row. The copies (children included) are appended to
+// *pool, which callers size with countSymbols so that it never grows.
+func moveSymbols(pool *[]Symbol, syms []Symbol, from, to Range) []Symbol {
 	if len(syms) == 0 {
 		return nil
 	}
-	out := make([]Symbol, len(syms))
-	for i, s := range syms {
+	k := len(*pool)
+	*pool = append(*pool, syms...)
+	out := (*pool)[k:len(*pool):len(*pool)]
+	for i := range out {
+		s := &out[i]
 		s.Range = moveRange(s.Range, from, to)
 		s.Selection = moveRange(s.Selection, from, to)
-		s.Children = moveSymbols(s.Children, from, to)
-		out[i] = s
+		s.Children = moveSymbols(pool, s.Children, from, to)
 	}
 	return out
+}
+
+// countSymbols is the number of symbols in syms, children included.
+func countSymbols(syms []Symbol) int {
+	n := len(syms)
+	for _, s := range syms {
+		n += countSymbols(s.Children)
+	}
+	return n
 }
 
 func moveRange(r, from, to Range) Range {

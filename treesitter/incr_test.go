@@ -165,6 +165,7 @@ func runIncremental(t *testing.T, path string, text []byte, groups [][]incrEdit,
 	OpenDocument(key, path, text)
 	defer CloseDocument(key)
 	checkLikeFresh(t, path, text, seed%2 == 0)
+	first := text
 	for gi, g := range groups {
 		for _, e := range g {
 			next := applyIncrEdit(text, e)
@@ -172,6 +173,10 @@ func runIncremental(t *testing.T, path string, text []byte, groups [][]incrEdit,
 			text = next
 		}
 		checkLikeFresh(t, path, text, (seed+uint64(gi))%2 == 1)
+	}
+	if len(groups) > 0 {
+		// A text the document no longer holds is parsed on its own.
+		checkLikeFresh(t, path, first, seed%2 == 1)
 	}
 }
 
@@ -356,5 +361,45 @@ func TestDocumentConcurrency(t *testing.T) {
 			t.Fatal(err)
 		case <-done:
 		}
+	}
+}
+
+// TestOpenDocumentOwnsItsEntries: once an open document keeps a tree, the
+// parses of its current texts are cached in entries it owns (no hash, no
+// copy of the text), not in the content-keyed cache; they give a fresh
+// parse's results (TestIncrementalLikeFresh) and a text no longer current
+// is parsed on its own.
+func TestOpenDocumentOwnsItsEntries(t *testing.T) {
+	defaultCache.purge()
+	path, text := genSource("go", 200)
+	const key = "test://owns.go"
+	OpenDocument(key, path, text)
+	defer CloseDocument(key)
+	ctx := context.Background()
+	if _, err := DocumentSymbols(ctx, path, text); err != nil { // whole parse: the document keeps its tree
+		t.Fatal(err)
+	}
+	before := defaultCache.len()
+	r := rand.New(rand.NewPCG(3, 16))
+	var olds [][]byte
+	for range 5 {
+		e := validEdit(r, text, path)
+		next := applyIncrEdit(text, e)
+		EditDocument(key, e.start, e.end, next)
+		olds = append(olds, text)
+		text = next
+		checkLikeFresh(t, path, text, r.IntN(2) == 0)
+		if e := defaultCache.entry(LanguageFor(path), text); e.owner == nil || &e.text[0] != &text[0] {
+			t.Fatal("the current text's entry is not the document's own")
+		}
+	}
+	if n := defaultCache.len(); n != before {
+		t.Errorf("the content-keyed cache went from %d to %d entries for an open document's texts", before, n)
+	}
+	for _, old := range olds {
+		if e := defaultCache.entry(LanguageFor(path), old); e.owner != nil {
+			t.Fatal("an old text got the document's entry")
+		}
+		checkLikeFresh(t, path, old, false)
 	}
 }

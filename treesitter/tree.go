@@ -9,6 +9,7 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	sitter "github.com/smacker/go-tree-sitter"
 )
@@ -78,6 +79,7 @@ type entry struct {
 	ctree  *sitter.Tree
 	closed bool      // evicted: ctree is closed and must not be kept
 	doc    *document // the open document whose tree ctree was reparsed from, if any
+	owner  *document // the open document whose text this is, for entries it owns (see entryOf)
 
 	skel atomic.Pointer[tree] // pruned tree for summaries
 	full atomic.Pointer[tree] // complete tree
@@ -95,7 +97,7 @@ func (e *entry) closeTree() {
 // otherwise from scratch. Call with e.mu held.
 func (e *entry) parseC(ctx context.Context) (*sitter.Tree, error) {
 	if e.cache != nil {
-		if d := e.cache.docs.find(e.lang, e.text); d != nil {
+		if d := e.docOf(); d != nil {
 			if st, ok, err := d.reparse(ctx, &e.cache.docs, e.text); ok {
 				if err == nil {
 					e.doc = d
@@ -105,6 +107,14 @@ func (e *entry) parseC(ctx context.Context) (*sitter.Tree, error) {
 		}
 	}
 	return parseWith(ctx, e.lang, nil, e.text)
+}
+
+// docOf returns the open document whose current text is e.text, or nil.
+func (e *entry) docOf() *document {
+	if e.owner != nil {
+		return e.owner
+	}
+	return e.cache.docs.find(e.lang, e.text)
 }
 
 // parseWith parses text with a pooled parser, reusing old (a tree of an
@@ -126,7 +136,14 @@ func parseWith(ctx context.Context, lang *Language, old *sitter.Tree, text []byt
 		p = sitter.NewParser()
 		p.SetLanguage(lang.lang)
 	}
-	st, cancelled, err := parseWatched(ctx, p, old, text)
+	var st *sitter.Tree
+	var cancelled bool
+	var err error
+	if pc, flag := parserC(p, lang.lang); old != nil && pc != nil {
+		st, cancelled, err = reparseDirect(ctx, pc, flag, old, text)
+	} else {
+		st, cancelled, err = parseWatched(ctx, p, old, text)
+	}
 	if cancelled || err != nil || st == nil {
 		p.Close()
 	} else {
@@ -143,6 +160,42 @@ func parseWith(ctx context.Context, lang *Language, old *sitter.Tree, text []byt
 		return nil, fmt.Errorf("treesitter: parsing %s failed (retry, or read the file plainly): %w", lang.Name, err)
 	}
 	return st, nil
+}
+
+// reparseDirect reparses text from old with the C parser pc (see
+// parseStringC), watching ctx as parseWatched does: when ctx is done during
+// the parse the parser's cancellation flag is set, and cancelled reports
+// it (the parser must then be closed).
+func reparseDirect(ctx context.Context, pc unsafe.Pointer, flag *uintptr, old *sitter.Tree, text []byte) (st *sitter.Tree, cancelled bool, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, true, err
+	}
+	var fired chan bool
+	var done chan struct{}
+	if ctx.Done() != nil {
+		done, fired = make(chan struct{}), make(chan bool, 1)
+		go func() {
+			select {
+			case <-ctx.Done():
+				atomic.StoreUintptr(flag, 1)
+				fired <- true
+			case <-done:
+				fired <- false
+			}
+		}()
+	}
+	st = parseStringC(pc, old, text)
+	if done != nil {
+		close(done)
+		cancelled = <-fired
+	}
+	if st == nil {
+		if cancelled {
+			return nil, true, ctx.Err()
+		}
+		return nil, cancelled, errors.New("tree-sitter returned no tree")
+	}
+	return st, cancelled, nil
 }
 
 // parseWatched runs p.ParseCtx under a private context that is cancelled
@@ -280,7 +333,7 @@ func (e *entry) docSymbols(ctx context.Context) (syms []Symbol, ok bool, err err
 	}
 	st := e.ctree
 	if st == nil {
-		d := e.cache.docs.find(e.lang, e.text)
+		d := e.docOf()
 		if d == nil {
 			return nil, false, nil
 		}
@@ -401,9 +454,14 @@ func newTreeCache(maxTrees, maxWeight int) *treeCache {
 	return &treeCache{ll: list.New(), m: map[cacheKey]*list.Element{}, maxWeight: maxWeight, maxTrees: maxTrees}
 }
 
-// entry returns the cache entry for text, creating it (and evicting old
-// ones) as needed. Texts larger than the budget get an uncached entry.
+// entry returns the cache entry for text: the open document's own when
+// text is the current text of one that keeps a tree (docSet.entryOf),
+// else the content-keyed one, created (evicting old ones) as needed.
+// Texts larger than the budget get an uncached entry.
 func (c *treeCache) entry(lang *Language, text []byte) *entry {
+	if e := c.docs.entryOf(c, lang, text); e != nil {
+		return e
+	}
 	if len(text) > c.maxWeight {
 		return &entry{lang: lang, text: text, closed: true}
 	}
@@ -455,6 +513,7 @@ func (c *treeCache) purge() {
 	c.weight = 0
 	c.retained, c.retainedWeight = nil, 0
 	c.mu.Unlock()
+	all = append(all, c.docs.dropEntries()...)
 	for _, e := range all {
 		e.mu.Lock()
 		e.closed = true
