@@ -52,7 +52,7 @@ Flags:
                (tool, mcp: calls are not forwarded; serve: the server does not become the hub)
 
 Environment:
-  HASHLS_STATE_DIR   where the store lives (default $XDG_STATE_HOME/hashls, else ~/.local/state/hashls)
+  HASHLS_STATE_DIR   where the store lives (default $XDG_STATE_HOME/hashls, else ~/.local/state/hashls; %LOCALAPPDATA%\hashls on Windows)
   HASHLS_MCP_TOKEN   bearer token mcp --http requires (always checked when set; needed off loopback)
   HASHLS_NO_HUB      1 does what --no-hub does
 

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
-	"os"
 	"time"
 
 	"github.com/hashls/hashls/agent"
@@ -29,12 +27,12 @@ const lostWait = 10 * time.Second
 // direct after the caller's own cancellation. viaHub reports whether a hub
 // answered.
 func Forward(ctx context.Context, stateDir, root string, req Request, direct Direct) (res *agent.Result, viaHub bool, err error) {
-	sock, serr := workspace.HubSocket(stateDir, root)
-	if serr != nil {
+	ep, eerr := endpointOf(stateDir, root)
+	if eerr != nil {
 		res, err = direct(ctx, false)
 		return res, false, err
 	}
-	res, err = call(ctx, sock, req)
+	res, err = call(ctx, ep, req)
 	var nh *noHub
 	var lost *lostHub
 	switch {
@@ -44,8 +42,8 @@ func Forward(ctx context.Context, stateDir, root string, req Request, direct Dir
 	case errors.As(err, &lost):
 		// Wait until the hub's process is gone (its lock is free), so
 		// that its half-done commit, if any, is recovered by our open.
-		if release, lerr := workspace.LockFileWait(sock+".lock", lostWait); lerr == nil {
-			_ = os.Remove(sock)
+		if release, lerr := workspace.LockFileWait(ep.lock, lostWait); lerr == nil {
+			ep.clear()
 			release()
 		}
 		res, err = direct(ctx, true)
@@ -68,18 +66,18 @@ func (e *lostHub) Error() string {
 	return fmt.Sprintf("the hub accepted the call and stopped before answering: %v", e.err)
 }
 
-// call sends req to the hub at sock and reads its answer.
-func call(ctx context.Context, sock string, req Request) (*agent.Result, error) {
-	if _, err := os.Stat(sock); err != nil {
-		return nil, &noHub{"no socket"}
-	}
-	var d net.Dialer
-	c, err := d.DialContext(ctx, "unix", sock)
+// call sends req to the hub at ep and reads its answer.
+func call(ctx context.Context, ep endpoint, req Request) (*agent.Result, error) {
+	c, err := ep.dial(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, cancelled(req.Tool, ctx.Err())
 		}
-		removeStale(sock)
+		var nh *noHub
+		if errors.As(err, &nh) {
+			return nil, nh
+		}
+		removeStale(ep)
 		return nil, &noHub{err.Error()}
 	}
 	defer c.Close()
@@ -130,12 +128,12 @@ func cancelled(tool string, err error) error {
 	return &agent.Error{Kind: agent.KindIO, Message: fmt.Sprintf("%s: cancelled while the hub ran it (%v); it may or may not have been applied: check with the audit tool", tool, err), Err: err}
 }
 
-// removeStale removes sock when no live hub holds its lock.
-func removeStale(sock string) {
-	release, ok, err := workspace.TryLockFile(sock + ".lock")
+// removeStale clears the endpoint when no live hub holds its lock.
+func removeStale(ep endpoint) {
+	release, ok, err := workspace.TryLockFile(ep.lock)
 	if err != nil || !ok {
 		return
 	}
 	defer release()
-	_ = os.Remove(sock)
+	ep.clear()
 }

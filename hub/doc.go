@@ -19,20 +19,50 @@
 //
 // # Endpoint
 //
-// A Unix socket (AF_UNIX, also on Windows 10 and later) at
-// workspace.HubSocket(stateDir, root): <state>/hub/<16 hex of
-// sha256(root)>.sock, in a directory only its owner may enter (0700), the
-// socket itself 0600. Beside it, <sock>.lock is held (flock / LockFileEx) by
-// the live hub for as long as it runs, and the OS releases it when the hub
-// dies. So:
+// The endpoint is chosen in one place, a file per OS (endpoint_unix.go,
+// endpoint_windows.go); the rest of the package dials and listens through
+// it. Both sit beside a lock, workspace.HubSocket(stateDir, root) + ".lock"
+// (<state>/hub/<16 hex of sha256(root)>.sock.lock), held (flock /
+// LockFileEx) by the live hub for as long as it runs and released by the OS
+// when the hub dies.
+//
+// On Unix (Linux, macOS) the endpoint is a Unix socket at
+// workspace.HubSocket's path, in a directory only its owner may enter
+// (0700), the socket itself 0600. Its path must fit a socket address (103
+// bytes); a longer one (a very deep state directory) means no hub.
+//
+// On Windows it is a named pipe, per user, and per state directory and root
+// as the socket is:
+//
+//	\\.\pipe\hashls-<8 hex of sha256(user SID)>-<16 hex of sha256(hub path)>
+//
+// Not AF_UNIX, although Windows 10 (1803) and later have it: a named pipe
+// works on every Windows; who may open it is the pipe object's own security
+// descriptor, with remote clients refused and a first-instance flag against
+// squatting (an AF_UNIX socket's access is its file's ACL, inherited from a
+// directory); and it runs under wine, CI's Windows, whose 8.0 has no
+// AF_UNIX (listen fails with WSAEAFNOSUPPORT), so the Windows endpoint is
+// tested on every CI run. The pipe's security descriptor makes the user its
+// owner and lets only the user and SYSTEM open it; it rejects remote
+// clients (PIPE_REJECT_REMOTE_CLIENTS); the hub creates its first instance
+// with FILE_FLAG_FIRST_PIPE_INSTANCE, so that a name another process made
+// first (squatting it) makes Listen fail rather than share it (wine does
+// not enforce that flag; its test skips there); a caller opens it with
+// SECURITY_IDENTIFICATION (the hub cannot act as the caller) and talks only
+// to a pipe its own user owns. It is built on golang.org/x/sys/windows
+// (already a dependency) and Go's own I/O completion port for the connected
+// pipe (os.NewFile of an overlapped handle); no pipe library is added.
+//
+// So:
 //
 //   - one hub per root: Listen fails with ErrBusy while another process holds
 //     the lock (that process is the hub; the second server works without
 //     advertising itself);
-//   - stale sockets: a hub that was killed leaves its socket file behind.
-//     Listen removes it once it holds the lock; a caller that cannot connect
-//     takes the lock without waiting and, when it gets it (no hub is alive),
-//     removes the socket; a missing socket costs a caller one stat.
+//   - a dead hub: a killed hub leaves its socket file behind on Unix (a
+//     pipe goes away with its process). Listen removes it once it holds the
+//     lock; a caller that cannot connect takes the lock without waiting and,
+//     when it gets it (no hub is alive), removes the socket; a missing
+//     socket or pipe costs a caller one stat or one open.
 //
 // # Protocol (version 1)
 //
@@ -55,9 +85,10 @@
 // The rule is: the caller runs a call directly only when it can prove the hub
 // did not apply it, and then at most once.
 //
-//   - No ack (the socket is missing or refuses, or the connection ends before
-//     the ack line): the hub never ran the call, because it runs a call only
-//     after writing its ack, and bytes a process wrote to a Unix socket are
+//   - No ack (the endpoint is missing or refuses, or the connection ends
+//     before the ack line): the hub never ran the call, because it runs a
+//     call only after writing its ack, and bytes a process wrote to a Unix
+//     socket or a named pipe (closed, not disconnected, when it dies) are
 //     delivered even when it dies right after. The caller runs it directly.
 //   - Ack, then the connection ends without a result: the call may be
 //     unapplied, half committed or applied. The caller waits until the hub is

@@ -78,7 +78,7 @@ var ErrBusy = errors.New("another hashls process is already the hub of this root
 
 // Server is a listening hub.
 type Server struct {
-	sock    string
+	ep      endpoint
 	ln      net.Listener
 	release func()
 	run     Runner
@@ -98,42 +98,37 @@ func Listen(stateDir, root string, run Runner, logf func(string, ...any)) (*Serv
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	sock, err := workspace.HubSocket(stateDir, root)
+	ep, err := endpointOf(stateDir, root)
 	if err != nil {
 		return nil, err
 	}
-	if err := workspace.MkdirHub(sock); err != nil {
+	if err := workspace.MkdirHub(ep.lock); err != nil {
 		return nil, err
 	}
-	release, ok, err := workspace.TryLockFile(sock + ".lock")
+	release, ok, err := workspace.TryLockFile(ep.lock)
 	if err != nil {
-		return nil, fmt.Errorf("hub lock %s: %w", sock+".lock", err)
+		return nil, fmt.Errorf("hub lock %s: %w", ep.lock, err)
 	}
 	if !ok {
 		return nil, ErrBusy
 	}
-	// We hold the lock: a socket file left here is a dead hub's.
-	if err := os.Remove(sock); err != nil && !errors.Is(err, os.ErrNotExist) {
-		release()
-		return nil, fmt.Errorf("removing the stale hub socket %s: %w", sock, err)
-	}
-	ln, err := net.Listen("unix", sock)
+	ln, err := ep.listen()
 	if err != nil {
 		release()
-		return nil, fmt.Errorf("hub socket %s: %w", sock, err)
+		return nil, err
 	}
-	_ = os.Chmod(sock, 0o600) // the directory is 0700 already; Windows has no modes
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{sock: sock, ln: ln, release: release, run: run, logf: logf, ctx: ctx, cancel: cancel}
+	s := &Server{ep: ep, ln: ln, release: release, run: run, logf: logf, ctx: ctx, cancel: cancel}
 	s.wg.Add(1)
 	go s.accept()
 	return s, nil
 }
 
-// Socket returns the socket's path.
-func (s *Server) Socket() string { return s.sock }
+// Addr returns the endpoint's address: the socket's path on Unix, the
+// pipe's name on Windows.
+func (s *Server) Addr() string { return s.ep.addr() }
 
-// Close stops advertising the hub (the socket is removed), cancels the calls
+// Close stops advertising the hub (the endpoint is removed), cancels the calls
 // in flight and waits for them, then releases the lock.
 func (s *Server) Close() error {
 	var err error
@@ -141,7 +136,7 @@ func (s *Server) Close() error {
 		err = s.ln.Close()
 		s.cancel()
 		s.wg.Wait()
-		_ = os.Remove(s.sock)
+		s.ep.clear()
 		s.release()
 	})
 	return err

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,6 +33,20 @@ func testRoot(t *testing.T) (root, state string) {
 	return root, state
 }
 
+// runsDirectly forwards a call that no hub may take: it must run directly,
+// and not as a retry.
+func runsDirectly(t *testing.T, state, root, why string) {
+	t.Helper()
+	ran := false
+	_, via, err := Forward(context.Background(), state, root, Request{ID: NewCallID(), Tool: "read"}, func(_ context.Context, retry bool) (*agent.Result, error) {
+		ran = !retry
+		return &agent.Result{}, nil
+	})
+	if err != nil || via || !ran {
+		t.Fatalf("%s: err %v, via a hub %v, ran directly (not as a retry) %v", why, err, via, ran)
+	}
+}
+
 func noDirect(t *testing.T) Direct {
 	return func(context.Context, bool) (*agent.Result, error) {
 		t.Error("the call ran directly although a hub answered")
@@ -54,9 +67,7 @@ func TestForwardToHub(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h.Close()
-	if fi, err := os.Stat(h.Socket()); err != nil || fi.Mode().Perm()&0o077 != 0 {
-		t.Fatalf("socket %v, %v: want owner-only", fi, err)
-	}
+	checkPrivate(t, h)
 	if _, err := Listen(state, root, nil, nil); !errors.Is(err, ErrBusy) {
 		t.Fatalf("second hub: %v, want ErrBusy", err)
 	}
@@ -80,55 +91,32 @@ func TestForwardToHub(t *testing.T) {
 	if !errors.As(err, &ae) || ae.Kind != agent.KindStale || ae.SuggestedAction != "read again" {
 		t.Fatalf("error %v", err)
 	}
-	// Closing removes the socket: the next call runs directly.
+	// Closing removes the endpoint: the next call runs directly.
 	h.Close()
-	if _, err := os.Stat(h.Socket()); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("socket after Close: %v", err)
+	if left := leftover(h.ep); left != "" {
+		t.Fatalf("after Close: %s", left)
 	}
-	ran := false
-	_, via, _ = Forward(context.Background(), state, root, Request{ID: "c3", Tool: "read"}, func(_ context.Context, retry bool) (*agent.Result, error) {
-		ran = !retry
-		return &agent.Result{}, nil
-	})
-	if via || !ran {
-		t.Fatalf("without a hub: via %v, ran directly %v", via, ran)
-	}
+	runsDirectly(t, state, root, "without a hub")
 }
 
-// TestStaleSocket: a socket file left by a dead hub is removed by a caller
-// (which runs the call directly) and by the next hub.
-func TestStaleSocket(t *testing.T) {
+// TestStaleEndpoint: what a dead hub leaves (on Unix its socket file, on
+// Windows only its lock file) is cleared by a caller (which runs the call
+// directly) and by the next hub.
+func TestStaleEndpoint(t *testing.T) {
 	root, state := testRoot(t)
-	sock, err := workspace.HubSocket(state, root)
+	ep, err := endpointOf(state, root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	stale := func() {
-		if err := workspace.MkdirHub(sock); err != nil {
-			t.Fatal(err)
-		}
-		ln, err := net.Listen("unix", sock)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ln.(*net.UnixListener).SetUnlinkOnClose(false)
-		ln.Close() // the file stays, nobody listens: a dead hub's
+	deadHub(t, ep)
+	runsDirectly(t, state, root, "dead hub")
+	if left := leftover(ep); left != "" {
+		t.Fatalf("the caller left the dead hub's endpoint: %s", left)
 	}
-	stale()
-	ran := false
-	if _, via, err := Forward(context.Background(), state, root, Request{ID: "x", Tool: "read"}, func(_ context.Context, retry bool) (*agent.Result, error) {
-		ran = !retry
-		return &agent.Result{}, nil
-	}); err != nil || via || !ran {
-		t.Fatalf("stale socket: err %v via %v ran directly %v", err, via, ran)
-	}
-	if _, err := os.Stat(sock); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("the caller left the stale socket: %v", err)
-	}
-	stale()
+	deadHub(t, ep)
 	h, err := Listen(state, root, func(context.Context, Request) (*agent.Result, error) { return &agent.Result{Text: "ok"}, nil }, t.Logf)
 	if err != nil {
-		t.Fatalf("Listen over a stale socket: %v", err)
+		t.Fatalf("Listen over a dead hub's endpoint: %v", err)
 	}
 	defer h.Close()
 	if res, via, err := Forward(context.Background(), state, root, Request{ID: "y", Tool: "read"}, noDirect(t)); err != nil || !via || res.Text != "ok" {
@@ -140,9 +128,12 @@ func TestStaleSocket(t *testing.T) {
 // version) never runs it: the caller runs it directly, not as a retry.
 func TestRefusedBeforeAck(t *testing.T) {
 	root, state := testRoot(t)
-	sock, _ := workspace.HubSocket(state, root)
-	_ = workspace.MkdirHub(sock)
-	ln, err := net.Listen("unix", sock)
+	ep, err := endpointOf(state, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = workspace.MkdirHub(ep.lock)
+	ln, err := ep.listen()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,9 +188,14 @@ func TestHelperHub(t *testing.T) {
 		fmt.Println("listen:", err)
 		os.Exit(3)
 	}
-	fmt.Println("listening", h.Socket())
+	fmt.Println("listening", h.Addr())
 	select {}
 }
+
+// helperWait bounds each wait for the helper hub process (its start, a
+// line it prints) and for the caller after the kill: generous, because a
+// process start under wine on a loaded CI machine takes seconds.
+const helperWait = 90 * time.Second
 
 // TestHubKilledMidCall kills a hub process after it accepted a call (before
 // and after applying it): the caller's retry applies the edit exactly once.
@@ -236,7 +232,7 @@ func TestHubKilledMidCall(t *testing.T) {
 					if !strings.HasPrefix(l, prefix) {
 						t.Fatalf("helper said %q, want %s…", l, prefix)
 					}
-				case <-time.After(20 * time.Second):
+				case <-time.After(helperWait):
 					t.Fatalf("helper did not say %s", prefix)
 				}
 			}
@@ -283,7 +279,7 @@ func TestHubKilledMidCall(t *testing.T) {
 			var o outcome
 			select {
 			case o = <-done:
-			case <-time.After(30 * time.Second):
+			case <-time.After(helperWait):
 				t.Fatal("the caller did not finish after the hub died")
 			}
 			if o.err != nil {

@@ -20,7 +20,7 @@ import (
 // Options configures Serve.
 type Options struct {
 	// StateDir is where the workspace store lives ("" = the workspace
-	// default: $HASHLS_STATE_DIR, else the XDG state directory). The
+	// default: $HASHLS_STATE_DIR, else the OS's, see workspace.StateDir). The
 	// initializationOption "stateDir" overrides it.
 	StateDir string
 	// Logf receives diagnostics for stderr. nil discards them. Serve never

@@ -25,7 +25,7 @@ type Options struct {
 	// offers roots/list, else the current directory.
 	Root string
 	// StateDir is where the store lives ("" = $HASHLS_STATE_DIR, else the
-	// XDG state directory), as for the CLI.
+	// OS's default, see workspace.StateDir), as for the CLI.
 	StateDir string
 	// Version is reported as serverInfo.version.
 	Version string

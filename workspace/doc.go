@@ -135,9 +135,10 @@
 // follows the audit log as every process appends to it (PRAGMA data_version),
 // for the editor's activity panel.
 //
-// Beside the store, HubSocket names the Unix socket where the root's hub
-// advertises itself (<state>/hub/<hash>.sock, directory 0700) and
-// TryLockFile the lock that makes it one per root (package hub).
+// Beside the store, HubSocket names the path of the root's hub
+// (<state>/hub/<hash>.sock, directory 0700: its Unix socket, and the stem of
+// its lock on every OS) and TryLockFile the lock that makes it one per root
+// (package hub, which chooses the endpoint: a named pipe on Windows).
 //
 // # Operating systems
 //
@@ -167,4 +168,7 @@
 //     one file has one Path.Abs: one overlay, one lock, one store key. Linux
 //     names are byte strings. Confinement is checked on that final spelling.
 //     SplitSelector's drive-letter rule is the same on every OS.
+//   - The default state directory (statedir_*.go): $XDG_STATE_HOME/hashls,
+//     else ~/.local/state/hashls on Unix and macOS; %LOCALAPPDATA%\hashls on
+//     Windows. HASHLS_STATE_DIR (or Options.StateDir) wins everywhere.
 package workspace

@@ -1,23 +1,17 @@
 package workspace
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 )
 
-// maxSocketPath bounds a hub socket's path: sun_path holds 108 bytes on
-// Linux and Windows, 104 on macOS (with the terminating NUL).
-const maxSocketPath = 103
-
-// HubSocket returns the Unix socket where the hub of root (the `hashls serve`
-// of an editor open on it) is advertised: <stateDir>/hub/<first 16 hex of
-// sha256(canonical root)>.sock, with stateDir resolved as StateDir does. The
-// hub creates the directory owner-only (MkdirHub, 0700), so only its owner can
-// reach the socket. It fails when the path would be too long for a socket address
-// (a very deep state directory): there is no hub then, and every process
-// works directly on the store.
+// HubSocket returns the path of the hub of root (the `hashls serve` of an
+// editor open on it): <stateDir>/hub/<first 16 hex of sha256(canonical
+// root)>.sock, with stateDir resolved as StateDir does. On Unix the hub
+// listens on a socket there; on every OS its lock is that path's .lock
+// (package hub decides the endpoint: on Windows a named pipe named after
+// this path). The hub creates the directory owner-only (MkdirHub, 0700).
 func HubSocket(stateDir, root string) (string, error) {
 	dir, err := StateDir(stateDir)
 	if err != nil {
@@ -27,11 +21,7 @@ func HubSocket(stateDir, root string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	sock := filepath.Join(dir, "hub", shortHash(real)+".sock")
-	if len(sock) > maxSocketPath {
-		return "", &Error{Kind: KindInvalid, Msg: fmt.Sprintf("hub socket path %s is %d bytes, longer than a socket address holds (%d); set HASHLS_STATE_DIR to a shorter directory to use the hub", sock, len(sock), maxSocketPath)}
-	}
-	return sock, nil
+	return filepath.Join(dir, "hub", shortHash(real)+".sock"), nil
 }
 
 // MkdirHub creates the directory of a hub socket, owner-only.

@@ -171,12 +171,7 @@ func TestOpenErrors(t *testing.T) {
 
 func TestStateDir(t *testing.T) {
 	tmp := t.TempDir() // absolute on every OS ("/x" is not absolute on Windows)
-	x, y, z, home := filepath.Join(tmp, "x", "state"), filepath.Join(tmp, "y"), filepath.Join(tmp, "z"), filepath.Join(tmp, "home", "u")
-	t.Setenv("HASHLS_STATE_DIR", "")
-	t.Setenv("XDG_STATE_HOME", x)
-	if d, _ := StateDir(""); d != filepath.Join(x, "hashls") {
-		t.Errorf("XDG: %q", d)
-	}
+	y, z := filepath.Join(tmp, "y"), filepath.Join(tmp, "z")
 	t.Setenv("HASHLS_STATE_DIR", y)
 	if d, _ := StateDir(""); d != y {
 		t.Errorf("HASHLS_STATE_DIR: %q", d)
@@ -185,11 +180,13 @@ func TestStateDir(t *testing.T) {
 		t.Errorf("explicit: %q", d)
 	}
 	t.Setenv("HASHLS_STATE_DIR", "")
-	t.Setenv("XDG_STATE_HOME", "")
-	t.Setenv("HOME", home)
-	t.Setenv("USERPROFILE", home) // os.UserHomeDir on Windows
-	if d, _ := StateDir(""); d != filepath.Join(home, ".local", "state", "hashls") {
-		t.Errorf("home: %q", d)
+	for _, c := range defaultStateDirCases(tmp) {
+		for k, v := range c.env {
+			t.Setenv(k, v)
+		}
+		if d, err := StateDir(""); d != c.want {
+			t.Errorf("%s: %q (%v), want %q", c.name, d, err, c.want)
+		}
 	}
 	p := StorePath(filepath.FromSlash("/s"), filepath.FromSlash("/work/my proj"))
 	if !strings.HasPrefix(p, filepath.FromSlash("/s/roots/my_proj-")) || !strings.HasSuffix(p, ".db") || len(filepath.Base(p)) != len("my_proj-")+16+3 {

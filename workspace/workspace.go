@@ -14,7 +14,7 @@ import (
 // Options configures Open.
 type Options struct {
 	// StateDir is where the store lives. "" means $HASHLS_STATE_DIR, else
-	// $XDG_STATE_HOME/hashls, else ~/.local/state/hashls.
+	// the OS's default (see StateDir).
 	StateDir string
 	// NoStore opens the workspace without a store (tests, read-only use).
 	NoStore bool
@@ -129,23 +129,25 @@ func (w *Workspace) Store() *Store { return w.store }
 func (w *Workspace) StateDirPath() string { return w.stateDir }
 
 // StateDir returns the state directory to use: dir when not empty, else
-// $HASHLS_STATE_DIR, else $XDG_STATE_HOME/hashls, else
-// ~/.local/state/hashls. The result is absolute; it is not created.
+// $HASHLS_STATE_DIR, else the OS's default (stateHome, statedir_*.go):
+// $XDG_STATE_HOME/hashls, else ~/.local/state/hashls on Unix and macOS;
+// %LOCALAPPDATA%\hashls, else <home>\AppData\Local\hashls on Windows. The
+// result is absolute; it is not created.
 func StateDir(dir string) (string, error) {
 	if dir == "" {
 		dir = os.Getenv("HASHLS_STATE_DIR")
 	}
 	if dir == "" {
-		if x := os.Getenv("XDG_STATE_HOME"); x != "" && filepath.IsAbs(x) {
+		if x := os.Getenv(stateHome.env); x != "" && filepath.IsAbs(x) {
 			dir = filepath.Join(x, "hashls")
 		}
 	}
 	if dir == "" {
 		home, err := os.UserHomeDir()
 		if err != nil || home == "" {
-			return "", &Error{Kind: KindStore, Msg: "cannot find a state directory for the store: no home directory; set HASHLS_STATE_DIR", Err: err}
+			return "", &Error{Kind: KindStore, Msg: fmt.Sprintf("cannot find a state directory for the store: neither %s nor a home directory is set; set HASHLS_STATE_DIR", stateHome.env), Err: err}
 		}
-		dir = filepath.Join(home, ".local", "state", "hashls")
+		dir = filepath.Join(append([]string{home}, append(stateHome.inHome, "hashls")...)...)
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
