@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -172,13 +173,7 @@ func TestCrashRecovery(t *testing.T) {
 	if os.Getenv(crashChildEnv) != "" {
 		t.Skip("in the child")
 	}
-	kills := 200
-	if testing.Short() {
-		kills = 30
-	}
-	if s := os.Getenv("HASHLS_CRASH_KILLS"); s != "" {
-		kills = atoi(s)
-	}
+	kills := crashKills(200, 30)
 	root := t.TempDir()
 	state := t.TempDir()
 	t.Setenv("HASHLS_STATE_DIR", state)
@@ -196,17 +191,7 @@ func TestCrashRecovery(t *testing.T) {
 	start := time.Now()
 	lastGen := 0
 	for k := 0; k < kills; k++ {
-		cmd := exec.Command(exe, "-test.run=^TestCrashChild$")
-		cmd.Env = append(os.Environ(), crashChildEnv+"="+root)
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		cmd, stdout, stderr := startCrashChild(t, exe, "TestCrashChild", crashChildEnv+"="+root)
 		// One kill in four lands 20-220 ms after the start, whatever the
 		// child is doing (its open and recovery included); the others
 		// once it says its workload starts, so a slow start (a loaded
@@ -226,19 +211,8 @@ func TestCrashRecovery(t *testing.T) {
 			}
 			time.Sleep(time.Duration(rng.IntN(window)) * time.Millisecond)
 		}
-		_ = cmd.Process.Kill()
-		if err := cmd.Wait(); !killed(err) {
-			t.Fatalf("kill %d: the child ended on its own (%v): %s", k, err, stderr.String())
-		}
-		// The next open recovers.
-		ws, err := workspace.Open(root, workspace.Options{})
-		if err != nil {
-			t.Fatalf("kill %d: open after the crash: %v", k, err)
-		}
+		ws := killAndRecover(t, k, cmd, stderr, root)
 		for _, r := range ws.Recovered() {
-			if r.Err != nil {
-				t.Fatalf("kill %d: recovery of journal #%d failed: %v", k, r.Intent, r.Err)
-			}
 			outcomes[r.Outcome]++
 		}
 		gen := checkCrashInvariants(t, k, ws)
@@ -251,6 +225,76 @@ func TestCrashRecovery(t *testing.T) {
 	t.Logf("%d kills in %v: %d generations committed; recoveries: %v", kills, time.Since(start).Round(time.Millisecond), lastGen, outcomes)
 	if lastGen == 0 {
 		t.Fatal("the child never committed anything: the kills came too early to test anything")
+	}
+}
+
+// startCrashChild starts the test binary exe running only the test named
+// run, with env added; it returns the child, its stdout and what it writes
+// on stderr.
+func startCrashChild(t *testing.T, exe, run string, env ...string) (*exec.Cmd, io.Reader, *strings.Builder) {
+	t.Helper()
+	cmd := exec.Command(exe, "-test.run=^"+run+"$")
+	cmd.Env = append(os.Environ(), env...)
+	stderr := &strings.Builder{}
+	cmd.Stderr = stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, stdout, stderr
+}
+
+// crashKills is the number of kills of a crash test: HASHLS_CRASH_KILLS
+// when set, else short under -short, else full.
+func crashKills(full, short int) int {
+	if s := os.Getenv("HASHLS_CRASH_KILLS"); s != "" {
+		return atoi(s)
+	}
+	if testing.Short() {
+		return short
+	}
+	return full
+}
+
+// killAndRecover kills the child, checks that the kill ended it, and opens
+// the workspace at root (which recovers), failing on a recovery error.
+func killAndRecover(t *testing.T, k int, cmd *exec.Cmd, stderr *strings.Builder, root string) *workspace.Workspace {
+	t.Helper()
+	_ = cmd.Process.Kill()
+	if err := cmd.Wait(); !killed(err) {
+		t.Fatalf("kill %d: the child ended on its own (%v): %s", k, err, stderr.String())
+	}
+	ws, err := workspace.Open(root, workspace.Options{})
+	if err != nil {
+		t.Fatalf("kill %d: open after the crash: %v", k, err)
+	}
+	for _, r := range ws.Recovered() {
+		if r.Err != nil {
+			t.Fatalf("kill %d: recovery of journal #%d failed: %v", k, r.Intent, r.Err)
+		}
+	}
+	return ws
+}
+
+// checkCrashStore checks what every crash test checks after recovery: no
+// temp file is left under the root, the store is intact and the journal
+// is empty.
+func checkCrashStore(t *testing.T, k int, ws *workspace.Workspace) {
+	t.Helper()
+	filepath.WalkDir(ws.Root(), func(p string, de os.DirEntry, err error) error {
+		if err == nil && strings.Contains(de.Name(), ".hashls-") {
+			t.Fatalf("kill %d: temp file left: %s", k, p)
+		}
+		return nil
+	})
+	if err := ws.Store().IntegrityCheck(); err != nil {
+		t.Fatalf("kill %d: %v", k, err)
+	}
+	if recs, err := ws.Recover(context.Background()); err != nil || len(recs) != 0 {
+		t.Fatalf("kill %d: journal not empty after recovery: %+v %v", k, recs, err)
 	}
 }
 
@@ -315,17 +359,6 @@ func checkCrashInvariants(t *testing.T, k int, ws *workspace.Workspace) int {
 			t.Fatalf("kill %d: arc.zip m.txt = %q, %v", k, m, err)
 		}
 	}
-	filepath.WalkDir(root, func(p string, de os.DirEntry, err error) error {
-		if err == nil && strings.Contains(de.Name(), ".hashls-") {
-			t.Fatalf("kill %d: temp file left: %s", k, p)
-		}
-		return nil
-	})
-	if err := ws.Store().IntegrityCheck(); err != nil {
-		t.Fatalf("kill %d: %v", k, err)
-	}
-	if recs, err := ws.Recover(context.Background()); err != nil || len(recs) != 0 {
-		t.Fatalf("kill %d: journal not empty after recovery: %+v %v", k, recs, err)
-	}
+	checkCrashStore(t, k, ws)
 	return gen
 }

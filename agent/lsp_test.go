@@ -23,7 +23,12 @@ type lspEnv struct {
 
 func newLSPEnv(t testing.TB, servers map[string]langserver.Server) *lspEnv {
 	t.Helper()
-	root := lsptest.GoModule(t)
+	return newLSPEnvIn(t, lsptest.GoModule(t), servers)
+}
+
+// newLSPEnvIn is newLSPEnv over root.
+func newLSPEnvIn(t testing.TB, root string, servers map[string]langserver.Server) *lspEnv {
+	t.Helper()
 	ws, err := workspace.Open(root, workspace.Options{StateDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -227,5 +232,61 @@ func TestLSPWorkspaceDiagnosticsAndRenameFile(t *testing.T) {
 	}
 	if !strings.Contains(res.Text, "(moved from shapes/shapes.go)") {
 		t.Errorf("text:\n%s", res.Text)
+	}
+}
+
+// TestLSPRenameOtherServers: a rename through the lsp tool lands in both
+// files through the commit path with typescript-language-server and clangd
+// too; and an edit that breaks the build reports the new error.
+func TestLSPRenameOtherServers(t *testing.T) {
+	for _, c := range []struct {
+		name, project string
+		need          func(testing.TB)
+		// open is diagnosed first (clangd renames across the files in its
+		// index: with compile_flags.txt, the open ones).
+		open, file, symbol string
+		line               int
+		want               map[string]string
+		breakFile, from    string
+		to                 string
+	}{
+		{name: "typescript-language-server", project: "tsproj", need: lsptest.NeedTypeScript,
+			open: "b.ts", file: "a.ts", line: 1, symbol: "total",
+			want:      map[string]string{"a.ts": "export function sum(", "b.ts": "const n: number = sum([1, 2]);"},
+			breakFile: "b.ts", from: "const n: number", to: "const n: string"},
+		{name: "clangd", project: "cproj", need: lsptest.NeedClangd,
+			open: "main.c", file: "total.h", line: 4, symbol: "total",
+			want:      map[string]string{"total.h": "static inline int sum(int a", "main.c": "  return sum(1, 2);"},
+			breakFile: "main.c", from: "sum(1, 2)", to: "sum(1)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.need(t)
+			e := newLSPEnvIn(t, lsptest.Project(t, c.project), nil)
+			res := e.run(t, "lsp", map[string]any{"action": "diagnostics", "file": c.open, "timeout": 60})
+			if !strings.Contains(res.Text, "OK") {
+				t.Fatalf("%s is not clean:\n%s", c.open, res.Text)
+			}
+			res = e.run(t, "lsp", map[string]any{"action": "rename", "file": c.file, "line": c.line, "symbol": c.symbol, "newName": "sum", "timeout": 60})
+			if len(res.Changes) != len(c.want) {
+				t.Fatalf("changes = %+v\n%s", res.Changes, res.Text)
+			}
+			for rel, want := range c.want {
+				if got := e.file(t, rel); !strings.Contains(got, want) || strings.Contains(got, "total(") {
+					t.Errorf("%s after the rename:\n%s", rel, got)
+				}
+			}
+			if log, err := e.ws.Store().AuditLog(10); err != nil || len(log) != len(c.want) {
+				t.Errorf("audit rows = %d (%v), want %d", len(log), err, len(c.want))
+			}
+			src := e.file(t, c.breakFile)
+			res = e.run(t, "write", map[string]any{"path": c.breakFile, "content": strings.Replace(src, c.from, c.to, 1), "diagnostics": 30000})
+			if res.Diagnostics == nil || len(res.Diagnostics.Touched) == 0 || res.Diagnostics.Touched[0].Severity != "error" {
+				t.Fatalf("breaking write: %+v\n%s", res.Diagnostics, res.Text)
+			}
+			res = e.run(t, "write", map[string]any{"path": c.breakFile, "content": src, "diagnostics": 30000})
+			if res.Diagnostics == nil || len(res.Diagnostics.Touched)+len(res.Diagnostics.Elsewhere) != 0 {
+				t.Fatalf("fix: %+v\n%s", res.Diagnostics, res.Text)
+			}
+		})
 	}
 }

@@ -37,32 +37,35 @@ type client struct {
 	progress map[string]bool
 	capture  *[]json.RawMessage // workspace/applyEdit requests while set
 	started  time.Time
+	// unversioned is set once the server published diagnostics without
+	// naming the document version they are for (typescript-language-server).
+	unversioned bool
 }
 
 type openDoc struct {
 	version int
 	sum     [32]byte
 	text    []byte
+	synced  time.Time // when this version was sent
 }
 
 // published is the last diagnostics a server published for one document.
 type published struct {
 	version int // the document version the server named; -1 when none
-	seq     uint64
+	at      time.Time
 	diags   []wireDiagnostic
 }
 
-var publishSeq struct {
-	sync.Mutex
-	n uint64
-}
-
-func nextSeq() uint64 {
-	publishSeq.Lock()
-	defer publishSeq.Unlock()
-	publishSeq.n++
-	return publishSeq.n
-}
+// unversionedQuiet is how long a server that names no document version in
+// its diagnostics must publish nothing more for a document, after the
+// document was sent and after its last publish, before that publish counts
+// as the diagnostics of what was sent. Such a publish may be a late one for
+// the text before, or one of several (typescript-language-server publishes
+// its syntax, semantic and suggestion diagnostics one after the other, and
+// publishes nothing when they did not change); it waits 300-800 ms after a
+// change before it asks tsserver, so the quiet period must exceed that and
+// the check itself. The protocol gives no other signal.
+const unversionedQuiet = 1500 * time.Millisecond
 
 // pipeRWC joins a process's stdout and stdin into one connection.
 type pipeRWC struct {
@@ -188,7 +191,10 @@ func (c *client) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 				v = *p.Version
 			}
 			c.mu.Lock()
-			c.diags[p.URI] = &published{version: v, seq: nextSeq(), diags: p.Diagnostics}
+			c.diags[p.URI] = &published{version: v, at: time.Now(), diags: p.Diagnostics}
+			if v < 0 {
+				c.unversioned = true
+			}
 			close(c.changed)
 			c.changed = make(chan struct{})
 			c.mu.Unlock()
@@ -386,14 +392,14 @@ func (c *client) sync(ctx context.Context, path string, text []byte) (int, error
 		return v, nil
 	}
 	if d == nil {
-		d = &openDoc{version: 1, sum: sum, text: text}
+		d = &openDoc{version: 1, sum: sum, text: text, synced: time.Now()}
 		c.open[uri] = d
 		c.mu.Unlock()
 		return 1, c.notify(ctx, "textDocument/didOpen", map[string]any{"textDocument": map[string]any{
 			"uri": uri, "languageId": c.srv.languageID(path), "version": 1, "text": string(text)}})
 	}
 	d.version++
-	d.sum, d.text = sum, text
+	d.sum, d.text, d.synced = sum, text, time.Now()
 	v := d.version
 	c.mu.Unlock()
 	return v, c.notify(ctx, "textDocument/didChange", map[string]any{
@@ -420,27 +426,54 @@ func (c *client) isOpen(path string) bool {
 }
 
 // waitDiagnostics waits until the server published diagnostics for path
-// at version (or, for servers that name no version, any publish after
-// seq), the server stopped, or ctx ends. It returns what was published
-// last and whether it is fresh.
-func (c *client) waitDiagnostics(ctx context.Context, path string, version int, after uint64) ([]wireDiagnostic, bool) {
+// at version, the server stopped, or ctx ends. It returns what was
+// published last and whether it is fresh. A server that names no version
+// (see unversionedQuiet) is taken at its word once it has published nothing
+// for the document for unversionedQuiet since the document was sent and
+// since its last publish.
+func (c *client) waitDiagnostics(ctx context.Context, path string, version int) ([]wireDiagnostic, bool) {
 	uri := URI(path)
 	for {
 		c.mu.Lock()
 		p := c.diags[uri]
 		ch := c.changed
 		dead := c.dead
+		unversioned := c.unversioned
+		var last time.Time
+		if d := c.open[uri]; d != nil {
+			last = d.synced
+		}
 		c.mu.Unlock()
-		if p != nil && (p.version == version || (p.version < 0 && p.seq > after) || p.version > version) {
+		if p != nil && p.version >= version {
 			return p.diags, true
 		}
 		if dead {
 			return nilOr(p), false
 		}
+		var quiet <-chan time.Time
+		var timer *time.Timer
+		if unversioned {
+			if p != nil && p.at.After(last) {
+				last = p.at
+			}
+			left := time.Until(last.Add(unversionedQuiet))
+			if left <= 0 {
+				return nilOr(p), true
+			}
+			timer = time.NewTimer(left)
+			quiet = timer.C
+		}
 		select {
 		case <-ch:
+		case <-quiet:
 		case <-ctx.Done():
+			if timer != nil {
+				timer.Stop()
+			}
 			return nilOr(p), false
+		}
+		if timer != nil {
+			timer.Stop()
 		}
 	}
 }
@@ -453,18 +486,14 @@ func nilOr(p *published) []wireDiagnostic {
 }
 
 // snapshot returns the diagnostics cached now for every document.
-func (c *client) snapshot() (map[string][]wireDiagnostic, uint64) {
+func (c *client) snapshot() map[string][]wireDiagnostic {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	out := make(map[string][]wireDiagnostic, len(c.diags))
-	var max uint64
 	for u, p := range c.diags {
 		out[u] = p.diags
-		if p.seq > max {
-			max = p.seq
-		}
 	}
-	return out, max
+	return out
 }
 
 // waitIdle waits until no work-done progress is running (the server has

@@ -142,9 +142,9 @@ func TestMissingServerNamesBinaryAndInstall(t *testing.T) {
 }
 
 func TestHangingServerTimesOutAndRestarts(t *testing.T) {
-	bin := lsptest.HangServer(t)
+	hang := lsptest.HangServer(t)
 	root := t.TempDir()
-	m := newManager(t, root, map[string]Server{"hang": {Command: []string{bin}, FileTypes: []string{".hang"}}})
+	m := newManager(t, root, map[string]Server{"hang": {Command: hang, FileTypes: []string{".hang"}}})
 	f := filepath.Join(root, "a.hang")
 	os.WriteFile(f, []byte("x\n"), 0o644)
 	for i := 0; i < 2; i++ {
@@ -215,11 +215,11 @@ func TestPyrightDiagnostics(t *testing.T) {
 // TestServerDiesAndIdles: a server that died is restarted on the next
 // request; one idle past IdleTimeout is stopped.
 func TestServerDiesAndIdles(t *testing.T) {
-	bin := lsptest.HangServer(t)
+	hang := lsptest.HangServer(t)
 	root := t.TempDir()
 	f := filepath.Join(root, "a.hang")
 	os.WriteFile(f, []byte("x\n"), 0o644)
-	p := NewPool(Options{Logf: t.Logf, IdleTimeout: 300 * time.Millisecond, Servers: map[string]Server{"hang": {Command: []string{bin}, FileTypes: []string{".hang"}}}})
+	p := NewPool(Options{Logf: t.Logf, IdleTimeout: 300 * time.Millisecond, Servers: map[string]Server{"hang": {Command: hang, FileTypes: []string{".hang"}}}})
 	t.Cleanup(p.Close)
 	m := p.For(openWS(t, root))
 	if _, err := m.ServerFor(ctxFor(t, 30*time.Second), f); err != nil {

@@ -602,16 +602,11 @@ func (m *Manager) clientsFor(ctx context.Context, path string) ([]*client, error
 // its current content. fresh is false when the wait ran out and the
 // result is the last published (possibly stale) set.
 func (m *Manager) Diagnostics(ctx context.Context, path string) (diags []Diagnostic, fresh bool, err error) {
-	c, err := m.clientFor(ctx, path)
+	c, v, li, err := m.open(ctx, path)
 	if err != nil {
 		return nil, false, err
 	}
-	_, before := c.snapshot()
-	c2, v, li, err := m.open(ctx, path)
-	if err != nil {
-		return nil, false, err
-	}
-	w, fresh := c2.waitDiagnostics(ctx, path, v, before)
+	w, fresh := c.waitDiagnostics(ctx, path, v)
 	return convertDiags(path, li, w), fresh, nil
 }
 
@@ -640,7 +635,7 @@ func (m *Manager) Cached() map[string][]Diagnostic {
 	cs := m.running()
 	out := map[string][]Diagnostic{}
 	for _, c := range cs {
-		snap, _ := c.snapshot()
+		snap := c.snapshot()
 		for uri, ds := range snap {
 			p := PathOf(uri)
 			if p == "" || len(ds) == 0 {
@@ -744,7 +739,7 @@ func (m *Manager) CodeActions(ctx context.Context, path string, at Pos, only str
 	c.waitIdle(ctx)
 	// The diagnostics on that line give the server its quick fixes.
 	wctx, cancel := context.WithTimeout(ctx, time.Second)
-	w, _ := c.waitDiagnostics(wctx, path, v, 0)
+	w, _ := c.waitDiagnostics(wctx, path, v)
 	cancel()
 	var here []wireDiagnostic
 	for _, d := range w {

@@ -96,6 +96,9 @@ type commandResult struct {
 	Details any            `json:"details,omitempty"`
 	Changes []agent.Change `json:"changes,omitempty"` // the files changed, typed
 	Shown   []agent.Shown  `json:"shown,omitempty"`   // the files shown under a tag
+	// Diagnostics are the language servers' new diagnostics after an edit
+	// (the diagnosticsMs setting or the call's diagnostics argument).
+	Diagnostics *agent.DiagnosticsReport `json:"diagnostics,omitempty"`
 }
 
 // runTool runs one agent tool and returns {text, details}, or an LSP error
@@ -105,7 +108,7 @@ func (s *server) runTool(ctx context.Context, tool string, args []byte, token pr
 	if err != nil {
 		return nil, err
 	}
-	return marshalAny(commandResult{Text: res.Text, Details: res.Details, Changes: res.Changes, Shown: res.Shown})
+	return marshalAny(commandResult{Text: res.Text, Details: res.Details, Changes: res.Changes, Shown: res.Shown, Diagnostics: res.Diagnostics})
 }
 
 // callTool runs tool with progress reporting and an activity notification,

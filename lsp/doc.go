@@ -73,7 +73,10 @@
 //
 // Settings, from initializationOptions and workspace/didChangeConfiguration,
 // at the top level or under "hashls" (see Settings): progress, activity,
-// logLevel, applyEditTimeoutMs, stateDir (initializationOptions only).
+// logLevel, applyEditTimeoutMs, stateDir (initializationOptions only), and
+// the edit tools' defaults: seenLines, editHeaders, diagnosticsMs and
+// formatOnWrite (diagnostics after edits and format-on-write; a call's own
+// arguments override them).
 //
 // # Files
 //

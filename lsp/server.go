@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -172,11 +173,26 @@ type Settings struct {
 	// EditHeaders is the form of the edit tool's result headers:
 	// "pilcrow" (¶PATH#TAG, the default) or "bracket" ([PATH#TAG]).
 	EditHeaders string `json:"editHeaders"`
+	// DiagnosticsMs is how long edit, write, edit_file and apply_patch
+	// wait for the language servers' diagnostics of what they changed
+	// and report the new ones (0, the default: they do not; at most
+	// 30000). A call's diagnostics argument overrides it. The CLI and MCP
+	// read HASHLS_DIAGNOSTICS_MS instead.
+	DiagnosticsMs int `json:"diagnosticsMs"`
+	// FormatOnWrite has the language server format what those tools wrote
+	// (a call's format argument overrides it; CLI and MCP:
+	// HASHLS_FORMAT_ON_WRITE).
+	FormatOnWrite bool `json:"formatOnWrite"`
 }
 
 // editSettings are the edit tool's settings these settings give.
 func (st Settings) editSettings() agent.EditSettings {
-	return agent.EditSettings{AllowUnseen: st.SeenLines != nil && !*st.SeenLines, BracketHeaders: st.EditHeaders == "bracket"}
+	return agent.EditSettings{
+		AllowUnseen:     st.SeenLines != nil && !*st.SeenLines,
+		BracketHeaders:  st.EditHeaders == "bracket",
+		DiagnosticsWait: time.Duration(st.DiagnosticsMs) * time.Millisecond,
+		FormatOnWrite:   st.FormatOnWrite,
+	}
 }
 
 func defaultSettings() Settings {
@@ -198,7 +214,7 @@ func applySettings(cur Settings, raw []byte) (Settings, error) {
 	}
 	next := cur
 	if err := json.Unmarshal(raw, &next); err != nil {
-		return cur, fmt.Errorf("invalid hashls settings (expected {progress: bool, activity: bool, logLevel: string, applyEditTimeoutMs: number, stateDir: string, seenLines: bool, editHeaders: string}): %w", err)
+		return cur, fmt.Errorf("invalid hashls settings (expected {progress: bool, activity: bool, logLevel: string, applyEditTimeoutMs: number, stateDir: string, seenLines: bool, editHeaders: string, diagnosticsMs: number, formatOnWrite: bool}): %w", err)
 	}
 	switch next.EditHeaders {
 	case "", "pilcrow", "bracket":
@@ -209,6 +225,9 @@ func applySettings(cur Settings, raw []byte) (Settings, error) {
 	case "error", "warning", "info", "debug":
 	default:
 		return cur, fmt.Errorf("invalid logLevel %q: use error, warning, info or debug", next.LogLevel)
+	}
+	if next.DiagnosticsMs < 0 || next.DiagnosticsMs > 30000 {
+		return cur, fmt.Errorf("invalid diagnosticsMs %d: use 0 (off) to 30000 milliseconds", next.DiagnosticsMs)
 	}
 	if next.ApplyEditTimeoutMs <= 0 {
 		next.ApplyEditTimeoutMs = defaultSettings().ApplyEditTimeoutMs

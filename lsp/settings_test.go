@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"testing"
+	"time"
 
 	"github.com/hashls/hashls/agent"
 )
@@ -17,6 +18,10 @@ func TestEditSettings(t *testing.T) {
 		{`{"seenLines":true,"editHeaders":"bracket"}`, agent.EditSettings{BracketHeaders: true}, false},
 		{`{"editHeaders":"pilcrow"}`, agent.EditSettings{}, false},
 		{`{"editHeaders":"angle"}`, agent.EditSettings{}, true},
+		{`{"hashls":{"diagnosticsMs":1500,"formatOnWrite":true}}`, agent.EditSettings{DiagnosticsWait: 1500 * time.Millisecond, FormatOnWrite: true}, false},
+		{`{"diagnosticsMs":-1}`, agent.EditSettings{}, true},
+		{`{"diagnosticsMs":60000}`, agent.EditSettings{}, true},
+		{`{"formatOnWrite":"yes"}`, agent.EditSettings{}, true},
 	}
 	for _, tt := range tests {
 		st, err := applySettings(defaultSettings(), []byte(tt.raw))

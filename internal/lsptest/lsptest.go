@@ -1,7 +1,9 @@
 // Package lsptest is what the language-server tests share: finding a real
 // server (skipping without it locally, failing under CI), a small Go module
-// to navigate (testdata/gomod, copied fresh per test), and a fake server
-// that never answers (testdata/hangserver). Only tests import it.
+// to navigate (testdata/gomod, copied fresh per test, and small TypeScript,
+// C and Rust projects beside it), and a deterministic fake server
+// (testdata/fakeserver) that publishes diagnostics, formats and renames,
+// or with -hang never answers. Only tests import it.
 package lsptest
 
 import (
@@ -46,10 +48,17 @@ func NeedServer(t testing.TB, bin, install string) {
 // Under -short it skips (gopls takes seconds to load a module).
 func NeedGopls(t testing.TB) {
 	t.Helper()
-	if testing.Short() && !Required() {
-		t.Skip("gopls tests take seconds; skipped under -short")
-	}
+	skipShort(t, "gopls")
 	NeedServer(t, "gopls", "go install golang.org/x/tools/gopls@v0.23.0")
+}
+
+// skipShort skips under -short, unless the servers are Required: real
+// servers take seconds to start and load a project.
+func skipShort(t testing.TB, name string) {
+	t.Helper()
+	if testing.Short() && !Required() {
+		t.Skipf("%s tests take seconds; skipped under -short", name)
+	}
 }
 
 // NeedPyright makes pyright-langserver findable: PATH, or the copy `npm ci`
@@ -57,15 +66,53 @@ func NeedGopls(t testing.TB) {
 // (fails under CI).
 func NeedPyright(t testing.TB) {
 	t.Helper()
-	if testing.Short() && !Required() {
-		t.Skip("pyright tests take seconds; skipped under -short")
-	}
-	bin := filepath.Join(filepath.Dir(dataDir()), "..", "..", "integration", "langservers", "node_modules", ".bin")
-	if _, err := os.Stat(filepath.Join(bin, "pyright-langserver")); err == nil {
-		t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	needNodeServer(t, "pyright", "pyright-langserver")
+}
+
+// NeedTypeScript is NeedPyright for typescript-language-server (and the
+// typescript package it runs, installed beside it).
+func NeedTypeScript(t testing.TB) {
+	t.Helper()
+	needNodeServer(t, "typescript-language-server", "typescript-language-server")
+}
+
+// needNodeServer makes bin findable: PATH, or the copy `npm ci` installs
+// in integration/langservers (as .ci/run does); else it skips (fails
+// under CI).
+func needNodeServer(t testing.TB, name, bin string) {
+	t.Helper()
+	skipShort(t, name)
+	dir := filepath.Join(filepath.Dir(dataDir()), "..", "..", "integration", "langservers", "node_modules", ".bin")
+	if _, err := os.Stat(filepath.Join(dir, bin)); err == nil {
+		t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
 		return
 	}
-	NeedServer(t, "pyright-langserver", "cd integration/langservers && npm ci")
+	NeedServer(t, bin, "cd integration/langservers && npm ci")
+}
+
+// NeedClangd is NeedServer for clangd (CI installs Debian's, 14).
+func NeedClangd(t testing.TB) {
+	t.Helper()
+	skipShort(t, "clangd")
+	NeedServer(t, "clangd", "apt-get install clangd")
+}
+
+// NeedRustAnalyzer runs a test only where rust-analyzer is on PATH, and
+// never requires it: CI cannot install it (rustup's component download
+// needs the network; no Debian or npm package carries it).
+func NeedRustAnalyzer(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("rust-analyzer tests take seconds; skipped under -short")
+	}
+	// rustup puts a rust-analyzer proxy on PATH that fails until the
+	// component is added: ask it for its version.
+	if err := exec.Command("rust-analyzer", "--version").Run(); err != nil {
+		t.Skipf("rust-analyzer is not installed (%v), and CI cannot install it: rustup's component download needs the network, and no Debian or npm package carries it (locally: rustup component add rust-analyzer)", err)
+	}
+	if _, err := exec.LookPath("cargo"); err != nil {
+		t.Skip("rust-analyzer needs cargo to load a project, and cargo is not installed")
+	}
 }
 
 func dataDir() string {
@@ -77,7 +124,16 @@ func dataDir() string {
 // with main.go, report.go and shapes/shapes.go (Area, Square, Total).
 func GoModule(t testing.TB) string {
 	t.Helper()
-	src := filepath.Join(dataDir(), "gomod")
+	return Project(t, "gomod")
+}
+
+// Project returns a fresh copy of testdata/name: gomod (GoModule), tsproj
+// (tsconfig.json, a.ts exporting total, b.ts calling it), cproj
+// (compile_flags.txt, total.h defining total, main.c calling it) or rsproj
+// (a Cargo package whose main.rs calls total in total.rs).
+func Project(t testing.TB, name string) string {
+	t.Helper()
+	src := filepath.Join(dataDir(), name)
 	dst := t.TempDir()
 	err := filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
 		if err != nil {
@@ -99,18 +155,40 @@ func GoModule(t testing.TB) string {
 	return dst
 }
 
-// HangServer builds testdata/hangserver, a language server that answers
-// initialize and shutdown and never anything else, and returns its path.
-func HangServer(t testing.TB) string {
+// HangServer returns the command of a language server that answers
+// initialize and shutdown and never anything else: testdata/fakeserver
+// with -hang.
+func HangServer(t testing.TB) []string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "hangserver")
+	return []string{build(t, "fakeserver"), "-hang"}
+}
+
+// FakeServer builds testdata/fakeserver, a deterministic language server
+// (full text sync): it publishes an error on every line holding "ERROR",
+// formats by removing trailing blanks, and renames the word under the
+// cursor in every file of the root with the document's extension. It
+// returns the binary's path.
+func FakeServer(t testing.TB) string {
+	t.Helper()
+	return build(t, "fakeserver")
+}
+
+// build compiles the command in testdata/name into a temporary directory;
+// without the go command (the Windows test binaries CI runs under wine) the
+// test skips.
+func build(t testing.TB, name string) string {
+	t.Helper()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skipf("the go command, which builds the %s test server, is not available: %v", name, err)
+	}
+	bin := filepath.Join(t.TempDir(), name)
 	if runtime.GOOS == "windows" {
 		bin += ".exe"
 	}
 	cmd := exec.Command("go", "build", "-o", bin, ".")
-	cmd.Dir = filepath.Join(dataDir(), "hangserver")
+	cmd.Dir = filepath.Join(dataDir(), name)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building the fake server: %v\n%s", err, out)
+		t.Fatalf("building %s: %v\n%s", name, err, out)
 	}
 	return bin
 }

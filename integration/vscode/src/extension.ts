@@ -117,6 +117,8 @@ function serverSettings(): Record<string, unknown> {
     activity: c.get<boolean>('activity', true),
     logLevel: c.get<string>('logLevel', 'warning'),
     applyEditTimeoutMs: c.get<number>('applyEditTimeoutMs', 10000),
+    diagnosticsMs: c.get<number>('diagnosticsMs', 0),
+    formatOnWrite: c.get<boolean>('formatOnWrite', false),
   };
   const stateDir = c.get<string>('stateDir', '');
   if (stateDir) {

@@ -264,7 +264,7 @@ test('package.json: commands, view, settings and activation agree with the code'
   assert.deepEqual(client.serverOptions.args, ['serve']);
   assert.equal(client.serverOptions.transport, 0, 'stdio transport (appends --stdio)');
   assert.equal(client.serverOptions.options.cwd, '/ws');
-  assert.deepEqual(client.clientOptions.initializationOptions, { progress: true, activity: true, logLevel: 'warning', applyEditTimeoutMs: 10000, stateDir: '/tmp/state' });
+  assert.deepEqual(client.clientOptions.initializationOptions, { progress: true, activity: true, logLevel: 'warning', applyEditTimeoutMs: 10000, diagnosticsMs: 0, formatOnWrite: false, stateDir: '/tmp/state' });
   assert.deepEqual(client.clientOptions.documentSelector, [{ scheme: 'file' }]);
   assert.equal(client.clientOptions.synchronize.configurationSection, 'hashls');
   for (const c of contributed) {

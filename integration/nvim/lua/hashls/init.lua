@@ -41,7 +41,7 @@ local mutating = { edit = true, write = true, apply_patch = true, revert = true,
 M.config = {
   cmd = { 'hashls', 'serve', '--stdio' }, -- or a string: the binary (serve --stdio added)
   root_dir = nil, -- string, or function(bufnr) -> string; default: nearest .git/go.mod, else cwd
-  init_options = {}, -- hashls settings: progress, activity, logLevel, applyEditTimeoutMs, stateDir
+  init_options = {}, -- hashls settings: progress, activity, logLevel, applyEditTimeoutMs, stateDir, diagnosticsMs, formatOnWrite
   autostart = true, -- attach every file buffer under the root
   debounce_text_changes = 50,
   timeout_ms = 10000, -- the longest any request waits (the sync Lua API, initialization)

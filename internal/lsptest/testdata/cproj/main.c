@@ -1,0 +1,5 @@
+#include "total.h"
+
+int main(void) {
+  return total(1, 2);
+}
