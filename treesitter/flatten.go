@@ -347,16 +347,14 @@ func flattenMarked(st *sitter.Tree, prevTops []top) ([]node, []top, error) {
 	}
 	var ids *C.uintptr_t
 	if len(prevTops) > 0 {
-		// The table is read during the call only.
-		ids = (*C.uintptr_t)(C.malloc(C.size_t(len(prevTops)) * C.size_t(unsafe.Sizeof(uintptr(0)))))
-		if ids == nil {
-			return nil, nil, errFlatten
-		}
-		defer C.free(unsafe.Pointer(ids))
-		dst := unsafe.Slice((*uintptr)(unsafe.Pointer(ids)), len(prevTops))
+		// The table is Go memory holding no Go pointers, read by C during
+		// the call only (cgo's rules allow that; a C.malloc'ed copy cost
+		// more than the walk that reads it).
+		tbl := make([]uintptr, len(prevTops))
 		for i, t := range prevTops {
-			dst[i] = t.id
+			tbl[i] = t.id
 		}
+		ids = (*C.uintptr_t)(unsafe.Pointer(&tbl[0]))
 	}
 	var out *C.hl_flat
 	var count C.uint32_t
