@@ -40,7 +40,31 @@ if ! command -v wine >/dev/null || ! command -v winepath >/dev/null; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends wine wine64 >/dev/null
 fi
 wine --version 2>/dev/null
-wine wineboot --init >/dev/null 2>&1
+# A fresh prefix takes about 700 MB. wine exits 53 when it cannot load
+# kernel32.dll (STATUS_DLL_NOT_FOUND, 0xC0000135, truncated to a byte): a
+# prefix left half-made, most often by a full disk. So the boot is checked,
+# its output and the free space are printed when it fails, and it is tried
+# once more on a new prefix after this prefix's server is stopped.
+boot_wine() {
+  local attempt rc
+  for attempt in 1 2; do
+    rc=0
+    wine wineboot --init >"$winbin/boot.txt" 2>&1 || rc=$?
+    wineserver -w 2>/dev/null || true
+    if [ "$rc" = 0 ] && [ -f "$WINEPREFIX/drive_c/windows/system32/kernel32.dll" ]; then
+      return 0
+    fi
+    echo "   wineboot failed (attempt $attempt, exit $rc; 53 means kernel32.dll could not be loaded):"
+    tail -20 "$winbin/boot.txt" | sed 's/^/     /'
+    df -h "$winbin" | sed 's/^/     /'
+    wineserver -k 2>/dev/null || true
+    rm -rf "$WINEPREFIX"
+  done
+  echo "FAIL under wine: the prefix could not be made (see above)"
+  return 1
+}
+df -h "$winbin" | tail -1 | awk '{print "   free space for the prefix: " $4}'
+boot_wine
 x86_64-w64-mingw32-gcc -O2 -shared -s -o "$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll" .ci/wine/bcryptprimitives.c -ladvapi32
 echo "   wine prefix ready in $((SECONDS - stage_start))s"
 
@@ -52,6 +76,7 @@ for pkg in edit treesitter workspace workspace/archive workspace/conflict worksp
   (cd "$pkg" && HASHLS_CRASH_KILLS=10 wine "$test_exe" -test.short -test.timeout 15m > "$winbin/out.txt" 2>&1) || {
     cat "$winbin/out.txt"; echo "FAIL under wine: $pkg"; exit 1; }
   tail -1 "$winbin/out.txt"; echo "   $((SECONDS - t0))s"
+  rm -f "$test_exe"   # static test binaries are 20-60 MB each
 done
 echo "== windows/amd64 under wine: CLI session"
 .ci/wine/cli-session.sh "$exe"
