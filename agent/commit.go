@@ -22,7 +22,14 @@ func plannedWrite(p workspace.Path, old, new []byte, note string) planned {
 	if old != nil {
 		base = workspace.BaseOf(old)
 	}
-	return planned{ch: workspace.Change{Path: p, Base: base, New: new, NewTag: edit.Tag(new), Note: note}, old: old}
+	return plannedChange(p, base, old, new, edit.Tag(new), note)
+}
+
+// plannedChange is plannedWrite for a caller that has base (old's sha256,
+// or absent) and new's tag already, as the edit engine's result carries
+// them: each is computed once per edit.
+func plannedChange(p workspace.Path, base workspace.Base, old, new []byte, newTag, note string) planned {
+	return planned{ch: workspace.Change{Path: p, Base: base, New: new, NewTag: newTag, Note: note}, old: old}
 }
 
 // plannedDelete plans deleting p, which holds old.

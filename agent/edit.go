@@ -90,6 +90,24 @@ func (pe *pendingEdit) base() []byte {
 	return pe.res.Old
 }
 
+// baseSum is the commit's base: base's sha256, from the engine's result
+// unless the file is a notebook (the engine saw its cell text).
+func (pe *pendingEdit) baseSum() workspace.Base {
+	if pe.nb {
+		return workspace.BaseOf(pe.file.Bytes)
+	}
+	return workspace.BaseSHA(pe.res.OldSHA256)
+}
+
+// newTag is the tag of content, from the engine's result unless the file
+// is a notebook.
+func (pe *pendingEdit) newTag() string {
+	if pe.nb {
+		return edit.Tag(pe.nbNew)
+	}
+	return pe.res.NewTag
+}
+
 func (editTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
 	var a editArgs
 	if err := json.Unmarshal(raw, &a); err != nil {
@@ -225,10 +243,7 @@ func planAndCommitEdit(ctx context.Context, env *Env, a editArgs, secs []edit.Se
 		case pe.res.Remove:
 			plans = append(plans, plannedDelete(pe.path, pe.base(), "REM"))
 		case pe.dest != nil:
-			pw := plannedWrite(*pe.dest, nil, pe.content(), "moved from "+pe.path.Rel)
-			if !pe.nb {
-				pw.ch.NewTag = pe.res.NewTag
-			}
+			pw := plannedChange(*pe.dest, workspace.BaseAbsent(), nil, pe.content(), pe.newTag(), "moved from "+pe.path.Rel)
 			pw.ch.MovedFrom = pe.path.Rel
 			if !pe.file.Overlay {
 				pw.ch.Mode = pe.file.Mode // a moved file keeps its permissions
@@ -239,10 +254,9 @@ func planAndCommitEdit(ctx context.Context, env *Env, a editArgs, secs []edit.Se
 			}
 			plans = append(plans, pw, plannedDelete(pe.path, pe.base(), "moved to "+pe.dest.Rel))
 		default:
-			pw := plannedWrite(pe.path, pe.base(), pe.content(), "")
+			pw := plannedChange(pe.path, pe.baseSum(), pe.base(), pe.content(), pe.newTag(), "")
 			pw.diff = pe.res.Diff
 			if !pe.nb {
-				pw.ch.NewTag = pe.res.NewTag
 				pw.ch.Seen = pe.seenNew()
 			}
 			plans = append(plans, pw)

@@ -105,6 +105,10 @@ type Result struct {
 	Old, New []byte // exact bytes before and after (BOM and line endings kept)
 	OldTag   string
 	NewTag   string
+	// OldSHA256 is the sha256 of Old, which the engine computed to check
+	// the tag: callers use it as the commit's base instead of hashing Old
+	// again.
+	OldSHA256 [32]byte
 	// NoOp is true when the section applied but changed nothing; New == Old.
 	NoOp             bool
 	Warnings         []string

@@ -211,7 +211,7 @@ func ApplySection(sec Section, f File, opts Options) (*Result, error) {
 	} else {
 		match = liveTag == tag
 	}
-	fin := &finisher{path: path, headerPath: path, raw: f.Bytes, old: live, oldTag: liveTag, opts: opts}
+	fin := &finisher{path: path, headerPath: path, raw: f.Bytes, rawSHA: liveSHA, old: live, oldTag: liveTag, opts: opts}
 	if parsed.MoveTo != "" {
 		fin.headerPath = parsed.MoveTo
 	}
@@ -226,7 +226,7 @@ func ApplySection(sec Section, f File, opts Options) (*Result, error) {
 			return nil, &Error{Kind: KindStale, Msg: "Edit rejected for " + path + ": `" + op + "` needs the content you read, but the section is bound to #" + tag +
 				" and the current file hashes to #" + liveTag + ". Re-read the file to check what changed, then retry with " + header(path, liveTag, opts.BracketHeaders) + "."}
 		}
-		res := &Result{Path: path, Old: f.Bytes, OldTag: liveTag, Warnings: parsed.Warnings}
+		res := &Result{Path: path, Old: f.Bytes, OldTag: liveTag, OldSHA256: liveSHA, Warnings: parsed.Warnings}
 		if parsed.Remove {
 			res.Remove = true
 			res.Text = withWarnings("Removed "+path+" (its content is in the trash: restore it with the restore tool).", parsed.Warnings)
@@ -418,6 +418,7 @@ type finisher struct {
 	path       string // display path of the section's file
 	headerPath string // the path the result header names (an MV destination)
 	raw        []byte // the live bytes
+	rawSHA     [32]byte
 	old        *doc
 	oldTag     string
 	opts       Options
@@ -449,7 +450,7 @@ func (f *finisher) finishMove(a *applied, warns []string, blocks []BlockResoluti
 // finish builds the Result for an applied section.
 func (f *finisher) finish(a *applied, warns []string, blocks []BlockResolution) *Result {
 	path, raw, old, oldTag := f.path, f.raw, f.old, f.oldTag
-	res := &Result{Path: path, Old: raw, OldTag: oldTag, Warnings: warns, Blocks: blocks}
+	res := &Result{Path: path, Old: raw, OldTag: oldTag, OldSHA256: f.rawSHA, Warnings: warns, Blocks: blocks}
 	nd := newDoc(a.out)
 	if sameLF(old, nd) {
 		res.New, res.NewTag, res.NoOp = raw, oldTag, true
