@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"runtime"
@@ -163,4 +164,49 @@ func reportPercentiles(b *testing.B, durs []time.Duration) {
 	sort.Slice(durs, func(i, j int) bool { return durs[i] < durs[j] })
 	b.ReportMetric(float64(durs[len(durs)/2].Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(durs[len(durs)*99/100].Microseconds())/1000, "p99-ms")
+}
+
+// BenchmarkEditOpenDocument: hashls.edit of bench/edit.sh's 50-hunk edit to
+// an open 10,000-line document, request to reply: the buffer is edited
+// through workspace/applyEdit and the test client answers with one
+// didChange holding the 50 changes last first, as editors send them.
+// Reports the edit's mean time (edit-ms); each round opens the document
+// again with its original text and reads the lines the edit changes.
+func BenchmarkEditOpenDocument(b *testing.B) {
+	c := newTestClient(b, testOptions())
+	c.initialize(nil)
+	var lines []string
+	for i := 1; i <= 10000; i++ {
+		lines = append(lines, fmt.Sprintf("line %d: some text for the benchmark file", i))
+	}
+	orig := strings.Join(lines, "\n") + "\n"
+	var sel []string
+	for i := 0; i < 50; i++ {
+		sel = append(sel, fmt.Sprintf("%d-%d", i*200+1, i*200+1))
+	}
+	var total time.Duration
+	for i := 0; i < b.N; i++ {
+		u := c.open("big.txt", orig, orig)
+		var res map[string]any
+		if err := c.call("workspace/executeCommand", map[string]any{"command": "hashls.read", "arguments": []any{map[string]any{"path": "big.txt:" + strings.Join(sel, ",")}}}, &res); err != nil {
+			b.Fatal(err)
+		}
+		js, _ := json.Marshal(res)
+		s := string(js)
+		k := strings.Index(s, "big.txt#")
+		tag := s[k+8 : k+12]
+		var ops []string
+		for j := 0; j < 50; j++ {
+			ops = append(ops, fmt.Sprintf("replace %d..%d:\n+changed %d", j*200+1, j*200+1, j))
+		}
+		input := "¶big.txt#" + tag + "\n" + strings.Join(ops, "\n")
+		t0 := time.Now()
+		if err := c.call("workspace/executeCommand", map[string]any{"command": "hashls.edit", "arguments": []any{map[string]any{"input": input}}}, &res); err != nil {
+			b.Fatal(err)
+		}
+		total += time.Since(t0)
+		c.notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": u}})
+		c.barrier()
+	}
+	b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "edit-ms")
 }

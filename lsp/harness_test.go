@@ -146,17 +146,30 @@ func (c *testClient) applyEdit(ctx context.Context, params json.RawMessage) (any
 			return map[string]any{"applied": false, "failureReason": "version mismatch"}, nil
 		}
 		// Every range names the document before the edit (the LSP rule):
-		// apply them last first, which the didChange reports in that order.
-		var changes []map[string]any
-		for i := len(dc.Edits) - 1; i >= 0; i-- {
-			e := dc.Edits[i]
+		// the text is rebuilt in one pass, and the didChange reports the
+		// edits last first, as editors do (each range then still names the
+		// text the server has).
+		offs := make([][2]int, len(dc.Edits))
+		for i, e := range dc.Edits {
 			if i > 0 && comparePos(dc.Edits[i-1].Range.End, e.Range.Start) > 0 {
 				c.mu.Unlock()
 				return map[string]any{"applied": false, "failureReason": "overlapping or unordered edits"}, nil
 			}
-			s, en := utf16Offset(d.text, e.Range.Start), utf16Offset(d.text, e.Range.End)
-			d.text = d.text[:s] + e.NewText + d.text[en:]
-			changes = append(changes, map[string]any{"range": e.Range, "text": e.NewText})
+			offs[i] = [2]int{utf16Offset(d.text, e.Range.Start), utf16Offset(d.text, e.Range.End)}
+		}
+		var b strings.Builder
+		b.Grow(len(d.text))
+		at := 0
+		for i, e := range dc.Edits {
+			b.WriteString(d.text[at:offs[i][0]])
+			b.WriteString(e.NewText)
+			at = offs[i][1]
+		}
+		b.WriteString(d.text[at:])
+		d.text = b.String()
+		var changes []map[string]any
+		for i := len(dc.Edits) - 1; i >= 0; i-- {
+			changes = append(changes, map[string]any{"range": dc.Edits[i].Range, "text": dc.Edits[i].NewText})
 		}
 		d.version++
 		v := d.version

@@ -60,6 +60,11 @@ func FuzzIncrementalSync(f *testing.F) {
 		_ = s.DidOpen(ctx, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: u, LanguageID: "go", Version: 1, Text: text}})
 		want := text
 		version := int32(1)
+		// Half the inputs send both changes in one didChange, in order
+		// (the second's range names the text after the first), as an
+		// editor sends a multi-edit.
+		together := (a1^b2)&1 == 1
+		var batch []protocol.TextDocumentContentChangeEvent
 		for _, e := range []struct {
 			a, b uint16
 			ins  string
@@ -74,14 +79,19 @@ func FuzzIncrementalSync(f *testing.F) {
 			}
 			rng := protocol.Range{Start: refPosition(want, start), End: refPosition(want, end)}
 			want = want[:start] + e.ins + want[end:]
+			batch = append(batch, &protocol.TextDocumentContentChangePartial{Range: rng, Text: e.ins})
+			if together && len(batch) < 2 {
+				continue
+			}
 			version++
 			err := s.DidChange(ctx, &protocol.DidChangeTextDocumentParams{
 				TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: version},
-				ContentChanges: []protocol.TextDocumentContentChangeEvent{&protocol.TextDocumentContentChangePartial{Range: rng, Text: e.ins}},
+				ContentChanges: batch,
 			})
 			if err != nil {
 				t.Fatal(err)
 			}
+			batch = nil
 			// The document's tree follows the changes (treesitter checks
 			// that the offsets describe them; its tests compare the
 			// results with fresh parses).
@@ -102,4 +112,62 @@ func FuzzIncrementalSync(f *testing.F) {
 			t.Fatalf("server %q, want %q", sn.text, want)
 		}
 	})
+}
+
+// TestDidChangeMultiEdit: several range changes in one didChange, in the
+// orders editors send them (last first, as VS Code and Neovim do for a
+// multi-edit, which the server applies in one pass; first first; adjacent;
+// line breaks, CRLF and UTF-16 columns), leave the server's copy equal to
+// the same edits applied one at a time by offset.
+func TestDidChangeMultiEdit(t *testing.T) {
+	base := "package a\r\n// 😀 é\r\nfunc f() {\n\treturn 1\n}\n\n// tail ✓\n"
+	type ed struct {
+		start, end int
+		ins        string
+	}
+	cases := []struct {
+		name  string
+		edits []ed // by offset into the text the previous edits left
+	}{
+		{"last first", []ed{{60, 60, "X"}, {40, 48, "\treturn 2"}, {11, 13, "##"}, {0, 7, "pkg"}}},
+		{"first first", []ed{{0, 7, "pkg"}, {20, 20, "Y\r\n"}, {50, 51, ""}}},
+		{"adjacent, last first", []ed{{30, 35, "b"}, {25, 30, "a"}, {20, 25, ""}}},
+		{"line breaks added and removed", []ed{{58, 59, "\n\n\n"}, {30, 45, ""}, {9, 11, " "}}},
+		{"emoji and CRLF", []ed{{22, 22, "😀😀"}, {14, 18, "x"}, {9, 11, "\n"}}},
+		{"one insertion then one before it", []ed{{40, 40, "A"}, {10, 10, "B"}}},
+		{"overlapping in order (not descending)", []ed{{10, 20, "long text"}, {12, 14, "ab"}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := newServer(Options{Logf: func(string, ...any) {}})
+			ctx := context.Background()
+			u := protocolURI("untitled:multi")
+			_ = s.DidOpen(ctx, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: u, LanguageID: "go", Version: 1, Text: base}})
+			want := base
+			var changes []protocol.TextDocumentContentChangeEvent
+			for _, e := range c.edits {
+				start, end := alignRune(want, e.start), alignRune(want, e.end)
+				changes = append(changes, &protocol.TextDocumentContentChangePartial{Range: protocol.Range{Start: refPosition(want, start), End: refPosition(want, end)}, Text: e.ins})
+				want = want[:start] + e.ins + want[end:]
+			}
+			err := s.DidChange(ctx, &protocol.DidChangeTextDocumentParams{
+				TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: 2},
+				ContentChanges: changes,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sn, err := s.snapshotOf(u)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(sn.text) != want {
+				t.Fatalf("server %q\nwant   %q", sn.text, want)
+			}
+			// The document's tree followed: symbols equal a fresh parse's.
+			if _, err := s.DocumentSymbol(ctx, &protocol.DocumentSymbolParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}}); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
 }

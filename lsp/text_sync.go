@@ -258,6 +258,44 @@ func uinteger(name string, n json.Number) (uint32, error) {
 	return uint32(v), nil
 }
 
+// descending reports whether changes are all range changes, each ending at
+// or before the start of the one before it.
+func descending(changes []change) bool {
+	for i, c := range changes {
+		if c.whole || posAfter(c.start, c.end) || i > 0 && posAfter(c.end, changes[i-1].start) {
+			return false
+		}
+	}
+	return true
+}
+
+// applyDescending applies changes (descending, see descending) to text,
+// whose line index is m, in one pass, and tells the syntax trees of the
+// open document key about them as one edit spanning them all. ok is false,
+// and nothing is done, when their byte offsets are not in order after all.
+func applyDescending(key string, text []byte, m *mapper, changes []change) (next []byte, ok bool) {
+	n := len(changes)
+	starts, ends := make([]int, n), make([]int, n)
+	size := len(text)
+	for i, c := range changes {
+		starts[i], ends[i] = m.offset(c.start), m.offset(c.end)
+		if starts[i] > ends[i] || i > 0 && ends[i] > starts[i-1] {
+			return nil, false
+		}
+		size += len(c.text) - (ends[i] - starts[i])
+	}
+	next = make([]byte, 0, size)
+	at := 0
+	for i := n - 1; i >= 0; i-- {
+		next = append(next, text[at:starts[i]]...)
+		next = append(next, changes[i].text...)
+		at = ends[i]
+	}
+	next = append(next, text[at:]...)
+	treesitter.EditDocument(key, starts[n-1], ends[0], next)
+	return next, true
+}
+
 // posAfter reports whether a comes after b.
 func posAfter(a, b protocol.Position) bool {
 	return a.Line > b.Line || a.Line == b.Line && a.Character > b.Character
@@ -281,6 +319,18 @@ func (s *server) applyChanges(ctx context.Context, u uri.URI, version int32, cha
 	m := d.m
 	skipped := 0
 	key := s.treeKeyOf(u)
+	if len(changes) > 1 && d.outOfSync == "" && descending(changes) {
+		// Each change lies before the one sent ahead of it (editors send a
+		// multi-edit that way), so every range names the text before all
+		// of them: one line index and one copy of the text, not one per
+		// change.
+		if m == nil {
+			m = newMapper(text)
+		}
+		if next, ok := applyDescending(key, text, m, changes); ok {
+			text, m, changes = next, nil, nil
+		}
+	}
 	for _, c := range changes {
 		if c.whole {
 			next := []byte(c.text)
