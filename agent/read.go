@@ -125,9 +125,9 @@ func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 	d := &readDetails{Path: a.Path, ResolvedPath: p.Rel, SHA256: hex.EncodeToString(sum[:]), Raw: sel.Raw, Overlay: f.Overlay}
 	if sel.Raw {
 		// Raw reads show no anchors, so nothing is recorded.
-		lines := splitDisplayLines(f.Bytes)
-		d.Lines = len(lines)
-		text, shown, tr := env.limits().renderRows(p.Rel, lines, sel.Ranges, false)
+		lines := newDisplayLines(f.Bytes)
+		d.Lines = lines.Len()
+		text, shown, tr, _ := env.limits().renderRowsFrom(p.Rel, lines, sel.Ranges, false)
 		d.Shown, d.Truncation = shown, tr
 		return &Result{Text: text, Details: d}, nil
 	}
@@ -151,13 +151,13 @@ func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 				return nil, err
 			}
 			d.Summary = details
-			d.Lines = len(splitDisplayLines(f.Bytes))
+			d.Lines = newDisplayLines(f.Bytes).Len()
 			return &Result{Text: text, Details: d, Shown: shownFile}, nil
 		}
 	}
-	lines := splitDisplayLines(f.Bytes)
-	d.Lines = len(lines)
-	body, shown, tr, seen := env.limits().renderRowsSeen(p.Rel, lines, sel.Ranges, true)
+	lines := newDisplayLines(f.Bytes)
+	d.Lines = lines.Len()
+	body, shown, tr, seen := env.limits().renderRowsFrom(p.Rel, lines, sel.Ranges, true)
 	if err := record(env, p, tag, f.Bytes, &sum, nonNil(seen)); err != nil {
 		return nil, err
 	}
@@ -175,35 +175,59 @@ func record(env *Env, p workspace.Path, tag string, content []byte, sum *[32]byt
 	return nil
 }
 
-// splitDisplayLines splits content into lines as read shows them, matching
-// the edit engine's line numbering: BOM dropped; "\r\n", "\n" and a lone
-// "\r" each end a line; the empty line after a final break (the engine's
-// sentinel) is not shown.
+// splitDisplayLines splits content into lines as read shows them (see
+// displayLines), each line a string.
 func splitDisplayLines(b []byte) []string {
-	b = bytes.TrimPrefix(b, []byte("\xEF\xBB\xBF"))
-	if len(b) == 0 {
-		return nil
-	}
-	lines := make([]string, 0, bytes.Count(b, []byte{'\n'})+1)
-	start := 0
-	for i := 0; i < len(b); i++ {
-		switch b[i] {
-		case '\n':
-			lines = append(lines, string(b[start:i]))
-			start = i + 1
-		case '\r':
-			lines = append(lines, string(b[start:i]))
-			if i+1 < len(b) && b[i+1] == '\n' {
-				i++
-			}
-			start = i + 1
-		}
-	}
-	if start < len(b) {
-		lines = append(lines, string(b[start:]))
+	ls := newDisplayLines(b)
+	lines := make([]string, ls.Len())
+	for n := range lines {
+		lines[n] = ls.Line(n + 1)
 	}
 	return lines
 }
+
+// displayLines indexes content's lines as read shows them, matching the
+// edit engine's line numbering: BOM dropped; "\r\n", "\n" and a lone "\r"
+// each end a line (found by edit.BreakFinder, the one scanner of breaks);
+// the empty line after a final break (the engine's sentinel) is not shown.
+// It keeps offsets, not strings: a read of a few lines of a large file
+// copies only those (a lineSource).
+type displayLines struct {
+	b      []byte
+	starts []int // start of each line; the line ends at the break before the next start
+	ends   []int // end of each line's content (before its break)
+}
+
+func newDisplayLines(b []byte) displayLines {
+	b = bytes.TrimPrefix(b, []byte("\xEF\xBB\xBF"))
+	ls := displayLines{b: b}
+	if len(b) == 0 {
+		return ls
+	}
+	n := bytes.Count(b, []byte{'\n'}) + 1
+	ls.starts, ls.ends = make([]int, 0, n), make([]int, 0, n)
+	br := edit.NewBreakFinder(b)
+	i := 0
+	for i < len(b) {
+		j := br.Next(i)
+		if j < 0 {
+			break
+		}
+		ls.starts, ls.ends = append(ls.starts, i), append(ls.ends, j)
+		i = j + 1
+		if b[j] == '\r' && i < len(b) && b[i] == '\n' {
+			i++
+		}
+	}
+	if i < len(b) {
+		ls.starts, ls.ends = append(ls.starts, i), append(ls.ends, len(b))
+	}
+	return ls
+}
+
+func (l displayLines) Len() int          { return len(l.starts) }
+func (l displayLines) Line(n int) string { return string(l.b[l.starts[n-1]:l.ends[n-1]]) }
+func (l displayLines) LineLen(n int) int { return l.ends[n-1] - l.starts[n-1] }
 
 // renderRows renders the selected rows of lines as "N:TEXT" (numbered) or
 // plain text, with context around explicit ranges and the default limits.

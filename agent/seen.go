@@ -95,7 +95,7 @@ func nonNil(ranges []workspace.LineRange) []workspace.LineRange {
 
 // allLines is the whole of content as read numbers it.
 func allLines(content []byte) []workspace.LineRange {
-	n := len(splitDisplayLines(content))
+	n := newDisplayLines(content).Len()
 	if n == 0 {
 		return nil
 	}
