@@ -96,7 +96,7 @@ func (pe *pendingEdit) baseSum() workspace.Base {
 	if pe.nb {
 		return workspace.BaseOf(pe.file.Bytes)
 	}
-	return workspace.BaseSHA(pe.res.OldSHA256)
+	return workspace.BaseContent(pe.res.Old, pe.res.OldSHA256)
 }
 
 // newTag is the tag of content, from the engine's result unless the file

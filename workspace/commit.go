@@ -53,6 +53,9 @@ type Change struct {
 type Base struct {
 	kind baseKind
 	sum  [32]byte
+	// content, when known, is what has sum: a file found holding exactly
+	// these bytes has that sum without hashing them again.
+	content []byte
 }
 
 type baseKind uint8
@@ -71,10 +74,15 @@ func BaseAny() Base { return Base{kind: baseAny} }
 func BaseAbsent() Base { return Base{kind: baseAbsent} }
 
 // BaseOf requires the file to hold exactly content.
-func BaseOf(content []byte) Base { return Base{kind: baseSHA, sum: sha256.Sum256(content)} }
+func BaseOf(content []byte) Base {
+	return Base{kind: baseSHA, sum: sha256.Sum256(content), content: content}
+}
 
-// BaseSHA requires the file's content to have this sha256.
-func BaseSHA(sum [32]byte) Base { return Base{kind: baseSHA, sum: sum} }
+// BaseContent is BaseOf for a caller that has content's sha256 already
+// (sum must be sha256(content)).
+func BaseContent(content []byte, sum [32]byte) Base {
+	return Base{kind: baseSHA, sum: sum, content: content}
+}
 
 // CommitOptions qualify one Commit.
 type CommitOptions struct {
@@ -209,7 +217,7 @@ func (w *Workspace) Commit(ctx context.Context, tool string, changes []Change, o
 	defer unlock()
 	editor := w.bufferEditor()
 	for _, e := range ents {
-		st, err := w.fileState(e.ch.Path, editor != nil)
+		st, err := w.fileState(e.ch.Path, editor != nil, e.ch.Base)
 		if err != nil {
 			return nil, err
 		}
@@ -272,6 +280,14 @@ func planRenames(ents []*entry, r BufferRenamer) {
 }
 
 // checkBase compares a file's state with what the change expects.
+// sumOf returns b's sha256: b's known sum when b is exactly base's content.
+func (b Base) sumOf(content []byte) [32]byte {
+	if b.kind == baseSHA && b.content != nil && bytes.Equal(content, b.content) {
+		return b.sum
+	}
+	return sha256.Sum256(content)
+}
+
 func checkBase(c *Change, st fileState) error {
 	where := "on disk"
 	if st.overlay {
@@ -295,20 +311,22 @@ func checkBase(c *Change, st fileState) error {
 
 // fileState reads p as Commit sees it: the open buffer when there is one
 // and an editor to apply changes to it (without an editor, changes go to
-// the disk and are checked against it).
-func (w *Workspace) fileState(p Path, buffers bool) (fileState, error) {
+// the disk and are checked against it). Each state is hashed once (the
+// check, the journal, the trash and the result share the sum), or not at
+// all when it is exactly base's known content.
+func (w *Workspace) fileState(p Path, buffers bool, base Base) (fileState, error) {
 	var st fileState
 	if text, version, ok := w.Overlay(p); ok && buffers {
-		st = fileState{exists: true, content: text, mode: 0o644, overlay: true, version: version, sum: sha256.Sum256(text)}
+		st = fileState{exists: true, content: text, mode: 0o644, overlay: true, version: version, sum: base.sumOf(text)}
 		if b, fi, err := readDisk(p); err == nil {
-			st.disk, st.mode, st.diskSum = b, fi.Mode()&(fs.ModePerm|fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky), sha256.Sum256(b)
+			st.disk, st.mode, st.diskSum = b, fi.Mode()&(fs.ModePerm|fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky), base.sumOf(b)
 		}
 		return st, nil
 	}
 	b, fi, err := readDisk(p)
 	switch {
 	case err == nil:
-		sum := sha256.Sum256(b) // each state is hashed once: the check, the journal, the trash and the result share it
+		sum := base.sumOf(b)
 		return fileState{exists: true, content: b, disk: b, sum: sum, diskSum: sum, mode: fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)}, nil
 	case IsKind(err, KindNotFound):
 		return fileState{}, nil
