@@ -233,7 +233,7 @@ func (c *cli) runTool(ctx context.Context, name string, raw []byte) (*agent.Resu
 	if err != nil {
 		return nil, err
 	}
-	res, _, err := hub.Forward(ctx, "", root, hub.Request{ID: id, Tool: name, Args: raw, Transport: "cli"}, direct)
+	res, _, err := hub.Forward(ctx, "", root, hub.Request{ID: id, Tool: name, Args: raw, Transport: "cli", TextOnly: !c.json}, direct)
 	return res, err
 }
 

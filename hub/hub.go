@@ -42,6 +42,10 @@ type Request struct {
 	Tool      string          `json:"tool"`
 	Args      json.RawMessage `json:"args"`
 	Transport string          `json:"transport"`
+	// TextOnly: the caller shows the result's text alone (the CLI without
+	// --json), so the reply leaves out details, changes and shown lines
+	// (an edit's details carry its diff, several times the text).
+	TextOnly bool `json:"textOnly,omitempty"`
 }
 
 // reply is one line the hub sends.
@@ -199,7 +203,12 @@ func (s *Server) serveConn(c net.Conn) {
 		writeLine(c, reply{ID: req.ID, Error: agent.AsError(err)})
 		return
 	}
-	wr := &wireResult{Text: res.Text, Changes: res.Changes, Shown: res.Shown, Warnings: res.Warnings}
+	wr := &wireResult{Text: res.Text, Warnings: res.Warnings}
+	if req.TextOnly {
+		writeLine(c, reply{ID: req.ID, Result: wr})
+		return
+	}
+	wr.Changes, wr.Shown = res.Changes, res.Shown
 	if res.Details != nil {
 		d, merr := json.Marshal(res.Details)
 		if merr != nil {

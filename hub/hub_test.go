@@ -83,6 +83,14 @@ func TestForwardToHub(t *testing.T) {
 	if req.ID != "c1" || req.Tool != "read" || string(req.Args) != `{"path":"a"}` || req.Transport != "cli" {
 		t.Fatalf("request %+v", req)
 	}
+	// A text-only caller gets the text and the warnings alone.
+	h.run = func(context.Context, Request) (*agent.Result, error) {
+		return &agent.Result{Text: "ran", Details: map[string]any{"n": 1}, Changes: []agent.Change{{Path: "a"}}, Shown: []agent.Shown{{Path: "a"}}, Warnings: []string{"w"}}, nil
+	}
+	res, _, err = Forward(context.Background(), state, root, Request{ID: "c3", Tool: "edit", TextOnly: true}, noDirect(t))
+	if err != nil || res.Text != "ran" || res.Details != nil || res.Changes != nil || res.Shown != nil || len(res.Warnings) != 1 {
+		t.Fatalf("text-only result %+v, %v", res, err)
+	}
 	// A tool error keeps its kind and suggested action.
 	h2err := &agent.Error{Kind: agent.KindStale, Message: "moved", SuggestedAction: "read again"}
 	h.run = func(context.Context, Request) (*agent.Result, error) { return nil, h2err }
