@@ -179,6 +179,9 @@ func record(env *Env, p workspace.Path, tag string, content []byte, sum *[32]byt
 // displayLines), each line a string.
 func splitDisplayLines(b []byte) []string {
 	ls := newDisplayLines(b)
+	if ls.Len() == 0 {
+		return nil
+	}
 	lines := make([]string, ls.Len())
 	for n := range lines {
 		lines[n] = ls.Line(n + 1)
