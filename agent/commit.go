@@ -13,6 +13,7 @@ type planned struct {
 	ch     workspace.Change
 	old    []byte // the content the tool planned against; nil when absent
 	diff   string // the tool's own diff; "" computes a unified diff
+	oldTag string // old's tag when the tool has it; "" computes it
 	binary bool   // no text diff (an archive)
 }
 
@@ -67,7 +68,10 @@ func commit(ctx context.Context, env *Env, tool string, plans []planned, allowVC
 		p := plans[i]
 		c := Change{Path: f.Path.Rel, Op: f.Op, MovedFrom: f.MovedFrom, OldSHA256: f.OldSHA256, NewSHA256: f.NewSHA256,
 			NewTag: f.NewTag, TrashIDs: f.TrashIDs, AuditID: f.AuditID, Overlay: f.Overlay, Note: f.Note, Diff: p.diff}
-		if p.old != nil {
+		switch {
+		case p.oldTag != "":
+			c.OldTag = p.oldTag
+		case p.old != nil:
 			c.OldTag = edit.Tag(p.old)
 		}
 		if c.Diff == "" && !p.binary {

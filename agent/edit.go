@@ -258,6 +258,7 @@ func planAndCommitEdit(ctx context.Context, env *Env, a editArgs, secs []edit.Se
 			pw.diff = pe.res.Diff
 			if !pe.nb {
 				pw.ch.Seen = pe.seenNew()
+				pw.oldTag = pe.res.OldTag
 			}
 			plans = append(plans, pw)
 		}
