@@ -17,8 +17,11 @@
 // the changes in order): each content change is passed as the byte offsets
 // the mapper computed (a whole-document change as its minimal edit), so
 // symbols, folding, selection ranges, code actions and block ops on an open
-// document reparse incrementally. didClose and the end of the session free
-// the document's trees.
+// document reparse incrementally. A didChange whose range changes come last
+// first (as editors send a multi-edit, such as the answer to a 50-hunk
+// applyEdit) is applied in one pass over one line index and passed on as
+// one edit spanning them; other orders are applied change by change.
+// didClose and the end of the session free the document's trees.
 //
 // The entry point is Serve, which speaks LSP over one io.ReadWriteCloser
 // (Stdio() for `hashls serve --stdio`). Tool logic lives in package agent;
