@@ -23,9 +23,14 @@ quiet() { grep -v -e 'warning: null character' -e 'anon_sym_' -e '^ *|' -e '^ *[
 
 stage_start=$SECONDS
 winbin=$(mktemp -d)
-export WINEPREFIX="$winbin/prefix" WINEARCH=win64 WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml=" DISPLAY=
+# The prefix (about 700 MB) goes where there is more room: the temporary
+# directory (a small tmpfs on some machines) or beside the checkout.
+prefixes=$(mktemp -d "$PWD/.ci/wine/.prefix-XXXXXX")
+free_kb() { df -Pk "$1" | awk 'NR == 2 {print $4}'; }
+if [ "$(free_kb "$prefixes")" -gt "$(free_kb "$winbin")" ]; then prefix_dir=$prefixes; else prefix_dir=$winbin; fi
+export WINEPREFIX="$prefix_dir/prefix" WINEARCH=win64 WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml=" DISPLAY=
 # wineserver -k stops this prefix's server only (the one this stage started).
-trap 'wineserver -k 2>/dev/null || true; rm -rf "$winbin"' EXIT
+trap 'wineserver -k 2>/dev/null || true; rm -rf "$winbin" "$prefixes"' EXIT
 
 exe=${1:-}
 if [ -z "$exe" ]; then
@@ -44,7 +49,8 @@ wine --version 2>/dev/null
 # kernel32.dll (STATUS_DLL_NOT_FOUND, 0xC0000135, truncated to a byte): a
 # prefix left half-made, most often by a full disk. So the boot is checked,
 # its output and the free space are printed when it fails, and it is tried
-# once more on a new prefix after this prefix's server is stopped.
+# once more on a new prefix in the other place after this prefix's server
+# is stopped.
 boot_wine() {
   local attempt rc
   for attempt in 1 2; do
@@ -56,14 +62,17 @@ boot_wine() {
     fi
     echo "   wineboot failed (attempt $attempt, exit $rc; 53 means kernel32.dll could not be loaded):"
     tail -20 "$winbin/boot.txt" | sed 's/^/     /'
-    df -h "$winbin" | sed 's/^/     /'
+    df -h "$winbin" "$prefixes" | sed 's/^/     /'
     wineserver -k 2>/dev/null || true
     rm -rf "$WINEPREFIX"
+    # The second attempt uses the other place.
+    if [ "$prefix_dir" = "$winbin" ]; then prefix_dir=$prefixes; else prefix_dir=$winbin; fi
+    export WINEPREFIX="$prefix_dir/prefix"
   done
   echo "FAIL under wine: the prefix could not be made (see above)"
   return 1
 }
-df -h "$winbin" | tail -1 | awk '{print "   free space for the prefix: " $4}'
+echo "   prefix in $prefix_dir ($(( $(free_kb "$prefix_dir") / 1024 )) MB free)"
 boot_wine
 x86_64-w64-mingw32-gcc -O2 -shared -s -o "$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll" .ci/wine/bcryptprimitives.c -ladvapi32
 echo "   wine prefix ready in $((SECONDS - stage_start))s"
