@@ -207,8 +207,28 @@ func (s *server) reportActivity(ctx context.Context, tool string, args []byte, r
 		a.Paths = append(a.Paths, p)
 	}
 	sort.Strings(a.Paths)
-	s.notifyActivity(ctx, &a)
+	if !o.forwarded {
+		s.notifyActivity(ctx, &a)
+		return
+	}
+	// A forwarded run's caller waits on the hub's socket, not on the
+	// editor: an editor that stops reading the server's output must not
+	// hold the caller's result. Its notification is written aside, at most
+	// maxForwardedNotes at a time; beyond that it is dropped.
+	select {
+	case s.forwardedNotes <- struct{}{}:
+		go func() {
+			defer func() { <-s.forwardedNotes }()
+			s.notifyActivity(ctx, &a)
+		}()
+	default:
+		s.logf("lsp: %s of a forwarded %s run dropped: the editor has not read the last %d", MethodActivity, tool, maxForwardedNotes)
+	}
 }
+
+// maxForwardedNotes bounds the forwarded runs' activity notifications
+// waiting to be written.
+const maxForwardedNotes = 16
 
 // notifyActivity sends one hashls/activity notification.
 func (s *server) notifyActivity(ctx context.Context, a *Activity) {

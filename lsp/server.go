@@ -52,6 +52,10 @@ type server struct {
 	waiters   []*versionWaiter     // applyEdit callers waiting for a didChange
 
 	others others // the hub endpoint and the audit feed (external.go)
+
+	// forwardedNotes bounds the activity notifications of forwarded runs
+	// still being written to the editor (see reportActivity).
+	forwardedNotes chan struct{}
 }
 
 // Compile-time check: server is a complete protocol.Server.
@@ -89,6 +93,8 @@ func newServer(opts Options) *server {
 		docs:     map[uri.URI]*document{},
 		byPath:   map[string]*document{},
 		settings: defaultSettings(),
+
+		forwardedNotes: make(chan struct{}, maxForwardedNotes),
 	}
 }
 
