@@ -144,6 +144,24 @@ func BenchmarkDidChange(b *testing.B) {
 	c.barrier()
 }
 
+// BenchmarkDidChangeLarge: one incremental keystroke on a 10,000-line
+// (190 KB) document: the line index is updated, not rebuilt.
+func BenchmarkDidChangeLarge(b *testing.B) {
+	c := newTestClient(b, testOptions())
+	c.initialize(nil)
+	var sb strings.Builder
+	sb.WriteString("package big\n\n")
+	for i := 0; i < 2000; i++ {
+		fmt.Fprintf(&sb, "// F%d does a thing.\nfunc F%d(x int) int {\n\treturn x + %d\n}\n\n", i, i, i)
+	}
+	u := c.open("big.txt", "", sb.String())
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		c.change(u, lspRange(5000, 0, 5000, 1), string(rune('a'+i%26)))
+		c.barrier()
+	}
+}
+
 // BenchmarkInitialize: a whole session handshake in-process (pipe, Serve,
 // initialize with a workspace and store, shutdown).
 func BenchmarkInitialize(b *testing.B) {

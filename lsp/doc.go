@@ -20,7 +20,8 @@
 // document reparse incrementally. A didChange whose range changes come last
 // first (as editors send a multi-edit, such as the answer to a 50-hunk
 // applyEdit) is applied in one pass over one line index and passed on as
-// one edit spanning them; other orders are applied change by change.
+// one edit spanning them; other orders are applied change by change. The
+// document's line index is updated from the changed bytes, not rebuilt.
 // didClose and the end of the session free the document's trees.
 //
 // The entry point is Serve, which speaks LSP over one io.ReadWriteCloser

@@ -271,16 +271,17 @@ func descending(changes []change) bool {
 
 // applyDescending applies changes (descending, see descending) to text,
 // whose line index is m, in one pass, and tells the syntax trees of the
-// open document key about them as one edit spanning them all. ok is false,
-// and nothing is done, when their byte offsets are not in order after all.
-func applyDescending(key string, text []byte, m *mapper, changes []change) (next []byte, ok bool) {
+// open document key about them as one edit spanning them all, which it
+// returns (hull: its start and old end). ok is false, and nothing is done,
+// when their byte offsets are not in order after all.
+func applyDescending(key string, text []byte, m *mapper, changes []change) (next []byte, hull [2]int, ok bool) {
 	n := len(changes)
 	starts, ends := make([]int, n), make([]int, n)
 	size := len(text)
 	for i, c := range changes {
 		starts[i], ends[i] = m.offset(c.start), m.offset(c.end)
 		if starts[i] > ends[i] || i > 0 && ends[i] > starts[i-1] {
-			return nil, false
+			return nil, hull, false
 		}
 		size += len(c.text) - (ends[i] - starts[i])
 	}
@@ -293,7 +294,7 @@ func applyDescending(key string, text []byte, m *mapper, changes []change) (next
 	}
 	next = append(next, text[at:]...)
 	treesitter.EditDocument(key, starts[n-1], ends[0], next)
-	return next, true
+	return next, [2]int{starts[n-1], ends[0]}, true
 }
 
 // posAfter reports whether a comes after b.
@@ -327,8 +328,9 @@ func (s *server) applyChanges(ctx context.Context, u uri.URI, version int32, cha
 		if m == nil {
 			m = newMapper(text)
 		}
-		if next, ok := applyDescending(key, text, m, changes); ok {
-			text, m, changes = next, nil, nil
+		if next, hull, ok := applyDescending(key, text, m, changes); ok {
+			m = &mapper{m.Edit(hull[0], hull[1], next)}
+			text, changes = next, nil
 		}
 	}
 	for _, c := range changes {
@@ -354,8 +356,8 @@ func (s *server) applyChanges(ctx context.Context, u uri.URI, version int32, cha
 		next = append(next, c.text...)
 		next = append(next, text[end:]...)
 		treesitter.EditDocument(key, start, end, next)
+		m = &mapper{m.Edit(start, end, next)}
 		text = next
-		m = nil
 	}
 	report := ""
 	if bad != nil {

@@ -4,7 +4,10 @@
 // langserver). The entry point is New.
 package lspmap
 
-import "unicode/utf8"
+import (
+	"slices"
+	"unicode/utf8"
+)
 
 // Mapper converts between LSP positions (0-based line, UTF-16 code unit
 // column) and byte offsets in one version of a document. It is the only place
@@ -34,6 +37,44 @@ func New(text []byte) *Mapper {
 		}
 	}
 	return m
+}
+
+// Edit returns the mapper of text, which is m's text with the bytes
+// [start, oldEnd) replaced: text[:start] and text after the replacement are
+// m's bytes (the caller checked it). The line starts before the change are
+// kept, those after it shifted, and only the new bytes (and the break just
+// before them, which they may pair with) are scanned: a keystroke in a large
+// document costs the number of its lines, not of its bytes. Offsets that
+// cannot describe such a change give New(text).
+func (m *Mapper) Edit(start, oldEnd int, text []byte) *Mapper {
+	delta := len(text) - len(m.text)
+	newEnd := oldEnd + delta
+	if start < 0 || start > oldEnd || oldEnd > len(m.text) || newEnd < start || newEnd > len(text) {
+		return New(text)
+	}
+	keep, _ := slices.BinarySearch(m.lines, start) // lines[:keep] start before the change
+	keep = max(keep, 1)                            // and line 0 starts at 0 whatever changes
+	lines := make([]int, keep, len(m.lines)+8)
+	copy(lines, m.lines[:keep])
+	i := max(start-1, 0)
+	for ; i <= newEnd && i < len(text); i++ {
+		switch text[i] {
+		case '\n':
+			lines = append(lines, i+1)
+		case '\r':
+			if i+1 < len(text) && text[i+1] == '\n' {
+				i++
+			}
+			lines = append(lines, i+1)
+		}
+	}
+	// Breaks from text[i] on are m's, unchanged and paired as before: their
+	// line starts lie after i, at i-delta and more in m.
+	rest, _ := slices.BinarySearch(m.lines, i-delta+1)
+	for _, p := range m.lines[rest:] {
+		lines = append(lines, p+delta)
+	}
+	return &Mapper{text: text, lines: lines}
 }
 
 // LineEnd returns the offset of the end of line l's content (before its line
