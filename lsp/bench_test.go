@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"runtime"
@@ -202,22 +201,23 @@ func BenchmarkEditOpenDocument(b *testing.B) {
 	for i := 0; i < 50; i++ {
 		sel = append(sel, fmt.Sprintf("%d-%d", i*200+1, i*200+1))
 	}
+	var ops []string
+	for j := 0; j < 50; j++ {
+		ops = append(ops, fmt.Sprintf("replace %d..%d:\n+changed %d", j*200+1, j*200+1, j))
+	}
 	var total time.Duration
 	for i := 0; i < b.N; i++ {
 		u := c.open("big.txt", orig, orig)
+		var read struct {
+			Details struct {
+				Tag string `json:"tag"`
+			} `json:"details"`
+		}
+		if err := c.call("workspace/executeCommand", map[string]any{"command": "hashls.read", "arguments": []any{map[string]any{"path": "big.txt:" + strings.Join(sel, ",")}}}, &read); err != nil || read.Details.Tag == "" {
+			b.Fatalf("read: %v (tag %q)", err, read.Details.Tag)
+		}
+		input := "¶big.txt#" + read.Details.Tag + "\n" + strings.Join(ops, "\n")
 		var res map[string]any
-		if err := c.call("workspace/executeCommand", map[string]any{"command": "hashls.read", "arguments": []any{map[string]any{"path": "big.txt:" + strings.Join(sel, ",")}}}, &res); err != nil {
-			b.Fatal(err)
-		}
-		js, _ := json.Marshal(res)
-		s := string(js)
-		k := strings.Index(s, "big.txt#")
-		tag := s[k+8 : k+12]
-		var ops []string
-		for j := 0; j < 50; j++ {
-			ops = append(ops, fmt.Sprintf("replace %d..%d:\n+changed %d", j*200+1, j*200+1, j))
-		}
-		input := "¶big.txt#" + tag + "\n" + strings.Join(ops, "\n")
 		t0 := time.Now()
 		if err := c.call("workspace/executeCommand", map[string]any{"command": "hashls.edit", "arguments": []any{map[string]any{"input": input}}}, &res); err != nil {
 			b.Fatal(err)
