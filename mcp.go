@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/hashls/hashls/hub"
+	"github.com/hashls/hashls/internal/gcfloor"
 	"github.com/hashls/hashls/langserver"
 	"github.com/hashls/hashls/mcp"
 )
@@ -48,6 +49,7 @@ func (c *cli) mcpCmd(args []string) int {
 			return c.usageError("mcp: " + err.Error())
 		}
 	}
+	gcfloor.Start(gcfloor.Default) // a long-lived process: see the package doc
 	logf := func(format string, args ...any) { fmt.Fprintf(c.stderr, "hashls: "+format+"\n", args...) }
 	servers := langserver.NewPool(langserver.Options{Logf: logf})
 	defer servers.Close()

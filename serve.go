@@ -9,6 +9,7 @@ import (
 	"os/signal"
 
 	"github.com/hashls/hashls/hub"
+	"github.com/hashls/hashls/internal/gcfloor"
 	"github.com/hashls/hashls/langserver"
 	"github.com/hashls/hashls/lsp"
 )
@@ -21,6 +22,7 @@ func (c *cli) serve(args []string) int {
 			return c.usageError(fmt.Sprintf("serve: unknown argument %q (serve speaks LSP on stdin/stdout)", a))
 		}
 	}
+	gcfloor.Start(gcfloor.Default) // a long-lived process: see the package doc
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	logf := func(format string, args ...any) { fmt.Fprintf(c.stderr, "hashls: "+format+"\n", args...) }
