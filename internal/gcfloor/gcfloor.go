@@ -11,8 +11,8 @@
 // call faults them in again (a page fault costs about 25 µs on the virtual
 // machines we measure on). A floor of 16 MB lets a few calls' garbage pile
 // up before a collection and keeps those pages mapped: bench/mcp.sh's MCP
-// edit p50 went from 13.9 to 10.2 ms with the same effect obtained through
-// GOGC=400 (BENCHMARKS.md).
+// edit p50 went from 14.5 to 9.7 ms, its read from 3.5 to 2.4 ms
+// (BENCHMARKS.md).
 //
 // How: after every collection Start's hook reads the live heap
 // (runtime/metrics) and sets GOGC so that the next goal is at least the
