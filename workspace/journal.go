@@ -3,7 +3,6 @@ package workspace
 import (
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -55,7 +54,7 @@ func (s *Store) beginIntent(in *intent, trash []trashReq, durable bool) error {
 	if err := s.check(); err != nil {
 		return err
 	}
-	err := s.writeSync(durable, func(tx *sql.Tx) error {
+	err := s.writeSync(durable, func(tx wtx) error {
 		var first int64
 		for i := range trash {
 			t := &trash[i]
@@ -102,7 +101,7 @@ func (s *Store) finishIntent(id int64, recs []Recording, audits []AuditEntry) ([
 	}
 	ids := make([]int64, len(audits))
 	now := time.Now().UnixNano()
-	err := s.write(func(tx *sql.Tx) error {
+	err := s.write(func(tx wtx) error {
 		for _, r := range recs {
 			if err := s.recordTx(tx, r, now); err != nil {
 				return err
@@ -175,19 +174,21 @@ func (s *Store) intentExists(id int64) (bool, error) {
 // writeSync is write with synchronous=FULL for this transaction when full
 // is set. It holds the single writer connection throughout, so the setting
 // applies to this transaction only.
-func (s *Store) writeSync(full bool, f func(tx *sql.Tx) error) error {
+func (s *Store) writeSync(full bool, f func(tx wtx) error) error {
 	if !full {
 		return s.write(f)
 	}
-	if err := s.writeFull(f); err != nil {
+	err := s.writeFull(f)
+	s.wstmts.prepareWanted(s.w) // once the writer connection is back in its pool of one
+	if err != nil {
 		return err
 	}
-	s.foldLog() // once the writer connection is back in its pool of one
+	s.foldLog()
 	return nil
 }
 
 // writeFull runs f in a transaction committed with synchronous=FULL.
-func (s *Store) writeFull(f func(tx *sql.Tx) error) error {
+func (s *Store) writeFull(f func(tx wtx) error) error {
 	ctx := context.Background()
 	c, err := s.w.Conn(ctx)
 	if err != nil {
@@ -202,7 +203,7 @@ func (s *Store) writeFull(f func(tx *sql.Tx) error) error {
 	if err != nil {
 		return err
 	}
-	if err := f(tx); err != nil {
+	if err := f(wtx{tx, &s.wstmts}); err != nil {
 		tx.Rollback()
 		return err
 	}

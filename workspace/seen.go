@@ -34,7 +34,7 @@ func (s *Store) AddSeen(key string, sum [32]byte, ranges []LineRange) error {
 	if err := s.check(); err != nil {
 		return err
 	}
-	err := s.write(func(tx *sql.Tx) error {
+	err := s.write(func(tx wtx) error {
 		return addSeenTx(tx, key, sum, ranges, time.Now().UnixNano())
 	})
 	if err != nil {
@@ -44,7 +44,7 @@ func (s *Store) AddSeen(key string, sum [32]byte, ranges []LineRange) error {
 }
 
 // addSeenTx is AddSeen inside tx.
-func addSeenTx(tx *sql.Tx, key string, sum [32]byte, ranges []LineRange, now int64) error {
+func addSeenTx(tx wtx, key string, sum [32]byte, ranges []LineRange, now int64) error {
 	var prev string
 	err := tx.QueryRow(`SELECT ranges FROM seen WHERE key = ? AND sha256 = ?`, key, sum[:]).Scan(&prev)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
@@ -72,7 +72,7 @@ func (s *Store) Seen(key string, sum [32]byte) (ranges []LineRange, known bool, 
 		return nil, false, err
 	}
 	var text string
-	err = s.r.QueryRow(`SELECT ranges FROM seen WHERE key = ? AND sha256 = ?`, key, sum[:]).Scan(&text)
+	err = s.readRow(`SELECT ranges FROM seen WHERE key = ? AND sha256 = ?`, key, sum[:]).Scan(&text)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, false, nil
 	}

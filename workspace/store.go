@@ -156,6 +156,8 @@ type Store struct {
 	w      *sql.DB // the single writer connection
 	r      *sql.DB // read-only connections
 
+	wstmts, rstmts stmtCache // statements prepared for reuse (stmts.go)
+
 	created int64  // when the store was first made (its marker; see health.go)
 	notice  string // what opening found wrong (a lost or rolled-back store), for Workspace.Notices
 }
@@ -351,6 +353,8 @@ func (s *Store) Close() error {
 	if release, lerr := lockFile(s.path+".open.lock", time.Duration(busyTimeoutMS)*time.Millisecond); lerr == nil {
 		defer release()
 	}
+	s.wstmts.close()
+	s.rstmts.close()
 	var err error
 	if s.r != nil {
 		err = s.r.Close()
@@ -416,7 +420,7 @@ func (s *Store) RecordAll(recs []Recording) error {
 		return nil
 	}
 	now := time.Now().UnixNano()
-	err := s.write(func(tx *sql.Tx) error {
+	err := s.write(func(tx wtx) error {
 		for _, r := range recs {
 			if err := s.recordTx(tx, r, now); err != nil {
 				return err
@@ -431,7 +435,7 @@ func (s *Store) RecordAll(recs []Recording) error {
 }
 
 // recordTx records one snapshot inside a write transaction.
-func (s *Store) recordTx(tx *sql.Tx, r Recording, now int64) error {
+func (s *Store) recordTx(tx wtx, r Recording, now int64) error {
 	if r.SHA256 == nil && r.Content == nil && r.Size > 0 {
 		return &Error{Kind: KindInternal, Msg: "a streamed snapshot without its sha256 (a hashls bug)"}
 	}
@@ -449,7 +453,7 @@ func (s *Store) recordTx(tx *sql.Tx, r Recording, now int64) error {
 }
 
 // recordSnapshotTx records r's snapshot (r.SHA256 set).
-func (s *Store) recordSnapshotTx(tx *sql.Tx, r Recording, now int64) error {
+func (s *Store) recordSnapshotTx(tx wtx, r Recording, now int64) error {
 	key, tag, content := r.Key, r.Tag, r.Content
 	var sum [32]byte
 	if r.SHA256 != nil {
@@ -513,7 +517,7 @@ func (s *Store) recordSnapshotTx(tx *sql.Tx, r Recording, now int64) error {
 
 // dropOldContent drops the oldest kept content until the total is within
 // MaxTotalContentBytes.
-func (s *Store) dropOldContent(tx *sql.Tx, total int64) error {
+func (s *Store) dropOldContent(tx wtx, total int64) error {
 	var dropped int64
 	for total-dropped > s.limits.MaxTotalContentBytes {
 		rows, err := tx.Query(`SELECT id, length(content) FROM snapshots WHERE length(content) IS NOT NULL
@@ -549,12 +553,13 @@ func (s *Store) dropOldContent(tx *sql.Tx, total int64) error {
 }
 
 // write runs f in an immediate write transaction.
-func (s *Store) write(f func(tx *sql.Tx) error) error {
+func (s *Store) write(f func(tx wtx) error) error {
 	tx, err := s.w.BeginTx(context.Background(), nil)
 	if err != nil {
 		return err
 	}
-	if err := f(tx); err != nil {
+	defer s.wstmts.prepareWanted(s.w) // once the connection is back in its pool
+	if err := f(wtx{tx, &s.wstmts}); err != nil {
 		tx.Rollback()
 		return err
 	}
@@ -597,7 +602,7 @@ func (s *Store) Lookup(key, tag string) (Snapshot, bool, error) {
 		return snap, ok, err
 	}
 	var t int64
-	if err := s.r.QueryRow(`SELECT time FROM snapshots WHERE id = ?`, snap.ID).Scan(&t); err != nil {
+	if err := s.readRow(`SELECT time FROM snapshots WHERE id = ?`, snap.ID).Scan(&t); err != nil {
 		return Snapshot{}, false, storeErr(s.path, err)
 	}
 	snap.Time = time.Unix(0, t)
@@ -631,7 +636,7 @@ func (s *Store) LookupMeta(key, tag string) (Snapshot, bool, error) {
 	// So does length(content) IS NULL, while content IS NULL loads the
 	// whole blob: every query that only asks whether a content is kept
 	// says length(content) IS [NOT] NULL.
-	err := s.r.QueryRow(`SELECT id, sha256, length(content) IS NULL,
+	err := s.readRow(`SELECT id, sha256, length(content) IS NULL,
 			CASE WHEN length(content) IS NULL THEN size ELSE length(content) END,
 			id = (SELECT max(id) FROM snapshots WHERE key = ?1)
 		FROM snapshots WHERE key = ?1 AND tag = ?2 ORDER BY id DESC LIMIT 1`, key, tag).
@@ -654,7 +659,7 @@ func (s *Store) SnapshotContent(id int64) (content []byte, kept bool, err error)
 		return nil, false, err
 	}
 	var isNull bool
-	err = s.r.QueryRow(`SELECT content, content IS NULL FROM snapshots WHERE id = ?`, id).Scan(&content, &isNull)
+	err = s.readRow(`SELECT content, content IS NULL FROM snapshots WHERE id = ?`, id).Scan(&content, &isNull)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, false, nil
 	}
@@ -676,7 +681,7 @@ func (s *Store) Head(key string) (Snapshot, bool, error) {
 		return Snapshot{}, false, err
 	}
 	var tag string
-	err := s.r.QueryRow(`SELECT tag FROM snapshots WHERE key = ? ORDER BY id DESC LIMIT 1`, key).Scan(&tag)
+	err := s.readRow(`SELECT tag FROM snapshots WHERE key = ? ORDER BY id DESC LIMIT 1`, key).Scan(&tag)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Snapshot{}, false, nil
 	}
@@ -705,7 +710,7 @@ func (s *Store) Audit(e AuditEntry) (int64, error) {
 		return 0, err
 	}
 	var id int64
-	err := s.write(func(tx *sql.Tx) (err error) {
+	err := s.write(func(tx wtx) (err error) {
 		id, err = auditTx(tx, e)
 		return err
 	})
@@ -717,7 +722,7 @@ func (s *Store) Audit(e AuditEntry) (int64, error) {
 }
 
 // auditTx appends an audit row inside a write transaction.
-func auditTx(tx *sql.Tx, e AuditEntry) (int64, error) {
+func auditTx(tx wtx, e AuditEntry) (int64, error) {
 	t := e.Time
 	if t.IsZero() {
 		t = time.Now()
@@ -813,7 +818,7 @@ func (s *Store) ContentOf(key string, sum [32]byte) (content []byte, ok bool, er
 		return nil, false, err
 	}
 	var id int64
-	err = s.r.QueryRow(`SELECT id FROM snapshots WHERE key = ? AND sha256 = ? AND length(content) IS NOT NULL ORDER BY id DESC LIMIT 1`, key, sum[:]).Scan(&id)
+	err = s.readRow(`SELECT id FROM snapshots WHERE key = ? AND sha256 = ? AND length(content) IS NOT NULL ORDER BY id DESC LIMIT 1`, key, sum[:]).Scan(&id)
 	switch {
 	case err == nil:
 		return s.SnapshotContent(id)
@@ -822,7 +827,7 @@ func (s *Store) ContentOf(key string, sum [32]byte) (content []byte, ok bool, er
 	}
 	// Trash entries that hold their own copy carry no sha256 column: hash
 	// the key's newest ones (entries pointing at a snapshot were found above).
-	rows, err := s.r.Query(`SELECT content FROM trash WHERE key = ? AND snapshot_id IS NULL ORDER BY id DESC LIMIT ?`, key, maxTrashScan)
+	rows, err := s.readRows(`SELECT content FROM trash WHERE key = ? AND snapshot_id IS NULL ORDER BY id DESC LIMIT ?`, key, maxTrashScan)
 	if err != nil {
 		return nil, false, storeErr(s.path, err)
 	}
@@ -855,7 +860,7 @@ func (s *Store) Trash(key string, content []byte, reason string) (int64, error) 
 		return 0, err
 	}
 	var id int64
-	err := s.write(func(tx *sql.Tx) (err error) {
+	err := s.write(func(tx wtx) (err error) {
 		if id, err = trashTx(tx, key, content, nil, reason); err != nil {
 			return err
 		}
@@ -870,7 +875,7 @@ func (s *Store) Trash(key string, content []byte, reason string) (int64, error) 
 // trashTx adds a trash entry inside a write transaction; the caller prunes
 // (pruneTrash) once all of its entries are in.
 // sum is content's sha256 when the caller has it (nil: computed).
-func trashTx(tx *sql.Tx, key string, content []byte, sum *[32]byte, reason string) (int64, error) {
+func trashTx(tx wtx, key string, content []byte, sum *[32]byte, reason string) (int64, error) {
 	if content == nil {
 		content = []byte{}
 	}
@@ -909,7 +914,7 @@ func trashTx(tx *sql.Tx, key string, content []byte, sum *[32]byte, reason strin
 // pruneTrash drops the oldest trash entries older than keepFrom (the first
 // entry of the current transaction, which are all kept) while the trash
 // holds more than maxBytes: its own blobs plus the snapshots it pins.
-func pruneTrash(tx *sql.Tx, keepFrom, maxBytes int64) error {
+func pruneTrash(tx wtx, keepFrom, maxBytes int64) error {
 	// length(content) is read from the record header; columns after a blob
 	// would make SQLite walk the blob's overflow pages.
 	total := func() (int64, error) {
@@ -972,7 +977,7 @@ func (s *Store) TrashList(key string, limit int) ([]TrashEntry, error) {
 	if limit <= 0 {
 		limit = -1
 	}
-	rows, err := s.r.Query(`SELECT id, key, size, reason, time FROM trash WHERE ?1 = '' OR key = ?1 ORDER BY id DESC LIMIT ?2`, key, limit)
+	rows, err := s.readRows(`SELECT id, key, size, reason, time FROM trash WHERE ?1 = '' OR key = ?1 ORDER BY id DESC LIMIT ?2`, key, limit)
 	if err != nil {
 		return nil, storeErr(s.path, err)
 	}
@@ -1003,7 +1008,7 @@ func (s *Store) TrashGet(id int64) (TrashEntry, []byte, error) {
 	var t int64
 	var content []byte
 	var snapID sql.NullInt64
-	err := s.r.QueryRow(`SELECT t.id, t.key, t.size, t.reason, t.time,
+	err := s.readRow(`SELECT t.id, t.key, t.size, t.reason, t.time,
 			CASE WHEN t.snapshot_id IS NULL THEN t.content ELSE s.content END, t.snapshot_id
 		FROM trash t LEFT JOIN snapshots s ON s.id = t.snapshot_id WHERE t.id = ?`, id).
 		Scan(&e.ID, &e.Key, &e.Size, &e.Reason, &t, &content, &snapID)
@@ -1029,7 +1034,7 @@ func (s *Store) BumpNoop(key, payloadSHA string) (count int, err error) {
 	if err := s.check(); err != nil {
 		return 0, err
 	}
-	err = s.write(func(tx *sql.Tx) error {
+	err = s.write(func(tx wtx) error {
 		return tx.QueryRow(`INSERT INTO noop(key, payload_sha, count) VALUES (?, ?, 1)
 			ON CONFLICT(key) DO UPDATE SET
 				count = CASE WHEN payload_sha = excluded.payload_sha THEN count + 1 ELSE 1 END,
@@ -1047,7 +1052,7 @@ func (s *Store) ResetNoop(key string) error {
 	if err := s.check(); err != nil {
 		return err
 	}
-	err := s.write(func(tx *sql.Tx) error {
+	err := s.write(func(tx wtx) error {
 		_, err := tx.Exec(`DELETE FROM noop WHERE key = ?`, key)
 		return err
 	})
