@@ -15,7 +15,7 @@
 // (BENCHMARKS.md).
 //
 // How: after every collection Start's hook reads the live heap
-// (runtime/metrics) and sets GOGC so that the next goal is at least the
+// (runtime.ReadMemStats) and sets GOGC so that the next goal is at least the
 // floor: GOGC = floor/live - 1 (in per cent), between 100 (Go's default,
 // for heaps already past half the floor) and the value at which Go's own
 // minimum heap, 4 MB × GOGC/100, reaches the floor (for tiny heaps). A
@@ -28,7 +28,6 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
-	"runtime/metrics"
 	"sync"
 )
 
@@ -70,14 +69,15 @@ func arm(floor uint64) {
 	})
 }
 
-// retune sets GOGC for the live heap the last collection left.
+// retune sets GOGC for the live heap the last collection left: the heap in
+// use as its finalizers run, which is that plus what was allocated since.
+// (runtime/metrics would tell the live heap exactly, but its package init
+// costs every hashls process, one-shot ones included, up to 0.6 ms;
+// ReadMemStats stops the world for microseconds once per collection.)
 func retune(floor uint64) {
-	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 {
-		return
-	}
-	debug.SetGCPercent(Percent(s[0].Value.Uint64(), floor))
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	debug.SetGCPercent(Percent(m.HeapAlloc, floor))
 }
 
 // Percent is the GOGC that makes the heap goal after a collection leaving
