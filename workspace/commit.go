@@ -309,6 +309,12 @@ func checkBase(c *Change, st fileState) error {
 	return nil
 }
 
+// keptMode is the part of a file's mode a write keeps: permissions and the
+// setuid, setgid and sticky bits.
+func keptMode(fi fs.FileInfo) fs.FileMode {
+	return fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
+}
+
 // fileState reads p as Commit sees it: the open buffer when there is one
 // and an editor to apply changes to it (without an editor, changes go to
 // the disk and are checked against it). Each state is hashed once (the
@@ -319,15 +325,23 @@ func (w *Workspace) fileState(p Path, buffers bool, base Base) (fileState, error
 	if text, version, ok := w.Overlay(p); ok && buffers {
 		st = fileState{exists: true, content: text, mode: 0o644, overlay: true, version: version, sum: base.sumOf(text)}
 		if b, fi, err := readDisk(p); err == nil {
-			st.disk, st.mode, st.diskSum = b, fi.Mode()&(fs.ModePerm|fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky), base.sumOf(b)
+			st.disk, st.mode, st.diskSum = b, keptMode(fi), base.sumOf(b)
 		}
 		return st, nil
+	}
+	if base.kind == baseSHA && base.content != nil {
+		// The usual case: the file still holds what the tool read.
+		// Anything else (a difference, an error) is read whole below and
+		// reported from what was read.
+		if same, fi, err := diskHolds(p, base.content); err == nil && same {
+			return fileState{exists: true, content: base.content, disk: base.content, sum: base.sum, diskSum: base.sum, mode: keptMode(fi)}, nil
+		}
 	}
 	b, fi, err := readDisk(p)
 	switch {
 	case err == nil:
 		sum := base.sumOf(b)
-		return fileState{exists: true, content: b, disk: b, sum: sum, diskSum: sum, mode: fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)}, nil
+		return fileState{exists: true, content: b, disk: b, sum: sum, diskSum: sum, mode: keptMode(fi)}, nil
 	case IsKind(err, KindNotFound):
 		return fileState{}, nil
 	default:

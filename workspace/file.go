@@ -51,6 +51,21 @@ func notFound(p Path, err error) *Error {
 
 // readDisk reads a regular file from disk.
 func readDisk(p Path) ([]byte, fs.FileInfo, error) {
+	f, st, err := openDisk(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	b, err := readAll(f, st.Size())
+	if err != nil {
+		return nil, nil, fsError("read", p.Rel, err)
+	}
+	return b, st, nil
+}
+
+// openDisk opens the regular file at p for reading, with the errors the
+// tools use for a missing file, a directory or anything else.
+func openDisk(p Path) (*os.File, fs.FileInfo, error) {
 	st, err := os.Stat(p.Abs)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
@@ -71,12 +86,40 @@ func readDisk(p Path) ([]byte, fs.FileInfo, error) {
 		}
 		return nil, nil, fsError("read", p.Rel, err)
 	}
-	defer f.Close()
-	b, err := readAll(f, st.Size())
+	return f, st, nil
+}
+
+// diskHolds reports whether the regular file at p holds exactly want. It
+// reads the file through a 64 KB buffer instead of into memory of its own:
+// the commit path checks, under its lock, a file the tool has just read
+// whole, and a second copy of a large file is fresh memory whose page
+// faults cost more than the comparison (a 480 KB file: 120 faults, about
+// 3 ms on the virtual machines we measure on).
+func diskHolds(p Path, want []byte) (bool, fs.FileInfo, error) {
+	f, st, err := openDisk(p)
 	if err != nil {
-		return nil, nil, fsError("read", p.Rel, err)
+		return false, nil, err
 	}
-	return b, st, nil
+	defer f.Close()
+	if st.Size() != int64(len(want)) {
+		return false, st, nil
+	}
+	buf := make([]byte, min(64<<10, len(want)+1))
+	for off := 0; ; {
+		n, err := f.Read(buf)
+		if n > 0 {
+			if n > len(want)-off || !bytes.Equal(buf[:n], want[off:off+n]) {
+				return false, st, nil
+			}
+			off += n
+		}
+		if err == io.EOF {
+			return off == len(want), st, nil
+		}
+		if err != nil {
+			return false, nil, fsError("read", p.Rel, err)
+		}
+	}
 }
 
 // readAll reads r to EOF, expecting about size bytes.

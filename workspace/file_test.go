@@ -130,6 +130,7 @@ func TestWriteFile(t *testing.T) {
 	}{
 		{name: "replace keeps mode", path: "run.sh", old: "#!/bin/sh\n", new: "#!/bin/sh\necho hi\n", want: "#!/bin/sh\necho hi\n", mode: 0o755},
 		{name: "stale old", path: "a.txt", old: "not a\n", new: "x", kind: KindStale, want: "a\n", mode: 0o644},
+		{name: "stale old of the same size", path: "a.txt", old: "b\n", new: "x", kind: KindStale, want: "a\n", mode: 0o644},
 		{name: "create", path: "new.txt", nilOld: true, new: "fresh", want: "fresh", mode: 0o644},
 		{name: "create in new dirs", path: "x/y/z.txt", nilOld: true, new: "deep", want: "deep", mode: 0o644},
 		{name: "create existing", path: "a.txt", nilOld: true, new: "x", kind: KindStale, want: "a\n", mode: 0o644},
@@ -307,4 +308,50 @@ func TestOverlayConcurrent(t *testing.T) {
 		}(i)
 	}
 	wg.Wait()
+}
+
+// TestDiskHolds checks the commit path's comparison of a file with the
+// content a tool read: equal only when every byte is, across its 64 KB
+// reads, and the same errors as a read for what is not a regular file.
+func TestDiskHolds(t *testing.T) {
+	root := t.TempDir()
+	w, err := Open(root, Options{NoStore: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := bytes.Repeat([]byte("0123456789abcdef"), 20000) // 320 KB: five reads
+	lastByte := bytes.Clone(big)
+	lastByte[len(lastByte)-1] = 'X'
+	os.Mkdir(filepath.Join(root, "dir"), 0o755)
+	for _, c := range []struct {
+		name       string
+		disk, want []byte // disk nil: no file
+		same       bool
+		kind       string // the error's kind, "" for none
+	}{
+		{"equal", big, big, true, ""},
+		{"empty", []byte{}, []byte{}, true, ""},
+		{"last byte differs", lastByte, big, false, ""},
+		{"first byte differs", append([]byte("X"), big[1:]...), big, false, ""},
+		{"longer on disk", append(bytes.Clone(big), '\n'), big, false, ""},
+		{"shorter on disk", big[:len(big)-1], big, false, ""},
+		{"missing", nil, big, false, KindNotFound},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := mustResolve(t, w, "f.txt")
+			os.Remove(p.Abs)
+			if c.disk != nil {
+				if err := os.WriteFile(p.Abs, c.disk, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			same, _, err := diskHolds(p, c.want)
+			if same != c.same || (c.kind == "") != (err == nil) || (c.kind != "" && !IsKind(err, c.kind)) {
+				t.Fatalf("diskHolds = %v, %v; want %v and an error of kind %q", same, err, c.same, c.kind)
+			}
+		})
+	}
+	if _, _, err := diskHolds(mustResolve(t, w, "dir"), nil); !IsKind(err, KindIsDir) {
+		t.Fatalf("diskHolds of a directory: %v, want %s", err, KindIsDir)
+	}
 }
