@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"fmt"
+	"sync"
 	"testing"
 )
 
@@ -46,5 +47,45 @@ func TestStatementsPreparedOnSecondRun(t *testing.T) {
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestStatementsConcurrent runs the store's statements from several
+// goroutines at once, so that statements are prepared while others run
+// (the writer's after each transaction, the readers' on the spot): every
+// result must stay right (run with -race in CI).
+func TestStatementsConcurrent(t *testing.T) {
+	s := openTestStore(t, t.TempDir())
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			key := fmt.Sprintf("/g%d", g)
+			for i := range 30 {
+				tag := fmt.Sprintf("T%d", i)
+				content := fmt.Appendf(nil, "goroutine %d version %d", g, i)
+				if err := s.Record(key, tag, content); err != nil {
+					errs <- err
+					return
+				}
+				snap, ok, err := s.Lookup(key, tag)
+				if err != nil || !ok || !snap.Head {
+					errs <- fmt.Errorf("Lookup(%s, %s) = %+v, %v, %v", key, tag, snap, ok, err)
+					return
+				}
+				got, kept, err := s.SnapshotContent(snap.ID)
+				if err != nil || !kept || string(got) != string(content) {
+					errs <- fmt.Errorf("content of %s %s: %q, %v, %v", key, tag, got, kept, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }
