@@ -53,7 +53,8 @@ func TestStatementsPreparedOnSecondRun(t *testing.T) {
 // TestStatementsConcurrent runs the store's statements from several
 // goroutines at once, so that statements are prepared while others run
 // (the writer's after each transaction, the readers' on the spot): every
-// result must stay right (run with -race in CI).
+// result must stay right (and `go test -race ./workspace -run Statements`
+// finds no race).
 func TestStatementsConcurrent(t *testing.T) {
 	s := openTestStore(t, t.TempDir())
 	var wg sync.WaitGroup
