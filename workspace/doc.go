@@ -127,9 +127,10 @@
 // every frame since the log last restarted. So a commit that leaves the log
 // over 256 pages (walFoldPages) folds it into the database and truncates it
 // (a TRUNCATE checkpoint that does not wait for other connections). A
-// statement that runs a second time is prepared for reuse (stmts.go): a
-// long-lived process stops re-parsing the same SQL on every call, a
-// one-shot one pays nothing extra.
+// statement that has run twice is prepared for reuse (stmts.go; the
+// writer's before its next transaction): a long-lived process stops
+// re-parsing the same SQL on every call, a one-shot one pays next to
+// nothing extra.
 //
 // Each audit row carries the call id of the tool run that wrote it
 // (CommitOptions.Call; the journal keeps it, so a commit recovery rolls

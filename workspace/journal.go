@@ -178,17 +178,16 @@ func (s *Store) writeSync(full bool, f func(tx wtx) error) error {
 	if !full {
 		return s.write(f)
 	}
-	err := s.writeFull(f)
-	s.wstmts.prepareWanted(s.w) // once the writer connection is back in its pool of one
-	if err != nil {
+	if err := s.writeFull(f); err != nil {
 		return err
 	}
-	s.foldLog()
+	s.foldLog() // once the writer connection is back in its pool of one
 	return nil
 }
 
 // writeFull runs f in a transaction committed with synchronous=FULL.
 func (s *Store) writeFull(f func(tx wtx) error) error {
+	s.wstmts.prepareWanted(s.w) // while the connection is free (stmts.go)
 	ctx := context.Background()
 	c, err := s.w.Conn(ctx)
 	if err != nil {

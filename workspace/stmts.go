@@ -11,13 +11,15 @@ import (
 // statements, and preparing them was 8% of its CPU time in a long-lived
 // process (`hashls mcp`, `serve`).
 //
-// A statement is prepared for reuse the second time it runs, so that a
+// A statement is prepared for reuse once it has run twice, so that a
 // one-shot process, which runs most statements once, pays no more than
 // before. The writer has a single connection, held by the transaction that
-// runs the statement, so its statements are prepared after that
-// transaction ends (Store.write); Tx.Stmt then finds them on the
-// connection. The readers prepare theirs on the spot; database/sql
-// prepares a statement again on each reader connection it runs on.
+// runs the statement, so its statements are noted there and prepared when
+// the next write transaction is about to begin (Store.write, writeFull),
+// the connection free: a process that never writes again never prepares
+// them. Tx.Stmt then finds them on the connection. The readers prepare
+// theirs on the spot; database/sql prepares a statement again on each
+// reader connection it runs on.
 
 // maxPrepared bounds the statements a store keeps prepared; every query
 // text the store runs is a constant, so the bound is never reached in use.
@@ -27,12 +29,13 @@ const maxPrepared = 64
 type stmtCache struct {
 	mu       sync.Mutex
 	prepared map[string]*sql.Stmt
-	seen     map[string]bool // run once, not prepared
-	wanted   []string        // the writer's: to prepare once its connection is free
+	seen     map[string]bool // run, not prepared: false once, true when due to be prepared
+	wanted   []string        // the writer's: to prepare before its next transaction
 }
 
 // lookup returns query's prepared statement, or nil when it has none; a
-// miss counts as a run of query.
+// miss counts as a run of query, and second reports the miss at which the
+// caller is to prepare it (once per query).
 func (c *stmtCache) lookup(query string) (st *sql.Stmt, second bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -42,14 +45,12 @@ func (c *stmtCache) lookup(query string) (st *sql.Stmt, second bool) {
 	if len(c.prepared) >= maxPrepared {
 		return nil, false
 	}
-	if !c.seen[query] {
-		if c.seen == nil {
-			c.seen = map[string]bool{}
-		}
-		c.seen[query] = true
-		return nil, false
+	if c.seen == nil {
+		c.seen = map[string]bool{}
 	}
-	return nil, true
+	due, ran := c.seen[query]
+	c.seen[query] = ran
+	return nil, ran && !due
 }
 
 // add keeps st as query's statement (closing st when query has one).
@@ -76,7 +77,7 @@ func (c *stmtCache) want(query string) {
 }
 
 // prepareWanted prepares on db the statements noted by want. Failure only
-// costs speed: the statement runs unprepared again and is noted again.
+// costs speed: the statement keeps running unprepared.
 func (c *stmtCache) prepareWanted(db *sql.DB) {
 	c.mu.Lock()
 	wanted := c.wanted

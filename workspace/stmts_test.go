@@ -50,6 +50,34 @@ func TestStatementsPreparedOnSecondRun(t *testing.T) {
 	}
 }
 
+// TestStatementsNotPreparedAfterTheLastWrite: statements that run many
+// times in one process's only write transaction (a one-shot search
+// recording its page) are noted, not prepared: the process may never write
+// again.
+func TestStatementsNotPreparedAfterTheLastWrite(t *testing.T) {
+	s := openTestStore(t, t.TempDir())
+	var recs []Recording
+	for i := range 10 {
+		recs = append(recs, Recording{Key: fmt.Sprintf("/f%d", i), Tag: "T", Content: fmt.Appendf(nil, "file %d", i)})
+	}
+	if err := s.RecordAll(recs); err != nil {
+		t.Fatal(err)
+	}
+	s.wstmts.mu.Lock()
+	prepared, wanted := len(s.wstmts.prepared), len(s.wstmts.wanted)
+	s.wstmts.mu.Unlock()
+	if prepared != 0 || wanted == 0 {
+		t.Fatalf("after one transaction: %d statements prepared and %d noted, want none prepared and some noted", prepared, wanted)
+	}
+	seen := map[string]bool{}
+	for _, q := range s.wstmts.wanted {
+		if seen[q] {
+			t.Fatalf("noted twice: %s", q)
+		}
+		seen[q] = true
+	}
+}
+
 // TestStatementsConcurrent runs the store's statements from several
 // goroutines at once, so that statements are prepared while others run
 // (the writer's after each transaction, the readers' on the spot): every

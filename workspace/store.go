@@ -554,11 +554,11 @@ func (s *Store) dropOldContent(tx wtx, total int64) error {
 
 // write runs f in an immediate write transaction.
 func (s *Store) write(f func(tx wtx) error) error {
+	s.wstmts.prepareWanted(s.w) // while the connection is free (stmts.go)
 	tx, err := s.w.BeginTx(context.Background(), nil)
 	if err != nil {
 		return err
 	}
-	defer s.wstmts.prepareWanted(s.w) // once the connection is back in its pool
 	if err := f(wtx{tx, &s.wstmts}); err != nil {
 		tx.Rollback()
 		return err
