@@ -14,14 +14,14 @@
 // edit p50 went from 14.5 to 9.7 ms, its read from 3.5 to 2.4 ms
 // (BENCHMARKS.md).
 //
-// How: after every collection Start's hook reads the live heap
-// (runtime.ReadMemStats) and sets GOGC so that the next goal is at least the
-// floor: GOGC = floor/live - 1 (in per cent), between 100 (Go's default,
-// for heaps already past half the floor) and the value at which Go's own
-// minimum heap, 4 MB × GOGC/100, reaches the floor (for tiny heaps). A
-// large heap therefore behaves exactly as by default: the floor costs at
-// most floor bytes of memory and never more. Nothing is done when the
-// user set GOGC or GOMEMLIMIT: their settings win.
+// How: after every collection Start's hook estimates the live heap
+// (runtime.ReadMemStats, see retune) and sets GOGC so that the next goal
+// is at least the floor: GOGC = floor/live - 1 (in per cent), between 100
+// (Go's default, for heaps already past half the floor) and the value at
+// which Go's own minimum heap, 4 MB × GOGC/100, reaches the floor (for
+// tiny heaps). A large heap therefore behaves exactly as by default: the
+// floor costs at most floor bytes of memory and never more. Nothing is
+// done when the user set GOGC or GOMEMLIMIT: their settings win.
 package gcfloor
 
 import (
@@ -29,6 +29,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 )
 
 // Default is the floor the hashls servers use.
@@ -39,21 +40,27 @@ const Default = 16 << 20
 const goMinimumHeap = 4 << 20
 
 var (
-	once   sync.Once
-	active bool
+	once    sync.Once
+	active  bool
+	current atomic.Int64 // the GOGC the hook set last
+	retunes atomic.Int64 // how many times the hook ran (for tests)
 )
 
 // Start keeps the heap goal of this process at or above floor bytes from
-// the next collection on, unless GOGC or GOMEMLIMIT is set in the
-// environment. It reports whether the floor is in force. Only the first
-// call decides; later calls report what it did.
+// the next collection on. It does nothing when GOGC or GOMEMLIMIT is set
+// in the environment (to anything, "off" included: the user chose) or
+// when floor is under 8 MB (twice Go's own 4 MB minimum: not worth a
+// hook). It reports whether the floor is in force. Only the first call
+// decides; later calls report what it did.
 func Start(floor uint64) bool {
 	once.Do(func() {
 		if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" || floor < 2*goMinimumHeap {
 			return
 		}
 		active = true
-		debug.SetGCPercent(Percent(0, floor))
+		p := Percent(0, floor)
+		current.Store(int64(p))
+		debug.SetGCPercent(p)
 		arm(floor)
 	})
 	return active
@@ -69,15 +76,29 @@ func arm(floor uint64) {
 	})
 }
 
-// retune sets GOGC for the live heap the last collection left: the heap in
-// use as its finalizers run, which is that plus what was allocated since.
-// (runtime/metrics would tell the live heap exactly, but its package init
-// costs every hashls process, one-shot ones included, up to 0.6 ms;
-// ReadMemStats stops the world for microseconds once per collection.)
+// retune sets GOGC for the live heap the last collection left. Two upper
+// bounds of it are at hand, and the smaller is used: the heap in use as
+// the finalizers run (the live heap plus what was allocated since, which
+// overstates it while a call is allocating) and the goal that collection
+// set, NextGC, divided by 1 + GOGC/100 (exact when the goal is above Go's
+// minimum; at the minimum it gives the largest live heap that minimum
+// applies to, for which Percent keeps GOGC where it is). runtime/metrics
+// would tell the live heap exactly, but its package init costs every
+// hashls process, one-shot ones included, up to 0.6 ms; ReadMemStats stops
+// the world for microseconds once per collection.
 func retune(floor uint64) {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
-	debug.SetGCPercent(Percent(m.HeapAlloc, floor))
+	p := Percent(liveBound(m.HeapAlloc, m.NextGC, current.Load()), floor)
+	current.Store(int64(p))
+	debug.SetGCPercent(p)
+	retunes.Add(1)
+}
+
+// liveBound is the smaller of two upper bounds of the live heap: the heap
+// in use, and the goal divided by 1 + gogc/100 (see retune).
+func liveBound(heapAlloc, nextGC uint64, gogc int64) uint64 {
+	return min(heapAlloc, nextGC*100/uint64(100+max(gogc, 0)))
 }
 
 // Percent is the GOGC that makes the heap goal after a collection leaving
@@ -89,6 +110,6 @@ func Percent(live, floor uint64) int {
 	if live == 0 {
 		return hi
 	}
-	p := int(min(floor*100/live, uint64(hi)+100)) - 100
+	p := int(min((floor*100+live-1)/live, uint64(hi)+100)) - 100 // rounded up: the goal reaches the floor
 	return max(100, min(p, hi))
 }
