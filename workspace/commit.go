@@ -332,7 +332,8 @@ func (w *Workspace) fileState(p Path, buffers bool, base Base) (fileState, error
 	if base.kind == baseSHA && base.content != nil {
 		// The usual case: the file still holds what the tool read.
 		// Anything else (a difference, an error) is read whole below and
-		// reported from what was read.
+		// reported from what was read. The state then shares base's
+		// bytes (the commit only reads content and disk).
 		if same, fi, err := diskHolds(p, base.content); err == nil && same {
 			return fileState{exists: true, content: base.content, disk: base.content, sum: base.sum, diskSum: base.sum, mode: keptMode(fi)}, nil
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -353,5 +354,45 @@ func TestDiskHolds(t *testing.T) {
 	}
 	if _, _, err := diskHolds(mustResolve(t, w, "dir"), nil); !IsKind(err, KindIsDir) {
 		t.Fatalf("diskHolds of a directory: %v, want %s", err, KindIsDir)
+	}
+}
+
+// TestFileStateUnchangedFile: the commit path's check of a file that still
+// holds what the tool read shares the tool's bytes (no second copy), with
+// its sum, and keeps the mode bits a write keeps.
+func TestFileStateUnchangedFile(t *testing.T) {
+	root := t.TempDir()
+	w, err := Open(root, Options{NoStore: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := mustResolve(t, w, "run.sh")
+	content := []byte("#!/bin/sh\necho hi\n")
+	if err := os.WriteFile(p.Abs, content, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if runtime.GOOS != "windows" {
+		if err := os.Chmod(p.Abs, 0o755|os.ModeSetuid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base := BaseOf(bytes.Clone(content))
+	st, err := w.fileState(p, false, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.exists || &st.content[0] != &base.content[0] || &st.disk[0] != &base.content[0] || st.sum != base.sum || st.diskSum != base.sum {
+		t.Fatalf("fileState of an unchanged file: %+v; want base's bytes and sum", st)
+	}
+	if want := fs.FileMode(0o755) | fs.ModeSetuid; runtime.GOOS != "windows" && st.mode != want {
+		t.Fatalf("mode %v, want %v", st.mode, want)
+	}
+	// Changed after the read: read whole, its own bytes and sum.
+	if err := os.WriteFile(p.Abs, []byte("#!/bin/sh\necho HI\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	st, err = w.fileState(p, false, base)
+	if err != nil || string(st.content) != "#!/bin/sh\necho HI\n" || st.sum == base.sum {
+		t.Fatalf("fileState of a changed file: %q %v", st.content, err)
 	}
 }

@@ -28,6 +28,7 @@ const maxPrepared = 64
 // stmtCache holds one database's statements prepared for reuse, by SQL text.
 type stmtCache struct {
 	mu       sync.Mutex
+	closed   bool
 	prepared map[string]*sql.Stmt
 	seen     map[string]bool // run, not prepared: false once, true when due to be prepared
 	wanted   []string        // the writer's: to prepare before its next transaction
@@ -53,10 +54,15 @@ func (c *stmtCache) lookup(query string) (st *sql.Stmt, second bool) {
 	return nil, ran && !due
 }
 
-// add keeps st as query's statement (closing st when query has one).
+// add keeps st as query's statement (closing st when query has one, or
+// when the cache is closed: then it returns nil).
 func (c *stmtCache) add(query string, st *sql.Stmt) *sql.Stmt {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.closed {
+		st.Close()
+		return nil
+	}
 	if old := c.prepared[query]; old != nil {
 		st.Close()
 		return old
@@ -97,11 +103,14 @@ func (c *stmtCache) close() {
 	for _, st := range c.prepared {
 		st.Close()
 	}
-	c.prepared, c.seen, c.wanted = nil, nil, nil
+	c.prepared, c.seen, c.wanted, c.closed = nil, nil, nil, true
 }
 
 // wtx is a transaction of the store's writer. Its Exec, Query and QueryRow
-// use the statements the store prepared for reuse.
+// use the statements the store prepared for reuse. Within one transaction
+// every run of a query text uses the same SQLite statement, so a query must
+// not run again while *sql.Rows of the same text are still open (it would
+// reset them); every query here reads its rows to the end first.
 type wtx struct {
 	*sql.Tx
 	cache *stmtCache

@@ -1,9 +1,12 @@
 package workspace
 
 import (
+	"context"
 	"fmt"
+	"os"
 	"sync"
 	"testing"
+	"time"
 )
 
 // TestStatementsPreparedOnSecondRun checks the statement cache: nothing is
@@ -116,5 +119,59 @@ func TestStatementsConcurrent(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Error(err)
+	}
+}
+
+// TestStatementsThroughDurableCommits runs multi-file commits, whose intent
+// is written by writeFull (a transaction on a *sql.Conn committed with
+// synchronous=FULL), often enough for their statements to be prepared: no
+// deadlock on the writer's single connection, and every commit lands.
+func TestStatementsThroughDurableCommits(t *testing.T) {
+	root := t.TempDir()
+	w, err := Open(root, Options{StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	a, b := mustResolve(t, w, "a.txt"), mustResolve(t, w, "b.txt")
+	done := make(chan error, 1)
+	go func() {
+		var oldA, oldB []byte
+		for i := range 6 {
+			newA, newB := fmt.Appendf(nil, "a %d\n", i), fmt.Appendf(nil, "b %d\n", i)
+			baseA, baseB := BaseAbsent(), BaseAbsent()
+			if oldA != nil {
+				baseA, baseB = BaseOf(oldA), BaseOf(oldB)
+			}
+			if _, err := w.Commit(context.Background(), "test", []Change{
+				{Path: a, Base: baseA, New: newA, NewTag: "A"},
+				{Path: b, Base: baseB, New: newB, NewTag: "B"},
+			}, CommitOptions{}); err != nil {
+				done <- fmt.Errorf("commit %d: %w", i, err)
+				return
+			}
+			oldA, oldB = newA, newB
+		}
+		done <- nil
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("six two-file commits did not finish in 60 s: a deadlock on the writer's connection?")
+	}
+	s := w.Store()
+	s.wstmts.mu.Lock()
+	prepared := len(s.wstmts.prepared)
+	s.wstmts.mu.Unlock()
+	if prepared == 0 {
+		t.Fatal("no writer statement prepared after six commits")
+	}
+	for p, want := range map[Path]string{a: "a 5\n", b: "b 5\n"} {
+		if got, err := os.ReadFile(p.Abs); err != nil || string(got) != want {
+			t.Fatalf("%s holds %q (%v), want %q", p.Rel, got, err, want)
+		}
 	}
 }
