@@ -237,7 +237,8 @@ func benchBlockLine(text []byte) int {
 // errors and moves everything after it by one byte). Python is measured
 // twice: typing inside an expression (`join(parts)`), and typing before
 // the first token of a block's first statement (`parts = [...]`), where
-// tree-sitter's reparse reuses nothing after the change (see BENCHMARKS.md).
+// upstream tree-sitter's reparse reused nothing after the change (package
+// reparser has the fix; BENCHMARKS.md the figures before it).
 // Every change follows a whole parse of 10,000 lines, which leaves the
 // caches cold; BenchmarkTypingVsParse measures changes in a row.
 func BenchmarkIncrementalVsParse(b *testing.B) { benchIncremental(b, 1) }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	sitter "github.com/smacker/go-tree-sitter"
+	"github.com/hashls/hashls/treesitter/internal/reparser"
 )
 
 // TestCancelledContextDoesNotPoisonParsers: the binding sets a parser's
@@ -66,25 +66,17 @@ func TestCancelledReparse(t *testing.T) {
 	}
 }
 
-// TestParserLayout: reparses reach the C parser through the binding's
-// unexported fields (parserC); if the binding's layout changes they fall
-// back to ParseCtx, still right but copying the text each time, so this
-// test says so.
-func TestParserLayout(t *testing.T) {
-	lang := LanguageFor("a.go")
-	lang.init()
-	p := sitter.NewParser()
-	p.SetLanguage(lang.lang)
-	if pc, flag := parserC(p, lang.lang); pc == nil || flag == nil {
-		t.Fatal("parserC does not recognise the binding's Parser: reparses copy the text (update parserFields)")
-	}
-	py := LanguageFor("a.py")
-	py.init()
-	if pc, _ := parserC(p, py.lang); pc != nil {
-		t.Error("parserC accepted a parser set to another language")
-	}
-	p.Close()
-	if pc, _ := parserC(p, lang.lang); pc != nil {
-		t.Error("parserC accepted a closed parser")
+// TestReparserTakesEveryLanguage: reparses use the patched runtime
+// (reparser) for every grammar; one it refused would be reparsed by the
+// binding's parser, right but without the patch, so this test says so.
+func TestReparserTakesEveryLanguage(t *testing.T) {
+	for _, l := range langTable().list {
+		l.init()
+		rp := reparser.New(cLanguage(l.lang))
+		if rp == nil {
+			t.Errorf("%s: the patched runtime refuses the grammar", l.Name)
+			continue
+		}
+		rp.Close()
 	}
 }

@@ -37,12 +37,11 @@
 // moved to their new position. A reparse whose tree has a syntax error is redone whole: error
 // recovery depends on the subtrees the parser reuses, so such a tree may
 // differ from a whole parse's. Results equal those of a whole parse
-// (TestIncrementalLikeFresh, FuzzIncremental). tree-sitter's reparse of
-// Python reuses nothing after a change to the first token of a block's
-// first statement (the zero-width INDENT before it is re-lexed, the block
-// then fails the external-scanner state check and is skipped whole, and so
-// is every later node, each preceded by zero-width NEWLINE/DEDENT tokens):
-// such a change costs a whole parse.
+// (TestIncrementalLikeFresh, FuzzIncremental). Reparses run on a copy of
+// tree-sitter's runtime with one change (package reparser): upstream's
+// reparse of Python reused nothing after a change to the first token of a
+// block's first statement, and cost a whole parse
+// (TestPythonBlockStartReuses).
 //
 // Pitfalls of the smacker/go-tree-sitter binding this package works around:
 //   - ParseCtx sets the parser's cancellation flag from a goroutine and
@@ -52,9 +51,9 @@
 //     ts_tree_edit directly (editTree).
 //   - ParseCtx copies the whole text into freshly malloc'ed C memory for
 //     each parse, which costs as much as reparsing a one-letter change in a
-//     large file: reparses call ts_parser_parse_string on the Go bytes
-//     (reparseDirect; the C parser is read from the binding's unexported
-//     fields, checked by parserC, else ParseCtx is used).
+//     large file: reparses (reparser's) parse the Go bytes in place, and
+//     their C tree is given to the binding by swapping it into a copy of
+//     the old tree's wrapper (adoptTree).
 //   - A *sitter.Tree is not safe for concurrent use, and its Node wrappers
 //     are cached per tree: a document's tree is used under its mutex only
 //     and callers get a ts_tree_copy of each parse, never the tree itself.

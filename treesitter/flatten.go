@@ -36,10 +36,6 @@ typedef struct {
 } hlInputEdit;
 extern void ts_tree_edit(TSTree *self, const hlInputEdit *edit);
 
-typedef struct TSParser TSParser;
-typedef struct TSLanguage TSLanguage;
-extern const TSLanguage *ts_parser_language(const TSParser *self);
-extern TSTree *ts_parser_parse_string(TSParser *self, const TSTree *old_tree, const char *string, uint32_t length);
 extern void ts_tree_delete(TSTree *self);
 
 static bool hl_tree_has_error(const TSTree *t) {
@@ -400,56 +396,25 @@ func cTree(t *sitter.Tree) unsafe.Pointer {
 	return *(*unsafe.Pointer)(unsafe.Pointer(t.BaseTree))
 }
 
-// parserFields mirrors the start of sitter.Parser (unexported fields: a
-// closed flag, the *C.TSParser, and the cancellation flag the parser was
-// given), checked at run time by parserC.
-type parserFields struct {
-	closed bool
-	c      unsafe.Pointer
-	cancel *uintptr
-}
-
-var _ = [1]struct{}{}[unsafe.Sizeof(sitter.Parser{})-unsafe.Sizeof(parserFields{})]
-
-// parserC returns p's *C.TSParser and its cancellation flag, or nil when
-// the binding's layout is not the expected one: the parser must be open
-// and set to lang.
-func parserC(p *sitter.Parser, lang *sitter.Language) (unsafe.Pointer, *uintptr) {
-	f := (*parserFields)(unsafe.Pointer(p))
-	if f.closed || f.c == nil || f.cancel == nil || lang == nil {
-		return nil, nil
-	}
-	want := *(*unsafe.Pointer)(unsafe.Pointer(lang)) // Language's only field
-	if unsafe.Pointer(C.ts_parser_language((*C.TSParser)(f.c))) != want {
-		return nil, nil
-	}
-	return f.c, f.cancel
-}
-
-// parseStringC is ts_parser_parse_string on text in Go memory (which
-// holds no pointers and which tree-sitter does not keep), wrapped in a
-// *sitter.Tree made by copying old (whose C tree is swapped for the new
-// one): the binding's ParseCtx copies the whole text into freshly
-// malloc'ed C memory first, which costs as much as the reparse of a
-// one-letter change. A nil tree means the parse was cancelled (or the
-// parser has no language).
-func parseStringC(pc unsafe.Pointer, old *sitter.Tree, text []byte) *sitter.Tree {
-	oldC := cTree(old)
-	if oldC == nil {
+// cLanguage returns l's *TSLanguage, the binding's Language's only field
+// (the size check below fails to compile if that changes).
+func cLanguage(l *sitter.Language) unsafe.Pointer {
+	if l == nil {
 		return nil
 	}
-	var ptr *C.char
-	if len(text) > 0 {
-		ptr = (*C.char)(unsafe.Pointer(&text[0]))
-	}
-	nt := C.ts_parser_parse_string((*C.TSParser)(pc), (*C.TSTree)(oldC), ptr, C.uint32_t(len(text)))
-	if nt == nil {
-		return nil
-	}
+	return *(*unsafe.Pointer)(unsafe.Pointer(l))
+}
+
+var _ = [1]struct{}{}[unsafe.Sizeof(sitter.Language{})-unsafe.Sizeof(unsafe.Pointer(nil))]
+
+// adoptTree wraps nt, a *TSTree the caller owns, in a *sitter.Tree made by
+// copying old (whose C tree is swapped for nt), which then owns it: the
+// binding has no exported constructor for a tree it did not parse.
+func adoptTree(old *sitter.Tree, nt unsafe.Pointer) *sitter.Tree {
 	st := old.Copy()
 	base := (*unsafe.Pointer)(unsafe.Pointer(st.BaseTree))
 	C.ts_tree_delete((*C.TSTree)(*base))
-	*base = unsafe.Pointer(nt)
+	*base = nt
 	return st
 }
 

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"testing"
+	"unsafe"
 )
 
 // incrSnippets are what random edits insert: delimiters, line breaks,
@@ -402,4 +403,43 @@ func TestOpenDocumentOwnsItsEntries(t *testing.T) {
 		}
 		checkLikeFresh(t, path, old, false)
 	}
+}
+
+// TestPythonBlockStartReuses: a letter typed before the first token of a
+// block's first statement reparses by reusing the rest of the file (the
+// patched runtime, see package reparser): the symbols of the last class
+// are the previous call's, and the results equal a fresh parse's.
+func TestPythonBlockStartReuses(t *testing.T) {
+	defaultCache.purge()
+	path, text := genSource("python", 600)
+	const key = "test://blockstart.py"
+	OpenDocument(key, path, text)
+	defer CloseDocument(key)
+	ctx := context.Background()
+	DocumentSymbols(ctx, path, text) // whole parse: the document keeps its tree
+	before, err := DocumentSymbols(ctx, path, text)
+	if err != nil || len(before) < 3 {
+		t.Fatalf("%d symbols, %v", len(before), err)
+	}
+	at := bytes.Index(text, []byte("parts = ")) // the first statement of label's body
+	if at < 0 {
+		t.Fatal("no block start in the generated source")
+	}
+	next := append(append(append([]byte{}, text[:at]...), 'x'), text[at:]...)
+	EditDocument(key, at, at, next)
+	after, err := DocumentSymbols(ctx, path, next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := len(after) - 1
+	if len(after) != len(before) || len(after[last].Children) == 0 {
+		t.Fatalf("%d symbols, then %d", len(before), len(after))
+	}
+	// Moved (the class starts one byte later), so copied, but from the
+	// previous call's symbols: the name is the same string, not one made
+	// again from the text.
+	if after[last].Name != before[last].Name || unsafe.StringData(after[last].Name) != unsafe.StringData(before[last].Name) {
+		t.Error("the last class's symbols were not reused: the reparse after a change at a block's start reused nothing")
+	}
+	checkLikeFresh(t, path, next, false)
 }

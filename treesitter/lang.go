@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	sitter "github.com/smacker/go-tree-sitter"
+
+	"github.com/hashls/hashls/treesitter/internal/reparser"
 	"github.com/smacker/go-tree-sitter/bash"
 	"github.com/smacker/go-tree-sitter/c"
 	"github.com/smacker/go-tree-sitter/cpp"
@@ -64,6 +66,8 @@ type Language struct {
 	symSlow []bool              // symbol id → the symbol kind needs a look at the node (see symbolKind)
 	fields  []string            // field id → field name
 	parsers chan *sitter.Parser // idle parsers (one goroutine uses a parser at a time)
+
+	reparsers chan *reparser.Parser // idle parsers of the patched runtime, for reparses
 }
 
 type set map[string]bool
@@ -153,6 +157,7 @@ var langTable = sync.OnceValue(func() (t struct {
 	for _, l := range t.list {
 		l.trim = !referenceLanguages[l.Name]
 		l.parsers = make(chan *sitter.Parser, 4)
+		l.reparsers = make(chan *reparser.Parser, 4)
 		if l.closers == nil {
 			l.closers = set{}
 		}

@@ -9,9 +9,10 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 
 	sitter "github.com/smacker/go-tree-sitter"
+
+	"github.com/hashls/hashls/treesitter/internal/reparser"
 )
 
 // ErrUnsupported is returned for a path whose language has no grammar.
@@ -118,7 +119,8 @@ func (e *entry) docOf() *document {
 }
 
 // parseWith parses text with a pooled parser, reusing old (a tree of an
-// earlier text, edited to match text's coordinates) when it is not nil.
+// earlier text, edited to match text's coordinates) when it is not nil:
+// then with a parser of the patched runtime (reparser), on the Go bytes.
 //
 // The binding's ParseCtx sets the parser's cancellation flag from a
 // goroutine when its context is done, and nothing clears that flag: a parser
@@ -126,31 +128,40 @@ func (e *entry) docOf() *document {
 // every later parse ("operation limit was hit"). So ParseCtx gets a context
 // that only parseWatched's own watcher can cancel, and a parser whose
 // context may have been cancelled, or that failed, never goes back to the
-// pool.
+// pool; nor does a reparser.
 func parseWith(ctx context.Context, lang *Language, old *sitter.Tree, text []byte) (*sitter.Tree, error) {
 	lang.init()
-	var p *sitter.Parser
-	select {
-	case p = <-lang.parsers:
-	default:
-		p = sitter.NewParser()
-		p.SetLanguage(lang.lang)
-	}
 	var st *sitter.Tree
 	var cancelled bool
 	var err error
-	if pc, flag := parserC(p, lang.lang); old != nil && pc != nil {
-		st, cancelled, err = reparseDirect(ctx, pc, flag, old, text)
+	if rp := lang.reparser(old); rp != nil {
+		st, cancelled, err = reparse(ctx, rp, old, text)
+		if cancelled || err != nil || st == nil {
+			rp.Close()
+		} else {
+			select {
+			case lang.reparsers <- rp:
+			default:
+				rp.Close() // pool full
+			}
+		}
 	} else {
-		st, cancelled, err = parseWatched(ctx, p, old, text)
-	}
-	if cancelled || err != nil || st == nil {
-		p.Close()
-	} else {
+		var p *sitter.Parser
 		select {
-		case lang.parsers <- p:
+		case p = <-lang.parsers:
 		default:
-			p.Close() // pool full
+			p = sitter.NewParser()
+			p.SetLanguage(lang.lang)
+		}
+		st, cancelled, err = parseWatched(ctx, p, old, text)
+		if cancelled || err != nil || st == nil {
+			p.Close()
+		} else {
+			select {
+			case lang.parsers <- p:
+			default:
+				p.Close() // pool full
+			}
 		}
 	}
 	if err == nil && st == nil {
@@ -162,11 +173,28 @@ func parseWith(ctx context.Context, lang *Language, old *sitter.Tree, text []byt
 	return st, nil
 }
 
-// reparseDirect reparses text from old with the C parser pc (see
-// parseStringC), watching ctx as parseWatched does: when ctx is done during
-// the parse the parser's cancellation flag is set, and cancelled reports
-// it (the parser must then be closed).
-func reparseDirect(ctx context.Context, pc unsafe.Pointer, flag *uintptr, old *sitter.Tree, text []byte) (st *sitter.Tree, cancelled bool, err error) {
+// reparser returns a pooled (or new) parser of the patched runtime for a
+// reparse from old, or nil when old is nil or that runtime cannot take
+// the language (TestReparserTakesEveryLanguage): the binding's parser
+// then reparses.
+func (l *Language) reparser(old *sitter.Tree) *reparser.Parser {
+	if old == nil || cTree(old) == nil {
+		return nil
+	}
+	select {
+	case rp := <-l.reparsers:
+		return rp
+	default:
+		return reparser.New(cLanguage(l.lang))
+	}
+}
+
+// reparse reparses text from old with rp (on the Go bytes: the binding's
+// ParseCtx would copy them into C memory first, which costs as much as the
+// reparse of a one-letter change), watching ctx as parseWatched does: when
+// ctx is done during the parse rp is cancelled, and cancelled reports it
+// (rp must then be closed).
+func reparse(ctx context.Context, rp *reparser.Parser, old *sitter.Tree, text []byte) (st *sitter.Tree, cancelled bool, err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, true, err
 	}
@@ -177,25 +205,25 @@ func reparseDirect(ctx context.Context, pc unsafe.Pointer, flag *uintptr, old *s
 		go func() {
 			select {
 			case <-ctx.Done():
-				atomic.StoreUintptr(flag, 1)
+				rp.Cancel()
 				fired <- true
 			case <-done:
 				fired <- false
 			}
 		}()
 	}
-	st = parseStringC(pc, old, text)
+	nt := rp.Reparse(cTree(old), text)
 	if done != nil {
 		close(done)
 		cancelled = <-fired
 	}
-	if st == nil {
+	if nt == nil {
 		if cancelled {
 			return nil, true, ctx.Err()
 		}
 		return nil, cancelled, errors.New("tree-sitter returned no tree")
 	}
-	return st, cancelled, nil
+	return adoptTree(old, nt), cancelled, nil
 }
 
 // parseWatched runs p.ParseCtx under a private context that is cancelled

@@ -77,7 +77,7 @@ boot_wine
 x86_64-w64-mingw32-gcc -O2 -shared -s -o "$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll" .ci/wine/bcryptprimitives.c -ladvapi32
 echo "   wine prefix ready in $((SECONDS - stage_start))s"
 
-for pkg in edit treesitter workspace workspace/archive workspace/conflict workspace/ignore workspace/notebook workspace/search workspace/sqlitedb agent hub; do
+for pkg in edit treesitter treesitter/internal/reparser workspace workspace/archive workspace/conflict workspace/ignore workspace/notebook workspace/search workspace/sqlitedb agent hub; do
   echo "== windows/amd64 under wine: go test -short ./$pkg"
   t0=$SECONDS
   test_exe="$winbin/$(echo "$pkg" | tr / _).test.exe"
