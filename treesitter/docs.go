@@ -3,6 +3,7 @@ package treesitter
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -54,7 +55,7 @@ type document struct {
 	// from: the next build or call copies what the new tree shares with it.
 	flat    *tree
 	flatSrc reuseSource
-	symOf   map[uintptr]symTop // by top-level subtree id
+	symTops []symTop // by slot: in the tree order of symSrc's tops
 	symSrc  reuseSource
 
 	// The cache entry of the current text while d keeps a tree (see
@@ -419,7 +420,7 @@ func (ds *docSet) keep(d *document) {
 func (d *document) dropFlatLocked() {
 	d.flat = nil
 	d.flatSrc.close()
-	d.symOf = nil
+	d.symTops = nil
 	d.symSrc.close()
 }
 
@@ -458,39 +459,67 @@ func (d *document) build(e *entry, st *sitter.Tree) (*tree, error) {
 // Called with e.mu held.
 func (d *document) symbols(st *sitter.Tree, text []byte) ([]Symbol, error) {
 	d.mu.Lock()
-	prev := d.symOf
+	prev := d.symTops
 	prevTops, release := d.symSrc.borrowLocked()
 	d.mu.Unlock()
 	defer release()
-	nodes, tops, err := flattenMarked(st, prevTops)
+	out, cur, tops, err := d.symbolsReusing(st, text, prev, prevTops)
+	if errors.Is(err, errNotReused) {
+		// Cannot happen while prevTops and prev agree; whole, to be safe.
+		out, cur, tops, err = d.symbolsReusing(st, text, nil, nil)
+	}
 	if err != nil {
 		return nil, err
 	}
+	sortTops(tops, prevTops)
+	d.mu.Lock()
+	if d.keepsLocked(len(text)) {
+		d.symSrc.close()
+		d.symTops, d.symSrc = cur, reuseSource{src: st.Copy(), tops: tops}
+	}
+	d.mu.Unlock()
+	return out, nil
+}
+
+var errNotReused = errors.New("treesitter: a reused subtree has no symbols of the previous call")
+
+// symbolsReusing computes the symbols of st's text: those of the top-level
+// subtrees reused from the tree whose tops (sorted by id) are prevTops are
+// taken from prev (by the tops' slots). It also returns the symbols of each
+// of st's tops (cur, by slot) and the tops, in tree order.
+func (d *document) symbolsReusing(st *sitter.Tree, text []byte, prev []symTop, prevTops []top) (out []Symbol, cur []symTop, tops []top, err error) {
+	nodes, tops, err := flattenMarked(st, prevTops)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	if len(nodes) == 0 {
-		return nil, fmt.Errorf("treesitter: %s parse produced an empty tree; read the file plainly", d.lang.Name)
+		return nil, nil, nil, fmt.Errorf("treesitter: %s parse produced an empty tree; read the file plainly", d.lang.Name)
 	}
 	t := &tree{lang: d.lang, nodes: nodes}
-	// idAt returns the subtree id of the root's child c, or 0; calls must
-	// come in tree order, from j = 0 (tops are in tree order until sorted
-	// below).
+	// topAt returns the position in tops of the root's child c, or -1;
+	// calls must come in tree order.
 	j := 0
-	idAt := func(c uint32) uintptr {
+	topAt := func(c uint32) int {
 		for j < len(tops) && tops[j].index < c {
 			j++
 		}
 		if j < len(tops) && tops[j].index == c {
-			return tops[j].id
+			return j
 		}
-		return 0
+		return -1
 	}
-	out := make([]Symbol, 0, len(tops))
-	symOf := make(map[uintptr]symTop, len(tops))
+	out = make([]Symbol, 0, len(tops))
+	cur = make([]symTop, len(tops))
 	t.children(0, func(c uint32) bool {
 		n := &t.nodes[c]
 		at := Range{Start: int(n.StartByte), StartPoint: Point{int(n.StartRow), int(n.StartCol)}}
-		id := idAt(c)
+		k := topAt(c)
 		if n.Flags&flagReused != 0 {
-			p := prev[id]
+			p, ok := reusedSymbols(tops, k, prevTops, prev)
+			if !ok {
+				err = errNotReused
+				return false
+			}
 			if p.at != at {
 				// One array for the subtree's symbols, children
 				// included (not one per file: it stays as long as
@@ -499,29 +528,39 @@ func (d *document) symbols(st *sitter.Tree, text []byte) ([]Symbol, error) {
 				p = symTop{at: at, syms: moveSymbols(&pool, p.syms, p.at, at)}
 			}
 			out = append(out, p.syms...)
-			symOf[id] = p
+			cur[k] = p
 			return true
 		}
-		k := len(out)
+		m := len(out)
 		out = t.symbolsOf(c, text, "", 0, out)
-		if id != 0 {
+		if k >= 0 {
 			// A copy: a slice of out would keep all of out alive.
 			var syms []Symbol
-			if len(out) > k {
-				syms = slices.Clone(out[k:])
+			if len(out) > m {
+				syms = slices.Clone(out[m:])
 			}
-			symOf[id] = symTop{at: at, syms: syms}
+			cur[k] = symTop{at: at, syms: syms}
 		}
 		return true
 	})
-	sortTops(tops)
-	d.mu.Lock()
-	if d.keepsLocked(len(text)) {
-		d.symSrc.close()
-		d.symOf, d.symSrc = symOf, reuseSource{src: st.Copy(), tops: tops}
+	if err != nil {
+		return nil, nil, nil, err
 	}
-	d.mu.Unlock()
-	return out, nil
+	return out, cur, tops, nil
+}
+
+// reusedSymbols returns the previous call's symbols of tops[k], a reused
+// top: prevTops[tops[k].prev-1] is the same subtree, and its slot indexes
+// prev.
+func reusedSymbols(tops []top, k int, prevTops []top, prev []symTop) (symTop, bool) {
+	if k < 0 {
+		return symTop{}, false
+	}
+	p := tops[k].prev
+	if p == 0 || int(p) > len(prevTops) || prevTops[p-1].id != tops[k].id || int(prevTops[p-1].slot) >= len(prev) {
+		return symTop{}, false
+	}
+	return prev[prevTops[p-1].slot], true
 }
 
 // moveSymbols returns a copy of syms moved from the position of from's

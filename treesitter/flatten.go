@@ -58,7 +58,11 @@ typedef struct {
 
 enum { HL_MISSING = 1, HL_HAS_ERROR = 2, HL_EXTRA = 4, HL_REUSED = 8 };
 
-typedef struct { uintptr_t id; uint32_t index; uint32_t pad; } hl_top;
+// hl_top is a named child of the root with a subtree id: its index in the
+// flattened nodes, its position among the tops in tree order (slot), and,
+// when its subtree is reused, 1 + the position of its id in the reuse
+// table (prev; 0 otherwise).
+typedef struct { uintptr_t id; uint32_t index; uint32_t slot; uint32_t prev; uint32_t pad; } hl_top;
 
 // hl_subtree_id identifies the subtree under a node: the address of its
 // heap data (TSNode.id is the address of the Subtree slot in its parent,
@@ -71,13 +75,14 @@ static uintptr_t hl_subtree_id(hlNode nd) {
 	return (v & 1) ? 0 : v;
 }
 
-static int hl_reused(const uintptr_t *reuse, uint32_t nreuse, uintptr_t id) {
+// hl_reused returns 1 + the position of id in reuse (sorted, nreuse), or 0.
+static uint32_t hl_reused(const uintptr_t *reuse, uint32_t nreuse, uintptr_t id) {
 	uint32_t lo = 0, hi = nreuse;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 		if (reuse[mid] < id) lo = mid + 1; else hi = mid;
 	}
-	return lo < nreuse && reuse[lo] == id;
+	return lo < nreuse && reuse[lo] == id ? lo + 1 : 0;
 }
 
 // hl_flatten walks the tree and writes its named nodes in preorder into a
@@ -148,8 +153,11 @@ static int hl_flatten(const TSTree *tree, int prune, const uintptr_t *reuse, uin
 						if (!nt) goto oom;
 						tbuf = nt;
 					}
-					tbuf[tn].id = id; tbuf[tn].index = n - 1; tbuf[tn].pad = 0; tn++;
-					if (nreuse > 0 && hl_reused(reuse, nreuse, id)) {
+					hl_top *t = &tbuf[tn];
+					t->id = id; t->index = n - 1; t->slot = tn; t->pad = 0;
+					t->prev = nreuse > 0 ? hl_reused(reuse, nreuse, id) : 0;
+					tn++;
+					if (t->prev) {
 						f->flags |= HL_REUSED;
 						goto next;
 					}
@@ -234,10 +242,16 @@ func flatten(t *sitter.Tree, pruneLines int) ([]node, error) {
 }
 
 // top is a named child of the root with its subtree id (see
-// hl_subtree_id) and its index in the flattened nodes.
+// hl_subtree_id), laid out like hl_top: its index in the flattened nodes,
+// its position among the root's tops in tree order (slot: it stays with
+// the top when tops are sorted by id), and, when the subtree is reused
+// (flagReused), 1 + the position of its id in the previous tree's tops
+// sorted by id (prev; 0 otherwise).
 type top struct {
 	id    uintptr
 	index uint32
+	slot  uint32
+	prev  uint32
 	_     uint32
 }
 
@@ -262,19 +276,14 @@ func flattenReusing(st *sitter.Tree, prev *tree, prevTops []top) ([]node, []top,
 		}
 	}
 	if reused == 0 {
-		sortTops(tops)
+		sortTops(tops, prevTops)
 		return src, tops, nil
 	}
 	// Where each C node lands in the output, with the reused subtrees
 	// spliced in.
-	idOf := make(map[uint32]uintptr, reused)
-	for _, t := range tops {
-		if src[t.index].Flags&flagReused != 0 {
-			idOf[t.index] = t.id
-		}
-	}
 	at := make([]uint32, len(src)+1)
 	blocks := make([]uint32, len(src)) // old index of a reused node's subtree
+	j := 0                             // tops are in tree order, as src
 	total := uint32(0)
 	for k := range src {
 		at[k] = total
@@ -282,8 +291,11 @@ func flattenReusing(st *sitter.Tree, prev *tree, prevTops []top) ([]node, []top,
 			total++
 			continue
 		}
-		i, ok := findTop(prevTops, idOf[uint32(k)])
-		if !ok || prev.nodes[i].Symbol != src[k].Symbol {
+		for j < len(tops) && tops[j].index < uint32(k) {
+			j++
+		}
+		i, ok := reusedTop(tops, j, uint32(k), prevTops)
+		if !ok || int(i) >= len(prev.nodes) || prev.nodes[i].Symbol != src[k].Symbol {
 			return nil, nil, errors.New("treesitter: reused subtree not found")
 		}
 		blocks[k] = i
@@ -329,7 +341,7 @@ func flattenReusing(st *sitter.Tree, prev *tree, prevTops []top) ([]node, []top,
 	for i, t := range tops {
 		tops[i].index = at[t.index]
 	}
-	sortTops(tops)
+	sortTops(tops, prevTops)
 	return nodes, tops, nil
 }
 
@@ -373,17 +385,53 @@ func flattenMarked(st *sitter.Tree, prevTops []top) ([]node, []top, error) {
 	return src, tops, nil
 }
 
-func sortTops(tops []top) {
-	slices.SortFunc(tops, func(a, b top) int { return cmp.Compare(a.id, b.id) })
+// sortTops sorts tops, listed in tree order by flattenMarked against
+// prevTops (sorted by id), by id. The reused ones come in the order of their
+// ids in prevTops, so only the others are sorted, and the two lists merged.
+func sortTops(tops, prevTops []top) {
+	if len(prevTops) == 0 {
+		slices.SortFunc(tops, func(a, b top) int { return cmp.Compare(a.id, b.id) })
+		return
+	}
+	at := make([]int32, len(prevTops)) // 1 + the position in tops of the top reusing prevTops[k]
+	var fresh []top
+	for j, t := range tops {
+		if p := int(t.prev); p > 0 && p <= len(prevTops) && prevTops[p-1].id == t.id && at[p-1] == 0 {
+			at[p-1] = int32(j) + 1
+		} else {
+			fresh = append(fresh, t)
+		}
+	}
+	slices.SortFunc(fresh, func(a, b top) int { return cmp.Compare(a.id, b.id) })
+	out := make([]top, 0, len(tops))
+	f := 0
+	for _, j := range at {
+		if j == 0 {
+			continue
+		}
+		t := tops[j-1]
+		for f < len(fresh) && fresh[f].id < t.id {
+			out = append(out, fresh[f])
+			f++
+		}
+		out = append(out, t)
+	}
+	out = append(out, fresh[f:]...)
+	copy(tops, out)
 }
 
-// findTop returns the node index of the top with id.
-func findTop(tops []top, id uintptr) (uint32, bool) {
-	i, ok := slices.BinarySearchFunc(tops, id, func(t top, id uintptr) int { return cmp.Compare(t.id, id) })
-	if !ok {
+// reusedTop returns, for the top at tops[j] when it is the node at index
+// k and reused, the node index of its subtree in the previous tree, whose
+// tops (sorted by id) are prevTops.
+func reusedTop(tops []top, j int, k uint32, prevTops []top) (uint32, bool) {
+	if j >= len(tops) || tops[j].index != k {
 		return 0, false
 	}
-	return tops[i].index, true
+	p := tops[j].prev
+	if p == 0 || int(p) > len(prevTops) || prevTops[p-1].id != tops[j].id {
+		return 0, false
+	}
+	return prevTops[p-1].index, true
 }
 
 // cTree returns t's *TSTree, or nil. BaseTree's first field is the

@@ -2,10 +2,12 @@ package treesitter
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 	"unsafe"
 )
@@ -442,4 +444,107 @@ func TestPythonBlockStartReuses(t *testing.T) {
 		t.Error("the last class's symbols were not reused: the reparse after a change at a block's start reused nothing")
 	}
 	checkLikeFresh(t, path, next, false)
+}
+
+// TestSymbolsReuseUnchangedTops: after a change, the symbols of the
+// top-level declarations before it are the previous call's (the same
+// memory), those after it are moved copies equal to a fresh parse's, and
+// those of the changed declaration are new.
+func TestSymbolsReuseUnchangedTops(t *testing.T) {
+	defaultCache.purge()
+	path, text := genSource("go", 400)
+	const key = "test://reuse.go"
+	OpenDocument(key, path, text)
+	defer CloseDocument(key)
+	ctx := context.Background()
+	DocumentSymbols(ctx, path, text) // whole parse: the document keeps its tree
+	before, err := DocumentSymbols(ctx, path, text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for round := range 3 {
+		// Type a letter into the middle type's first field name.
+		mid := before[len(before)/2]
+		if len(mid.Children) == 0 {
+			t.Fatalf("round %d: the middle symbol %q has no fields", round, mid.Name)
+		}
+		at := mid.Children[0].Selection.Start
+		next := append(append(append([]byte{}, text[:at]...), 'x'), text[at:]...)
+		EditDocument(key, at, at, next)
+		text = next
+		after, err := DocumentSymbols(ctx, path, text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(after) != len(before) {
+			t.Fatalf("round %d: %d symbols, then %d", round, len(before), len(after))
+		}
+		first := 0
+		for first < len(before) && len(before[first].Children) == 0 {
+			first++
+		}
+		if first == len(before) || &after[first].Children[0] != &before[first].Children[0] {
+			t.Errorf("round %d: the symbols of the first declaration were not reused", round)
+		}
+		k := len(before) / 2
+		if &after[k].Children[0] == &before[k].Children[0] || after[k].Children[0].Name != "x"+before[k].Children[0].Name {
+			t.Errorf("round %d: the changed declaration's field is %q (was %q)", round, after[k].Children[0].Name, before[k].Children[0].Name)
+		}
+		last := len(after) - 1
+		for last > k && len(after[last].Children) == 0 {
+			last--
+		}
+		if last > k && after[last].Range.Start != before[last].Range.Start+1 {
+			t.Errorf("round %d: the last declaration starts at %d, was %d (one byte was typed before it)", round, after[last].Range.Start, before[last].Range.Start)
+		}
+		// Moved, so copied, but from the previous call's symbols: the
+		// same string, not one made again from the text.
+		if last > k && unsafe.StringData(after[last].Children[0].Name) != unsafe.StringData(before[last].Children[0].Name) {
+			t.Errorf("round %d: the symbols of the last declaration were made again, not moved", round)
+		}
+		fresh, err := parseFresh(ctx, LanguageFor(path), text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := documentSymbols(fresh, text); !reflect.DeepEqual(after, want) {
+			t.Fatalf("round %d: symbols differ from a fresh parse", round)
+		}
+		before = after
+	}
+}
+
+// TestSortTops: sortTops gives tops sorted by id, whatever mix of reused
+// tops (in their previous order, with prev set) and new ones it gets, bad
+// prev values included.
+func TestSortTops(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	for round := range 200 {
+		var prevTops []top
+		for range r.IntN(50) {
+			prevTops = append(prevTops, top{id: uintptr(r.Uint64N(1000)*2 + 2)})
+		}
+		slices.SortFunc(prevTops, func(a, b top) int { return cmp.Compare(a.id, b.id) })
+		prevTops = slices.CompactFunc(prevTops, func(a, b top) bool { return a.id == b.id })
+		var tops []top
+		for k, p := range prevTops { // the reused ones, then in some tree order
+			if r.IntN(4) > 0 {
+				tops = append(tops, top{id: p.id, prev: uint32(k) + 1})
+			}
+		}
+		r.Shuffle(len(tops), func(i, j int) { tops[i], tops[j] = tops[j], tops[i] })
+		for range r.IntN(5) {
+			at := r.IntN(len(tops) + 1)
+			nt := top{id: uintptr(r.Uint64N(1000)*2 + 1)} // odd: new
+			if r.IntN(5) == 0 && len(prevTops) > 0 {
+				nt.prev = uint32(r.IntN(len(prevTops)) + 1) // a wrong prev
+			}
+			tops = slices.Insert(tops, at, nt)
+		}
+		want := slices.Clone(tops)
+		slices.SortStableFunc(want, func(a, b top) int { return cmp.Compare(a.id, b.id) })
+		sortTops(tops, prevTops)
+		if !slices.EqualFunc(tops, want, func(a, b top) bool { return a.id == b.id }) {
+			t.Fatalf("round %d: got %v, want %v", round, tops, want)
+		}
+	}
 }
