@@ -34,7 +34,13 @@
 // built reusing the previous build's copies of the top-level subtrees the
 // new tree shares with it (identified by the address of their shared,
 // immutable C subtree, kept alive by a copy of the tree they came from),
-// moved to their new position. A reparse whose tree has a syntax error is redone whole: error
+// moved to their new position. For the symbols the walk itself
+// (skeleton.c) skips what it saw last time: a declaration, or a whole run
+// of them under a hidden repetition node, that the new tree shares with
+// the last walk's is placed from that walk's record of it, without reading
+// its C memory (which the last whole parse may have evicted), so a change
+// reads only the nodes the reparse made. A reparse whose tree has a
+// syntax error is redone whole: error
 // recovery depends on the subtrees the parser reuses, so such a tree may
 // differ from a whole parse's. Results equal those of a whole parse
 // (TestIncrementalLikeFresh, FuzzIncremental). Reparses run on a copy of

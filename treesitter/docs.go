@@ -55,8 +55,9 @@ type document struct {
 	// from: the next build or call copies what the new tree shares with it.
 	flat    *tree
 	flatSrc reuseSource
-	symTops []symTop // by slot: in the tree order of symSrc's tops
-	symSrc  reuseSource
+	symTops []symTop    // by slot: in the tree order of symWalk's last walk's tops
+	symSrc  reuseSource // that walk's tree (only src is set)
+	symWalk *walkBufs   // nil while a call uses it
 
 	// The cache entry of the current text while d keeps a tree (see
 	// entryOf), or nil.
@@ -71,20 +72,20 @@ type reuseSource struct {
 	tops []top // the root's named children, sorted by id
 }
 
-// borrowLocked returns r's tops and a function that releases the copy of
-// r's tree keeping them alive while they are used without d.mu.
-func (r *reuseSource) borrowLocked() ([]top, func()) {
+// borrowLocked returns r and a function that releases the copy of r's
+// tree keeping its ids alive while they are used without d.mu.
+func (r *reuseSource) borrowLocked() (reuseSource, func()) {
 	if r.src == nil {
-		return nil, func() {}
+		return reuseSource{}, func() {}
 	}
-	return r.tops, r.src.Copy().Close
+	return *r, r.src.Copy().Close
 }
 
 func (r *reuseSource) close() {
 	if r.src != nil {
 		r.src.Close()
 	}
-	r.src, r.tops = nil, nil
+	*r = reuseSource{}
 }
 
 // keepsLocked reports whether d keeps results for a text of n bytes: it
@@ -96,6 +97,7 @@ func (d *document) keepsLocked(n int) bool {
 // symTop is the symbols of one top-level subtree that starts at at.
 // They are shared with the results handed out, which callers only read.
 type symTop struct {
+	id   uintptr // the top's subtree id
 	at   Range
 	syms []Symbol
 }
@@ -422,6 +424,8 @@ func (d *document) dropFlatLocked() {
 	d.flatSrc.close()
 	d.symTops = nil
 	d.symSrc.close()
+	d.symWalk.free()
+	d.symWalk = nil
 }
 
 // build is e.build(st, 0) for a tree st reparsed from d: the subtrees st
@@ -434,7 +438,8 @@ func (d *document) build(e *entry, st *sitter.Tree) (*tree, error) {
 	}
 	d.mu.Lock()
 	prev := d.flat
-	tops, release := d.flatSrc.borrowLocked()
+	src, release := d.flatSrc.borrowLocked()
+	tops := src.tops
 	d.mu.Unlock()
 	nodes, newTops, err := flattenReusing(st, prev, tops)
 	release()
@@ -456,44 +461,62 @@ func (d *document) build(e *entry, st *sitter.Tree) (*tree, error) {
 // previous call are that call's (moved, when the subtree moved), the
 // others are computed from their subtree only (what a top-level node's
 // symbols are depends on its subtree and its text alone, see symbolsOf).
-// Called with e.mu held.
+// The walk (flattenSkeleton) writes into C memory the document keeps from
+// call to call (symWalk), taken for the call: a concurrent call walks in
+// new memory, without reuse, and of the two the first to finish keeps its
+// walk. Called with e.mu held.
 func (d *document) symbols(st *sitter.Tree, text []byte) ([]Symbol, error) {
 	d.mu.Lock()
 	prev := d.symTops
-	prevTops, release := d.symSrc.borrowLocked()
+	src, release := d.symSrc.borrowLocked()
+	wb := d.symWalk
+	d.symWalk = nil // this call's; a concurrent one walks with its own
 	d.mu.Unlock()
 	defer release()
-	out, cur, tops, err := d.symbolsReusing(st, text, prev, prevTops)
+	reuse := wb != nil && src.src != nil
+	if wb == nil {
+		wb = newWalkBufs()
+	}
+	out, cur, err := d.symbolsReusing(st, text, prev, wb, reuse)
 	if errors.Is(err, errNotReused) {
-		// Cannot happen while prevTops and prev agree; whole, to be safe.
-		out, cur, tops, err = d.symbolsReusing(st, text, nil, nil)
+		// Cannot happen while the skeleton and prev agree; whole, to be safe.
+		out, cur, err = d.symbolsReusing(st, text, nil, wb, false)
 	}
 	if err != nil {
+		wb.free() // it may hold this walk, which prev does not describe
+		if errors.Is(err, errNoSkeleton) {
+			nodes, ferr := flatten(st, 0)
+			if ferr != nil {
+				return nil, ferr
+			}
+			return documentSymbols(&tree{lang: d.lang, nodes: nodes}, text), nil
+		}
 		return nil, err
 	}
-	sortTops(tops, prevTops)
 	d.mu.Lock()
-	if d.keepsLocked(len(text)) {
+	if d.keepsLocked(len(text)) && d.symWalk == nil {
 		d.symSrc.close()
-		d.symTops, d.symSrc = cur, reuseSource{src: st.Copy(), tops: tops}
+		d.symTops, d.symSrc, d.symWalk = cur, reuseSource{src: st.Copy()}, wb
+		wb = nil
 	}
 	d.mu.Unlock()
+	wb.free()
 	return out, nil
 }
 
 var errNotReused = errors.New("treesitter: a reused subtree has no symbols of the previous call")
 
-// symbolsReusing computes the symbols of st's text: those of the top-level
-// subtrees reused from the tree whose tops (sorted by id) are prevTops are
-// taken from prev (by the tops' slots). It also returns the symbols of each
-// of st's tops (cur, by slot) and the tops, in tree order.
-func (d *document) symbolsReusing(st *sitter.Tree, text []byte, prev []symTop, prevTops []top) (out []Symbol, cur []symTop, tops []top, err error) {
-	nodes, tops, err := flattenMarked(st, prevTops)
+// symbolsReusing computes the symbols of st's text with a walk of wb
+// (flattenSkeleton): with reuse, those of the top-level subtrees found in
+// wb's last walk, of the previous call's tree, are that call's (prev, by
+// slot). It also returns the symbols of each of st's tops (cur, by slot).
+func (d *document) symbolsReusing(st *sitter.Tree, text []byte, prev []symTop, wb *walkBufs, reuse bool) (out []Symbol, cur []symTop, err error) {
+	nodes, tops, err := flattenSkeleton(st, wb, reuse)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	if len(nodes) == 0 {
-		return nil, nil, nil, fmt.Errorf("treesitter: %s parse produced an empty tree; read the file plainly", d.lang.Name)
+		return nil, nil, fmt.Errorf("treesitter: %s parse produced an empty tree; read the file plainly", d.lang.Name)
 	}
 	t := &tree{lang: d.lang, nodes: nodes}
 	// topAt returns the position in tops of the root's child c, or -1;
@@ -515,7 +538,7 @@ func (d *document) symbolsReusing(st *sitter.Tree, text []byte, prev []symTop, p
 		at := Range{Start: int(n.StartByte), StartPoint: Point{int(n.StartRow), int(n.StartCol)}}
 		k := topAt(c)
 		if n.Flags&flagReused != 0 {
-			p, ok := reusedSymbols(tops, k, prevTops, prev)
+			p, ok := reusedSymbols(tops, k, prev)
 			if !ok {
 				err = errNotReused
 				return false
@@ -525,7 +548,7 @@ func (d *document) symbolsReusing(st *sitter.Tree, text []byte, prev []symTop, p
 				// included (not one per file: it stays as long as
 				// any of them is reused).
 				pool := make([]Symbol, 0, countSymbols(p.syms))
-				p = symTop{at: at, syms: moveSymbols(&pool, p.syms, p.at, at)}
+				p = symTop{id: p.id, at: at, syms: moveSymbols(&pool, p.syms, p.at, at)}
 			}
 			out = append(out, p.syms...)
 			cur[k] = p
@@ -539,28 +562,27 @@ func (d *document) symbolsReusing(st *sitter.Tree, text []byte, prev []symTop, p
 			if len(out) > m {
 				syms = slices.Clone(out[m:])
 			}
-			cur[k] = symTop{at: at, syms: syms}
+			cur[k] = symTop{id: tops[k].id, at: at, syms: syms}
 		}
 		return true
 	})
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	return out, cur, tops, nil
+	return out, cur, nil
 }
 
 // reusedSymbols returns the previous call's symbols of tops[k], a reused
-// top: prevTops[tops[k].prev-1] is the same subtree, and its slot indexes
-// prev.
-func reusedSymbols(tops []top, k int, prevTops []top, prev []symTop) (symTop, bool) {
+// top: prev[tops[k].prev-1], which must be the same subtree's.
+func reusedSymbols(tops []top, k int, prev []symTop) (symTop, bool) {
 	if k < 0 {
 		return symTop{}, false
 	}
-	p := tops[k].prev
-	if p == 0 || int(p) > len(prevTops) || prevTops[p-1].id != tops[k].id || int(prevTops[p-1].slot) >= len(prev) {
+	p := int(tops[k].prev)
+	if p == 0 || p > len(prev) || prev[p-1].id != tops[k].id {
 		return symTop{}, false
 	}
-	return prev[prevTops[p-1].slot], true
+	return prev[p-1], true
 }
 
 // moveSymbols returns a copy of syms moved from the position of from's

@@ -48,21 +48,7 @@ static void hl_tree_edit(TSTree *t, uint32_t sb, uint32_t ob, uint32_t nb,
 	ts_tree_edit(t, &e);
 }
 
-typedef struct {
-	uint32_t start_byte, end_byte;
-	uint32_t start_row, start_col, end_row, end_col;
-	uint32_t parent, end;
-	uint16_t symbol, field;
-	uint32_t flags;
-} hl_flat;
-
-enum { HL_MISSING = 1, HL_HAS_ERROR = 2, HL_EXTRA = 4, HL_REUSED = 8 };
-
-// hl_top is a named child of the root with a subtree id: its index in the
-// flattened nodes, its position among the tops in tree order (slot), and,
-// when its subtree is reused, 1 + the position of its id in the reuse
-// table (prev; 0 otherwise).
-typedef struct { uintptr_t id; uint32_t index; uint32_t slot; uint32_t prev; uint32_t pad; } hl_top;
+#include "flat.h"
 
 // hl_subtree_id identifies the subtree under a node: the address of its
 // heap data (TSNode.id is the address of the Subtree slot in its parent,

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"unsafe"
 )
@@ -547,4 +548,69 @@ func TestSortTops(t *testing.T) {
 			t.Fatalf("round %d: got %v, want %v", round, tops, want)
 		}
 	}
+}
+
+// TestSymbolsWalkLikeFresh: the symbols walk (skeleton.c), which takes
+// the positions of declarations and of whole runs of them it has seen
+// before from its last walk, gives a fresh parse's symbols in large
+// documents (deep repetitions) after valid edits that move rows, and in a
+// document of several declarations a line, where a change moves the next
+// ones along their row; and lines removed whole.
+func TestSymbolsWalkLikeFresh(t *testing.T) {
+	ctx := context.Background()
+	rounds := 20
+	if testing.Short() {
+		rounds = 6
+	}
+	check := func(path string, text []byte, edits func(r *rand.Rand, text []byte) incrEdit) {
+		t.Helper()
+		defaultCache.purge()
+		key := "test://walk/" + path
+		OpenDocument(key, path, text)
+		defer CloseDocument(key)
+		DocumentSymbols(ctx, path, text) // whole parse: the document keeps its tree
+		r := rand.New(rand.NewPCG(11, uint64(len(text))))
+		for round := range rounds {
+			for range 1 + r.IntN(3) {
+				e := edits(r, text)
+				next := applyIncrEdit(text, e)
+				EditDocument(key, e.start, e.end, next)
+				text = next
+			}
+			got, err := DocumentSymbols(ctx, path, text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fresh, err := parseFresh(ctx, LanguageFor(path), text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := documentSymbols(fresh, text); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s round %d: symbols differ from a fresh parse", path, round)
+			}
+		}
+	}
+	for _, l := range benchLangs {
+		path, text := genSource(l, 1500)
+		check(path, text, func(r *rand.Rand, text []byte) incrEdit { return validEdit(r, text, path) })
+	}
+	var b strings.Builder
+	b.WriteString("package p\n\n")
+	for i := range 300 {
+		fmt.Fprintf(&b, "type A%d int; type B%d struct{ x int }; var c%d = %d\n", i, i, i, i)
+	}
+	check("row.go", []byte(b.String()), func(r *rand.Rand, text []byte) incrEdit {
+		at := lineStart(r, text)
+		switch r.IntN(3) {
+		case 0: // a letter in the line's first name: its other declarations move along the row
+			if i := bytes.Index(text[at:], []byte("type A")); i >= 0 {
+				return incrEdit{at + i + 6, at + i + 6, "z"}
+			}
+		case 1: // the line removed
+			if end := bytes.IndexByte(text[at:], '\n'); at > 11 && end >= 0 {
+				return incrEdit{at, at + end + 1, ""}
+			}
+		}
+		return incrEdit{at, at, "\n"}
+	})
 }

@@ -1,0 +1,55 @@
+// Types shared by the C walks of flatten.go and skeleton.c.
+#ifndef HASHLS_FLAT_H
+#define HASHLS_FLAT_H
+
+#include <stdint.h>
+
+// hl_flat is one named node of a walk, laid out like the Go node type.
+typedef struct {
+	uint32_t start_byte, end_byte;
+	uint32_t start_row, start_col, end_row, end_col;
+	uint32_t parent, end;
+	uint16_t symbol, field;
+	uint32_t flags;
+} hl_flat;
+
+enum { HL_MISSING = 1, HL_HAS_ERROR = 2, HL_EXTRA = 4, HL_REUSED = 8 };
+
+// hl_top is a named child of the root with a subtree id: its index in the
+// flattened nodes, its position among the tops in tree order (slot), and,
+// when its subtree is reused, 1 + where the previous walk had it (prev; 0
+// otherwise): its position in the reuse table for hl_flatten, its slot
+// for hl_skeleton.
+typedef struct { uintptr_t id; uint32_t index; uint32_t slot; uint32_t prev; uint32_t pad; } hl_top;
+
+// hl_skel is one entry of a skeleton (see hl_skeleton): a hidden node the
+// walk descended into (kind HL_SKEL_HIDDEN: end is the index past the
+// entries of its descendants) or a named top (HL_SKEL_TOP: end is its own
+// index + 1, slot its position among the tops), with its subtree id, the
+// alias it was seen under, where it starts and ends (content, without the
+// padding before it), its padding, and (flags) whether it is an extra (and
+// for a top, missing or holding an error).
+typedef struct {
+	uintptr_t id;
+	uint32_t start_byte, start_row, start_col;
+	uint32_t end_byte, end_row, end_col;
+	uint32_t pad_byte, pad_row, pad_col;
+	uint32_t end, slot;
+	uint16_t kind, alias, symbol, flags;
+	uint32_t unused;
+} hl_skel;
+
+enum { HL_SKEL_HIDDEN = 1, HL_SKEL_TOP = 2 };
+
+// hl_arr is a growable array of n elements in C memory.
+typedef struct { void *p; uint32_t n, cap; } hl_arr;
+
+// hl_out is what hl_skeleton writes: the flattened nodes, the tops and the
+// skeleton. Its arrays are kept from call to call (their memory is
+// reused, not allocated again) until hl_out_free.
+typedef struct { hl_arr flat, tops, skel; } hl_out;
+
+int hl_skeleton(const void *tree, const hl_skel *prev, uint32_t nprev, hl_out *out);
+void hl_out_free(hl_out *o);
+
+#endif
