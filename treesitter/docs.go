@@ -72,13 +72,16 @@ type reuseSource struct {
 	tops []top // the root's named children, sorted by id
 }
 
-// borrowLocked returns r and a function that releases the copy of r's
-// tree keeping its ids alive while they are used without d.mu.
+// borrowLocked returns r with a copy of its tree, which keeps r's ids
+// alive while they are used without d.mu, and a function that closes that
+// copy.
 func (r *reuseSource) borrowLocked() (reuseSource, func()) {
 	if r.src == nil {
 		return reuseSource{}, func() {}
 	}
-	return *r, r.src.Copy().Close
+	b := *r
+	b.src = r.src.Copy()
+	return b, b.src.Close
 }
 
 func (r *reuseSource) close() {
@@ -480,6 +483,7 @@ func (d *document) symbols(st *sitter.Tree, text []byte) ([]Symbol, error) {
 	out, cur, err := d.symbolsReusing(st, text, prev, wb, reuse)
 	if errors.Is(err, errNotReused) {
 		// Cannot happen while the skeleton and prev agree; whole, to be safe.
+		symbolsRetried.Add(1)
 		out, cur, err = d.symbolsReusing(st, text, nil, wb, false)
 	}
 	if err != nil {
@@ -505,6 +509,9 @@ func (d *document) symbols(st *sitter.Tree, text []byte) ([]Symbol, error) {
 }
 
 var errNotReused = errors.New("treesitter: a reused subtree has no symbols of the previous call")
+
+// symbolsRetried counts the calls that hit errNotReused (tests).
+var symbolsRetried atomic.Int64
 
 // symbolsReusing computes the symbols of st's text with a walk of wb
 // (flattenSkeleton): with reuse, those of the top-level subtrees found in

@@ -24,8 +24,11 @@ typedef struct { uintptr_t id; uint32_t index; uint32_t slot; uint32_t prev; uin
 
 // hl_skel is one entry of a skeleton (see hl_skeleton): a hidden node the
 // walk descended into (kind HL_SKEL_HIDDEN: end is the index past the
-// entries of its descendants) or a named top (HL_SKEL_TOP: end is its own
-// index + 1, slot its position among the tops), with its subtree id, the
+// entries of its descendants; flags HL_SKEL_NOREUSE when nodes under it
+// have no entry, so it cannot be placed from its entries), a named top
+// (HL_SKEL_TOP: end is its own index + 1, slot its position among the
+// tops) or a named inline leaf among the root's children, such as a short
+// comment (HL_SKEL_LEAF: no id), with its subtree id, the
 // alias it was seen under, where it starts and ends (content, without the
 // padding before it), its padding, and (flags) whether it is an extra (and
 // for a top, missing or holding an error).
@@ -39,7 +42,8 @@ typedef struct {
 	uint32_t unused;
 } hl_skel;
 
-enum { HL_SKEL_HIDDEN = 1, HL_SKEL_TOP = 2 };
+enum { HL_SKEL_HIDDEN = 1, HL_SKEL_TOP = 2, HL_SKEL_LEAF = 3 };
+enum { HL_SKEL_NOREUSE = 0x100 };
 
 // hl_arr is a growable array of n elements in C memory.
 typedef struct { void *p; uint32_t n, cap; } hl_arr;
@@ -47,7 +51,10 @@ typedef struct { void *p; uint32_t n, cap; } hl_arr;
 // hl_out is what hl_skeleton writes: the flattened nodes, the tops and the
 // skeleton. Its arrays are kept from call to call (their memory is
 // reused, not allocated again) until hl_out_free.
-typedef struct { hl_arr flat, tops, skel; } hl_out;
+typedef struct {
+	hl_arr flat, tops, skel;
+	uint32_t reused_tops, reused_runs; // placed from the last walk (for tests)
+} hl_out;
 
 int hl_skeleton(const void *tree, const hl_skel *prev, uint32_t nprev, hl_out *out);
 void hl_out_free(hl_out *o);

@@ -614,3 +614,101 @@ func TestSymbolsWalkLikeFresh(t *testing.T) {
 		return incrEdit{at, at, "\n"}
 	})
 }
+
+// rootChildren returns the root's named children of a flattened tree, in
+// order, without their fields and the reuse flag.
+func rootChildren(nodes []node) []node {
+	var out []node
+	for i := uint32(1); i < uint32(len(nodes)); i = nodes[i].End {
+		n := nodes[i]
+		n.Field, n.End, n.Flags = 0, 0, n.Flags&^flagReused
+		out = append(out, n)
+	}
+	return out
+}
+
+// TestSkeletonWalkLikeCursor: after each reparse, the symbols walk
+// (flattenSkeleton, reusing its last walk) lists the root's named children
+// exactly as the cursor walk does (flattenMarked), comments and other
+// leaves included, and it does place declarations, and whole runs of
+// them, from its last walk.
+func TestSkeletonWalkLikeCursor(t *testing.T) {
+	ctx := context.Background()
+	type source struct {
+		path string
+		text []byte
+	}
+	var sources []source
+	for _, l := range benchLangs {
+		path, text := genSource(l, 800)
+		sources = append(sources, source{path, text})
+	}
+	// Short comments among the declarations are inline leaves (no subtree
+	// id), which runs placed whole must keep.
+	for _, f := range []struct{ path, head, line string }{
+		{"leaves.go", "package p\n\n", "// c%d\nvar items%d = %d // c\n"},
+		{"leaves.py", "", "# c%d\nitems%d = %d  # c\n"},
+		{"leaves.ts", "", "// c%d\nlet items%d = %d; // c\n"},
+	} {
+		var b strings.Builder
+		b.WriteString(f.head)
+		for i := range 400 {
+			fmt.Fprintf(&b, f.line, i, i, i)
+		}
+		sources = append(sources, source{f.path, []byte(b.String())})
+	}
+	for _, src := range sources {
+		path, text := src.path, src.text
+		lang := LanguageFor(path)
+		st, err := parseWith(ctx, lang, nil, text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wb := newWalkBufs()
+		if _, _, err := flattenSkeleton(st, wb, false); err != nil {
+			t.Fatal(err)
+		}
+		r := rand.New(rand.NewPCG(5, 5))
+		reusedTops, runs := 0, 0
+		for round := range 12 {
+			e := validEdit(r, text, path)
+			next := applyIncrEdit(text, e)
+			te, ok := describeEdit(text, e.start, e.end, next)
+			if !ok {
+				t.Fatal("bad edit")
+			}
+			old := st.Copy()
+			editTree(old, te)
+			st2, err := parseWith(ctx, lang, old, next)
+			old.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _, err := flattenSkeleton(st2, wb, true) // st, the last walk's tree, is still open
+			if err != nil {
+				t.Fatal(err)
+			}
+			gotRoot := rootChildren(got)
+			n, k := wb.reused()
+			reusedTops, runs = reusedTops+n, runs+k
+			want, _, err := flattenMarked(st2, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w := rootChildren(want); !reflect.DeepEqual(gotRoot, w) {
+				t.Fatalf("%s round %d: the walk's root children differ from the cursor's:\n got %d %+v\nwant %d %+v", path, round, len(gotRoot), gotRoot[:min(5, len(gotRoot))], len(w), w[:min(5, len(w))])
+			}
+			st.Close()
+			st, text = st2, next
+		}
+		st.Close()
+		wb.free()
+		if reusedTops == 0 || runs == 0 {
+			t.Errorf("%s: the walks placed %d declarations and %d runs from their last walk", path, reusedTops, runs)
+		}
+		t.Logf("%s: %d declarations and %d runs placed from the last walk in 12 changes", path, reusedTops, runs)
+	}
+	if n := symbolsRetried.Load(); n != 0 {
+		t.Errorf("%d symbols calls found a reused declaration without symbols", n)
+	}
+}

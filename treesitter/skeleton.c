@@ -47,6 +47,7 @@ static int hl_index_build(hl_index *ix, const hl_skel *prev, uint32_t n) {
 	if (!ix->slot) return -1;
 	ix->mask = size - 1;
 	for (uint32_t i = 0; i < n; i++) {
+		if (!prev[i].id) continue; // a leaf: never looked up
 		uint32_t h = hl_hash(prev[i].id) & ix->mask;
 		while (ix->slot[h]) h = (h + 1) & ix->mask;
 		ix->slot[h] = i + 1;
@@ -184,9 +185,29 @@ static int hl_top_reused(hl_walk *w, hl_skel e, uint32_t prev_slot) {
 	return 0;
 }
 
+// hl_leaf records a named inline leaf of a run placed whole: its node and
+// its skeleton entry e (moved already).
+static int hl_leaf(hl_walk *w, hl_skel e) {
+	hl_flat *f = hl_push(&w->o->flat, sizeof(hl_flat));
+	hl_skel *s = f ? hl_push(&w->o->skel, sizeof(hl_skel)) : NULL;
+	if (!s) return -1;
+	f->start_byte = e.start_byte; f->end_byte = e.end_byte;
+	f->start_row = e.start_row; f->start_col = e.start_col;
+	f->end_row = e.end_row; f->end_col = e.end_col;
+	f->parent = 0;
+	f->end = w->o->flat.n;
+	f->symbol = e.symbol;
+	f->field = 0;
+	f->flags = e.flags;
+	e.end = w->o->skel.n;
+	*s = e;
+	return 0;
+}
+
 int hl_skeleton(const void *tree_, const hl_skel *prev, uint32_t nprev, hl_out *o) {
 	const TSTree *tree = tree_;
 	o->flat.n = o->tops.n = o->skel.n = 0;
+	o->reused_tops = o->reused_runs = 0;
 	hl_walk w = {tree, o, 0};
 	hl_index ix = {NULL, 0};
 	typedef struct {
@@ -233,7 +254,7 @@ int hl_skeleton(const void *tree_, const hl_skel *prev, uint32_t nprev, hl_out *
 		uint32_t k = UINT32_MAX;
 		if (!child->data.is_inline) {
 			k = hl_index_find(&ix, prev, (uintptr_t)child->ptr);
-			if (k != UINT32_MAX && !(prev[k].end > k && prev[k].end <= nprev)) k = UINT32_MAX;
+			if (k != UINT32_MAX && (!(prev[k].end > k && prev[k].end <= nprev) || (prev[k].flags & HL_SKEL_NOREUSE))) k = UINT32_MAX;
 		}
 		bool extra = k != UINT32_MAX ? (prev[k].flags & HL_EXTRA) != 0 : ts_subtree_extra(*child);
 		TSSymbol alias = 0;
@@ -249,14 +270,19 @@ int hl_skeleton(const void *tree_, const hl_skel *prev, uint32_t nprev, hl_out *
 			f->pos = (Length){e.end_byte, {e.end_row, e.end_col}};
 			if (from->kind == HL_SKEL_TOP) {
 				if (hl_top_reused(&w, e, from->slot) != 0) goto fail;
+				o->reused_tops++;
 				continue;
 			}
 			// A hidden node: its block of entries, moved.
+			o->reused_runs++;
 			uint32_t base = o->skel.n;
 			for (uint32_t j = k; j < from->end; j++) {
 				hl_skel m = hl_moved(prev[j], from, start);
 				if (m.kind == HL_SKEL_TOP) {
 					if (hl_top_reused(&w, m, prev[j].slot) != 0) goto fail;
+					o->reused_tops++;
+				} else if (m.kind == HL_SKEL_LEAF) {
+					if (hl_leaf(&w, m) != 0) goto fail;
 				} else {
 					hl_skel *s = hl_push(&o->skel, sizeof(hl_skel));
 					if (!s) goto fail;
@@ -277,7 +303,27 @@ int hl_skeleton(const void *tree_, const hl_skel *prev, uint32_t nprev, hl_out *
 			TSNode nd = ts_node_new(tree, child, start, alias);
 			uint32_t at = o->flat.n;
 			if (hl_put_subtree(&w, nd, 0) != 0) goto fail;
-			if (named && id && o->flat.n > at) {
+			if (!named || !id || o->flat.n == at) {
+				if (named && !id && o->flat.n == at + 1) {
+					// A named inline leaf: an entry, so that a run holding
+					// it can be placed whole.
+					hl_flat *n0 = &FLAT(&w)[at];
+					hl_skel *s = hl_push(&o->skel, sizeof(hl_skel));
+					if (!s) goto fail;
+					*s = (hl_skel){0, n0->start_byte, n0->start_row, n0->start_col, n0->end_byte, n0->end_row, n0->end_col,
+						pad.bytes, pad.extent.row, pad.extent.column,
+						o->skel.n, 0, HL_SKEL_LEAF, alias, n0->symbol, (uint16_t)n0->flags, 0};
+				} else if (o->flat.n > at) {
+					// Named nodes under an anonymous one: the runs holding
+					// them are read again next time.
+					for (uint32_t q = 0; q < frames.n; q++) {
+						uint32_t si = ((frame *)frames.p)[q].skel;
+						if (si != UINT32_MAX) SKEL(&w)[si].flags |= HL_SKEL_NOREUSE;
+					}
+				}
+				continue;
+			}
+			{
 				hl_flat *n0 = &FLAT(&w)[at];
 				hl_top *t = hl_push(&o->tops, sizeof(hl_top));
 				hl_skel *s = t ? hl_push(&o->skel, sizeof(hl_skel)) : NULL;

@@ -36,6 +36,12 @@ func (b *walkBufs) free() {
 	}
 }
 
+// reused returns how many tops the last walk placed from the walk before
+// (alone or in runs) and how many runs of them it placed whole (tests).
+func (b *walkBufs) reused() (tops, runs int) {
+	return int(b.last.reused_tops), int(b.last.reused_runs)
+}
+
 // flattenSkeleton is the walk behind incremental document symbols
 // (skeleton.c): the root and its tops as flattenMarked gives them, but
 // reading only what changed since the last walk of b, when reuse is set:
@@ -52,7 +58,7 @@ func (b *walkBufs) free() {
 // root is not named.
 func flattenSkeleton(st *sitter.Tree, b *walkBufs, reuse bool) ([]node, []top, error) {
 	ptr := cTree(st)
-	if ptr == nil || b.last == nil {
+	if ptr == nil || b.last == nil || b.next == nil {
 		return nil, nil, errFlatten
 	}
 	var prev *C.hl_skel

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -48,6 +50,7 @@ func TestCopyIsPinned(t *testing.T) {
 			t.Errorf("runtime/%s differs from the binding's copy (run sync.sh; changes go in parser.c.patch)", name)
 		}
 	}
+	checkAgainstModule(t, mod, ver, lines[1:])
 	ents, err := os.ReadDir("runtime")
 	if err != nil {
 		t.Fatal(err)
@@ -103,4 +106,45 @@ func unpatch(b, patch []byte) ([]byte, error) {
 		s = strings.Replace(s, to.String(), from.String(), 1)
 	}
 	return []byte(s), nil
+}
+
+// checkAgainstModule compares runtime/UPSTREAM's hashes with the module's
+// own files, when the go command can say where they are (not under wine):
+// every runtime source of the module is listed, with its hash.
+func checkAgainstModule(t *testing.T, mod, ver string, listed []string) {
+	cmd := exec.Command("go", "list", "-m", "-json", mod+"@"+ver)
+	cmd.Dir = "../../.."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Logf("not compared with the module's files (go list: %v)", err)
+		return
+	}
+	var m struct{ Dir string }
+	if err := json.Unmarshal(out, &m); err != nil || m.Dir == "" {
+		t.Logf("not compared with the module's files (no directory in %q)", out)
+		return
+	}
+	sums := map[string]string{}
+	for _, l := range listed {
+		sum, name, _ := strings.Cut(l, " ")
+		sums[name] = sum
+	}
+	files, err := filepath.Glob(filepath.Join(m.Dir, "*.[ch]"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		name := filepath.Base(f)
+		if strings.HasPrefix(name, "bindings.") || name == "query.c" {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := sha256.Sum256(b)
+		if sums[name] != hex.EncodeToString(got[:]) {
+			t.Errorf("%s of %s %s is not in runtime/UPSTREAM as it is (run sync.sh)", name, mod, ver)
+		}
+	}
 }
