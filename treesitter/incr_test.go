@@ -408,21 +408,34 @@ func TestOpenDocumentOwnsItsEntries(t *testing.T) {
 	}
 }
 
+// openKept opens text as the document key (closed when the test ends) and
+// returns its symbols once the document keeps a tree: the first call
+// parses whole, the second's symbols are those the next change reuses.
+func openKept(t *testing.T, key, path string, text []byte) []Symbol {
+	t.Helper()
+	defaultCache.purge()
+	OpenDocument(key, path, text)
+	t.Cleanup(func() { CloseDocument(key) })
+	ctx := context.Background()
+	DocumentSymbols(ctx, path, text)
+	syms, err := DocumentSymbols(ctx, path, text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return syms
+}
+
 // TestPythonBlockStartReuses: a letter typed before the first token of a
 // block's first statement reparses by reusing the rest of the file (the
 // patched runtime, see package reparser): the symbols of the last class
 // are the previous call's, and the results equal a fresh parse's.
 func TestPythonBlockStartReuses(t *testing.T) {
-	defaultCache.purge()
+	ctx := context.Background()
 	path, text := genSource("python", 600)
 	const key = "test://blockstart.py"
-	OpenDocument(key, path, text)
-	defer CloseDocument(key)
-	ctx := context.Background()
-	DocumentSymbols(ctx, path, text) // whole parse: the document keeps its tree
-	before, err := DocumentSymbols(ctx, path, text)
-	if err != nil || len(before) < 3 {
-		t.Fatalf("%d symbols, %v", len(before), err)
+	before := openKept(t, key, path, text)
+	if len(before) < 3 {
+		t.Fatalf("%d symbols", len(before))
 	}
 	at := bytes.Index(text, []byte("parts = ")) // the first statement of label's body
 	if at < 0 {
@@ -452,17 +465,10 @@ func TestPythonBlockStartReuses(t *testing.T) {
 // memory), those after it are moved copies equal to a fresh parse's, and
 // those of the changed declaration are new.
 func TestSymbolsReuseUnchangedTops(t *testing.T) {
-	defaultCache.purge()
+	ctx := context.Background()
 	path, text := genSource("go", 400)
 	const key = "test://reuse.go"
-	OpenDocument(key, path, text)
-	defer CloseDocument(key)
-	ctx := context.Background()
-	DocumentSymbols(ctx, path, text) // whole parse: the document keeps its tree
-	before, err := DocumentSymbols(ctx, path, text)
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := openKept(t, key, path, text)
 	for round := range 3 {
 		// Type a letter into the middle type's first field name.
 		mid := before[len(before)/2]
@@ -564,11 +570,8 @@ func TestSymbolsWalkLikeFresh(t *testing.T) {
 	}
 	check := func(path string, text []byte, edits func(r *rand.Rand, text []byte) incrEdit) {
 		t.Helper()
-		defaultCache.purge()
 		key := "test://walk/" + path
-		OpenDocument(key, path, text)
-		defer CloseDocument(key)
-		DocumentSymbols(ctx, path, text) // whole parse: the document keeps its tree
+		openKept(t, key, path, text)
 		r := rand.New(rand.NewPCG(11, uint64(len(text))))
 		for round := range rounds {
 			for range 1 + r.IntN(3) {

@@ -162,32 +162,10 @@ static hl_skel hl_moved(hl_skel e, const hl_skel *from, Length to) {
 	return e;
 }
 
-// hl_top_reused records a reused top: its node (flagged HL_REUSED, its
-// descendants left out), its tops entry and its skeleton entry e (moved
-// already), whose slot becomes the new one.
-static int hl_top_reused(hl_walk *w, hl_skel e, uint32_t prev_slot) {
-	hl_flat *f = hl_push(&w->o->flat, sizeof(hl_flat));
-	hl_top *t = f ? hl_push(&w->o->tops, sizeof(hl_top)) : NULL;
-	hl_skel *s = t ? hl_push(&w->o->skel, sizeof(hl_skel)) : NULL;
-	if (!s) return -1;
-	f->start_byte = e.start_byte; f->end_byte = e.end_byte;
-	f->start_row = e.start_row; f->start_col = e.start_col;
-	f->end_row = e.end_row; f->end_col = e.end_col;
-	f->parent = 0;
-	f->end = w->o->flat.n;
-	f->symbol = e.symbol;
-	f->field = 0;
-	f->flags = e.flags | HL_REUSED;
-	t->id = e.id; t->index = w->o->flat.n - 1; t->slot = w->nslot; t->prev = prev_slot + 1; t->pad = 0;
-	e.slot = w->nslot++;
-	e.end = w->o->skel.n;
-	*s = e;
-	return 0;
-}
-
-// hl_leaf records a named inline leaf of a run placed whole: its node and
-// its skeleton entry e (moved already).
-static int hl_leaf(hl_walk *w, hl_skel e) {
+// hl_put_entry records the node of entry e (moved already) as a child of
+// the root with flags, and pushes e (its end set) to the skeleton. Returns
+// 0, or -1 when memory is short.
+static int hl_put_entry(hl_walk *w, hl_skel e, uint32_t flags) {
 	hl_flat *f = hl_push(&w->o->flat, sizeof(hl_flat));
 	hl_skel *s = f ? hl_push(&w->o->skel, sizeof(hl_skel)) : NULL;
 	if (!s) return -1;
@@ -198,10 +176,27 @@ static int hl_leaf(hl_walk *w, hl_skel e) {
 	f->end = w->o->flat.n;
 	f->symbol = e.symbol;
 	f->field = 0;
-	f->flags = e.flags;
+	f->flags = flags;
 	e.end = w->o->skel.n;
 	*s = e;
 	return 0;
+}
+
+// hl_top_reused records a reused top: its node (flagged HL_REUSED, its
+// descendants left out), its tops entry and its skeleton entry e (moved
+// already), whose slot becomes the new one.
+static int hl_top_reused(hl_walk *w, hl_skel e, uint32_t prev_slot) {
+	hl_top *t = hl_push(&w->o->tops, sizeof(hl_top));
+	if (!t) return -1;
+	t->id = e.id; t->index = w->o->flat.n; t->slot = w->nslot; t->prev = prev_slot + 1; t->pad = 0;
+	e.slot = w->nslot++;
+	return hl_put_entry(w, e, e.flags | HL_REUSED);
+}
+
+// hl_leaf records a named inline leaf of a run placed whole: its node and
+// its skeleton entry e (moved already).
+static int hl_leaf(hl_walk *w, hl_skel e) {
+	return hl_put_entry(w, e, e.flags);
 }
 
 int hl_skeleton(const void *tree_, const hl_skel *prev, uint32_t nprev, hl_out *o) {

@@ -136,15 +136,7 @@ func parseWith(ctx context.Context, lang *Language, old *sitter.Tree, text []byt
 	var err error
 	if rp := lang.reparser(old); rp != nil {
 		st, cancelled, err = reparse(ctx, rp, old, text)
-		if cancelled || err != nil || st == nil {
-			rp.Close()
-		} else {
-			select {
-			case lang.reparsers <- rp:
-			default:
-				rp.Close() // pool full
-			}
-		}
+		putBack(lang.reparsers, rp, !cancelled && err == nil && st != nil)
 	} else {
 		var p *sitter.Parser
 		select {
@@ -154,15 +146,7 @@ func parseWith(ctx context.Context, lang *Language, old *sitter.Tree, text []byt
 			p.SetLanguage(lang.lang)
 		}
 		st, cancelled, err = parseWatched(ctx, p, old, text)
-		if cancelled || err != nil || st == nil {
-			p.Close()
-		} else {
-			select {
-			case lang.parsers <- p:
-			default:
-				p.Close() // pool full
-			}
-		}
+		putBack(lang.parsers, p, !cancelled && err == nil && st != nil)
 	}
 	if err == nil && st == nil {
 		err = errors.New("tree-sitter returned no tree")
@@ -171,6 +155,19 @@ func parseWith(ctx context.Context, lang *Language, old *sitter.Tree, text []byt
 		return nil, fmt.Errorf("treesitter: parsing %s failed (retry, or read the file plainly): %w", lang.Name, err)
 	}
 	return st, nil
+}
+
+// putBack returns p to pool when its parse went well (ok), else (or when
+// the pool is full) closes it.
+func putBack[P interface{ Close() }](pool chan P, p P, ok bool) {
+	if ok {
+		select {
+		case pool <- p:
+			return
+		default:
+		}
+	}
+	p.Close()
 }
 
 // reparser returns a pooled (or new) parser of the patched runtime for a
