@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"go.lsp.dev/protocol"
 )
 
 // rssKB returns this process's resident set size (Linux; 0 elsewhere).
@@ -227,4 +229,55 @@ func BenchmarkEditOpenDocument(b *testing.B) {
 		c.barrier()
 	}
 	b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "edit-ms")
+}
+
+// BenchmarkTypeThenSymbols: a letter typed in an open 10,000-line Python
+// file, then textDocument/documentSymbol, as an editor's outline asks
+// after each keystroke; keystroke to reply, p50 and p99. "blockstart"
+// types before the first token of a block's first statement, where
+// upstream tree-sitter's reparse reused nothing after the change;
+// "expression" types inside an expression.
+func BenchmarkTypeThenSymbols(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString("import os\n\n\n")
+	for i := 0; i < 480; i++ {
+		fmt.Fprintf(&sb, "class Item%d:\n    \"\"\"A generated class.\"\"\"\n\n    def __init__(self, name, count=0):\n        self.name = name\n        self.count = count\n\n", i)
+		sb.WriteString("    @property\n    def label(self) -> str:\n        parts = [p.upper() for p in self.name.split(\"_\")]\n        return \"-\".join(parts)\n\n")
+		sb.WriteString("    def render(self, sep=\",\"):\n        data = {\"name\": self.name, \"count\": self.count}\n        for k in list(data):\n            if not data[k]:\n                del data[k]\n        return data\n\n\n")
+	}
+	text := sb.String()
+	for _, c := range []struct{ name, at string }{{"blockstart", "        parts = "}, {"expression", ".join(parts)"}} {
+		b.Run(c.name, func(b *testing.B) {
+			var spots []protocol.Position // where the letter goes, one per class
+			for i, ln := range strings.Split(text, "\n") {
+				if k := strings.Index(ln, c.at); k >= 0 {
+					col := k + len(c.at) - len(strings.TrimLeft(c.at, " ")) // the token's start
+					if c.name == "expression" {
+						col = k + len(".join(") + 1
+					}
+					spots = append(spots, protocol.Position{Line: uint32(i), Character: uint32(col)})
+				}
+			}
+			cl := newTestClient(b, testOptions())
+			cl.initialize(nil)
+			u := cl.open("big.py", "", text)
+			params := map[string]any{"textDocument": map[string]any{"uri": u}}
+			if err := cl.call("textDocument/documentSymbol", params, nil); err != nil { // the whole parse
+				b.Fatal(err)
+			}
+			durs := make([]time.Duration, 0, b.N)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				p := spots[(i*37)%len(spots)]
+				s := time.Now()
+				cl.change(u, lspRange(p.Line, p.Character, p.Line, p.Character), "x")
+				if err := cl.call("textDocument/documentSymbol", params, nil); err != nil {
+					b.Fatal(err)
+				}
+				durs = append(durs, time.Since(s))
+			}
+			b.StopTimer()
+			reportPercentiles(b, durs)
+		})
+	}
 }
