@@ -19,7 +19,9 @@
 // may keep a C tree between a summary (which copies only a pruned skeleton)
 // and the first block op on the same text; it is then guarded by the cache
 // entry's mutex and closed on eviction. Parses take a context and can be
-// cancelled.
+// cancelled. The first grammar used turns glibc's fastbins off for the
+// process (malloc.go: a freed tree's nodes are merged as they are freed,
+// not all at once by the next keystroke's allocation).
 //
 // Incremental parsing (docs.go): an open document (OpenDocument, keyed by
 // the caller, e.g. an editor's URI) keeps the C tree of its last parse.

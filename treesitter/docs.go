@@ -97,8 +97,10 @@ func (d *document) keepsLocked(n int) bool {
 	return !d.closed && n <= maxDocTreesWeight && (d.tree != nil || d.parsing)
 }
 
-// symTop is the symbols of one top-level subtree that starts at at.
-// They are shared with the results handed out, which callers only read.
+// symTop is the symbols of one top-level subtree as they were when it
+// started at at: where the subtree has moved since, a result gets moved
+// copies and the symTop stays as it is. They are shared with the results
+// handed out where it has not moved (callers only read them).
 type symTop struct {
 	id   uintptr // the top's subtree id
 	at   Range
@@ -540,6 +542,7 @@ func (d *document) symbolsReusing(st *sitter.Tree, text []byte, prev []symTop, w
 	}
 	out = make([]Symbol, 0, len(tops))
 	cur = make([]symTop, len(tops))
+	var kids symbolChunks // the moved copies' children
 	t.children(0, func(c uint32) bool {
 		n := &t.nodes[c]
 		at := Range{Start: int(n.StartByte), StartPoint: Point{int(n.StartRow), int(n.StartCol)}}
@@ -550,14 +553,11 @@ func (d *document) symbolsReusing(st *sitter.Tree, text []byte, prev []symTop, w
 				err = errNotReused
 				return false
 			}
-			if p.at != at {
-				// One array for the subtree's symbols, children
-				// included (not one per file: it stays as long as
-				// any of them is reused).
-				pool := make([]Symbol, 0, countSymbols(p.syms))
-				p = symTop{id: p.id, at: at, syms: moveSymbols(&pool, p.syms, p.at, at)}
+			if p.at == at {
+				out = append(out, p.syms...)
+			} else {
+				out = moveSymbols(&kids, out, p.syms, p.at, at)
 			}
-			out = append(out, p.syms...)
 			cur[k] = p
 			return true
 		}
@@ -592,33 +592,35 @@ func reusedSymbols(tops []top, k int, prev []symTop) (symTop, bool) {
 	return prev[p-1], true
 }
 
-// moveSymbols returns a copy of syms moved from the position of from's
-// start to that of to's: byte offsets and rows shift, and so do the
-// columns on from's row. The copies (children included) are appended to
-// *pool, which callers size with countSymbols so that it never grows.
-func moveSymbols(pool *[]Symbol, syms []Symbol, from, to Range) []Symbol {
-	if len(syms) == 0 {
-		return nil
-	}
-	k := len(*pool)
-	*pool = append(*pool, syms...)
-	out := (*pool)[k:len(*pool):len(*pool)]
-	for i := range out {
-		s := &out[i]
+// moveSymbols appends to out copies of syms moved from the position of
+// from's start to that of to's: byte offsets and rows shift, and so do
+// the columns on from's row. The copies' children (moved too) are taken
+// from kids.
+func moveSymbols(kids *symbolChunks, out, syms []Symbol, from, to Range) []Symbol {
+	for _, s := range syms {
 		s.Range = moveRange(s.Range, from, to)
 		s.Selection = moveRange(s.Selection, from, to)
-		s.Children = moveSymbols(pool, s.Children, from, to)
+		if len(s.Children) > 0 {
+			s.Children = moveSymbols(kids, kids.take(len(s.Children)), s.Children, from, to)
+		}
+		out = append(out, s)
 	}
 	return out
 }
 
-// countSymbols is the number of symbols in syms, children included.
-func countSymbols(syms []Symbol) int {
-	n := len(syms)
-	for _, s := range syms {
-		n += countSymbols(s.Children)
+// symbolChunks hands out room for symbols from arrays shared by many
+// (one allocation for the children of many moved symbols, not one each).
+type symbolChunks struct{ free []Symbol }
+
+// take returns an empty slice with room for n symbols, which appending up
+// to n keeps in place.
+func (c *symbolChunks) take(n int) []Symbol {
+	if len(c.free) < n {
+		c.free = make([]Symbol, max(n, 1024))
 	}
-	return n
+	s := c.free[:0:n]
+	c.free = c.free[n:]
+	return s
 }
 
 func moveRange(r, from, to Range) Range {

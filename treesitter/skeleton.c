@@ -27,6 +27,7 @@ static void *hl_push(hl_arr *a, size_t sz) {
 void hl_out_free(hl_out *o) {
 	if (!o) return;
 	free(o->flat.p); free(o->tops.p); free(o->skel.p);
+	free(o->index.p); free(o->frames.p);
 	free(o);
 }
 
@@ -40,11 +41,19 @@ static uint32_t hl_hash(uintptr_t id) {
 	return (uint32_t)(x >> 32);
 }
 
-static int hl_index_build(hl_index *ix, const hl_skel *prev, uint32_t n) {
+// hl_index_build indexes the n entries of prev in mem's memory (grown when
+// short). Returns 0, or -1 when memory is short.
+static int hl_index_build(hl_index *ix, const hl_skel *prev, uint32_t n, hl_arr *mem) {
 	uint32_t size = 16;
 	while (size < 2 * n) size *= 2;
-	ix->slot = calloc(size, sizeof(uint32_t));
-	if (!ix->slot) return -1;
+	if (mem->cap < size) {
+		free(mem->p);
+		mem->p = NULL; mem->cap = 0;
+		if (!(mem->p = malloc((size_t)size * sizeof(uint32_t)))) return -1;
+		mem->cap = size;
+	}
+	memset(mem->p, 0, (size_t)size * sizeof(uint32_t));
+	ix->slot = mem->p;
 	ix->mask = size - 1;
 	for (uint32_t i = 0; i < n; i++) {
 		if (!prev[i].id) continue; // a leaf: never looked up
@@ -212,15 +221,16 @@ int hl_skeleton(const void *tree_, const hl_skel *prev, uint32_t nprev, hl_out *
 		Length pos;
 		uint32_t skel; // the hidden node's skeleton entry; UINT32_MAX for the root
 	} frame;
-	hl_arr frames = {NULL, 0, 0};
+	hl_arr *frames = &o->frames;
+	frames->n = 0;
 	int rc = -1;
-	if (nprev > 0 && hl_index_build(&ix, prev, nprev) != 0) goto fail;
+	if (nprev > 0 && hl_index_build(&ix, prev, nprev, &o->index) != 0) goto fail;
 
 	TSNode root = ts_tree_root_node(tree);
 	if (!ts_node_is_named(root) || tree->root.data.is_inline) { rc = -2; goto fail; }
 	if (hl_put(&w, root, UINT32_MAX, 0) == UINT32_MAX) goto fail;
 	if (ts_subtree_child_count(tree->root) > 0) {
-		frame *f = hl_push(&frames, sizeof(frame));
+		frame *f = hl_push(frames, sizeof(frame));
 		if (!f) goto fail;
 		f->parent = tree->root;
 		f->alias_seq = ts_language_alias_sequence(tree->language, tree->root.ptr->production_id);
@@ -228,8 +238,8 @@ int hl_skeleton(const void *tree_, const hl_skel *prev, uint32_t nprev, hl_out *
 		f->pos = (Length){ts_node_start_byte(root), ts_node_start_point(root)};
 		f->skel = UINT32_MAX;
 	}
-	while (frames.n > 0) {
-		frame *f = (frame *)frames.p + (frames.n - 1);
+	while (frames->n > 0) {
+		frame *f = (frame *)frames->p + (frames->n - 1);
 		uint32_t nchild = ts_subtree_child_count(f->parent);
 		if (f->child == nchild) {
 			if (f->skel != UINT32_MAX) {
@@ -237,7 +247,7 @@ int hl_skeleton(const void *tree_, const hl_skel *prev, uint32_t nprev, hl_out *
 				h->end = o->skel.n;
 				h->end_byte = f->pos.bytes; h->end_row = f->pos.extent.row; h->end_col = f->pos.extent.column;
 			}
-			frames.n--;
+			frames->n--;
 			continue;
 		}
 		const Subtree *child = &ts_subtree_children(f->parent)[f->child];
@@ -311,8 +321,8 @@ int hl_skeleton(const void *tree_, const hl_skel *prev, uint32_t nprev, hl_out *
 				} else if (o->flat.n > at) {
 					// Named nodes under an anonymous one: the runs holding
 					// them are read again next time.
-					for (uint32_t q = 0; q < frames.n; q++) {
-						uint32_t si = ((frame *)frames.p)[q].skel;
+					for (uint32_t q = 0; q < frames->n; q++) {
+						uint32_t si = ((frame *)frames->p)[q].skel;
 						if (si != UINT32_MAX) SKEL(&w)[si].flags |= HL_SKEL_NOREUSE;
 					}
 				}
@@ -337,7 +347,7 @@ int hl_skeleton(const void *tree_, const hl_skel *prev, uint32_t nprev, hl_out *
 		*s = (hl_skel){(uintptr_t)child->ptr, start.bytes, start.extent.row, start.extent.column, 0, 0, 0,
 			pad.bytes, pad.extent.row, pad.extent.column, 0, 0, HL_SKEL_HIDDEN, 0, 0, xflag, 0};
 		uint32_t si = o->skel.n - 1;
-		frame *nf = hl_push(&frames, sizeof(frame)); // may move the frames: f is not used again
+		frame *nf = hl_push(frames, sizeof(frame)); // may move the frames: f is not used again
 		if (!nf) goto fail;
 		nf->parent = *child; // a node with children is never inline
 		nf->alias_seq = ts_language_alias_sequence(tree->language, child->ptr->production_id);
@@ -346,10 +356,8 @@ int hl_skeleton(const void *tree_, const hl_skel *prev, uint32_t nprev, hl_out *
 		nf->skel = si;
 	}
 	FLAT(&w)[0].end = o->flat.n;
-	free(ix.slot); free(frames.p);
 	return 0;
 fail:
-	free(ix.slot); free(frames.p);
 	o->flat.n = o->tops.n = o->skel.n = 0;
 	return rc;
 }
