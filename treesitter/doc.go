@@ -32,7 +32,9 @@
 // reparses with that tree. While a document keeps a tree, the cache entry
 // of its current text is the document's own (found by comparing texts, not
 // hashed into the content cache, and sharing the document's text instead of
-// copying it). The complete Go tree and the document symbols are then
+// copying it). A document opened on a text the content cache already holds
+// is answered from there, and gets its tree and symbols from a whole parse
+// in the background (prime); a reparse requested meanwhile waits for it. The complete Go tree and the document symbols are then
 // built reusing the previous build's copies of the top-level subtrees the
 // new tree shares with it (identified by the address of their shared,
 // immutable C subtree, kept alive by a copy of the tree they came from),

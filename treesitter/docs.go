@@ -43,9 +43,10 @@ type document struct {
 	cur  atomic.Pointer[[]byte] // the current text, for find
 
 	mu      sync.Mutex
-	text    []byte       // the current text (the caller's slice, never modified)
-	tree    *sitter.Tree // nil, or the edited tree of an earlier text
-	parsing bool         // a reparse runs without mu: edits meanwhile go to pending
+	text    []byte        // the current text (the caller's slice, never modified)
+	tree    *sitter.Tree  // nil, or the edited tree of an earlier text
+	parsing bool          // a reparse runs without mu: edits meanwhile go to pending
+	parsed  chan struct{} // closed when that reparse ends
 	pending []textEdit
 	lost    bool // an edit during that reparse could not be followed
 	closed  bool
@@ -116,8 +117,31 @@ type symTop struct {
 // documents of unsupported languages are not followed. At most 256 documents
 // are followed (the least recently opened is dropped) and at most 16 trees,
 // 2 MB of text, are kept between parses.
+//
+// When the content cache already holds text (an agent tool or an earlier
+// open parsed it), requests are answered from there and would leave the
+// document without a tree, so that the first change would parse whole:
+// the document is then parsed in the background instead.
 func OpenDocument(key, path string, text []byte) {
-	defaultCache.docs.open(key, LanguageFor(path), text)
+	if d := defaultCache.docs.open(key, LanguageFor(path), text); d != nil && defaultCache.holds(d.lang, text) {
+		go d.prime(&defaultCache.docs, text)
+	}
+}
+
+// prime gives d what a first request through it would have left: a tree
+// of text, its text when opened, parsed whole, and its document symbols
+// (which editors ask after every change), so that the first change costs
+// what any other does. Nothing happens when d has moved on or closed.
+func (d *document) prime(ds *docSet, text []byte) {
+	if len(text) > maxDocTreesWeight {
+		return
+	}
+	st, ok, err := d.reparse(context.Background(), ds, text)
+	if !ok || err != nil {
+		return
+	}
+	defer st.Close()
+	d.symbols(st, text) // kept by d for the next call; errors are that call's to report
 }
 
 // EditDocument records one change of the document key: bytes [start,
@@ -134,8 +158,11 @@ func CloseDocument(key string) {
 	defaultCache.docs.close(key)
 }
 
-func (ds *docSet) open(key string, lang *Language, text []byte) {
+// open follows a new document and returns it (nil for a language that is
+// not supported).
+func (ds *docSet) open(key string, lang *Language, text []byte) *document {
 	var drop []*document
+	var d *document
 	ds.mu.Lock()
 	if old, ok := ds.docs[key]; ok {
 		drop = append(drop, old)
@@ -145,7 +172,7 @@ func (ds *docSet) open(key string, lang *Language, text []byte) {
 		if ds.docs == nil {
 			ds.docs = map[string]*document{}
 		}
-		d := &document{lang: lang, text: text}
+		d = &document{lang: lang, text: text}
 		d.cur.Store(&text)
 		for len(ds.docs) >= maxDocs {
 			for k, v := range ds.docs { // any one: editors rarely open this many
@@ -158,9 +185,10 @@ func (ds *docSet) open(key string, lang *Language, text []byte) {
 	}
 	ds.forgetLocked(drop)
 	ds.mu.Unlock()
-	for _, d := range drop {
-		d.shut()
+	for _, old := range drop {
+		old.shut()
 	}
+	return d
 }
 
 func (ds *docSet) close(key string) {
@@ -240,10 +268,17 @@ func (ds *docSet) find(lang *Language, text []byte) *document {
 // an open document of lang that keeps a tree: the document's own entry,
 // which shares the document's text (never modified) instead of copying it
 // and is found by comparing texts instead of hashing them. Otherwise nil:
-// the caller uses the content-keyed cache.
+// the caller uses the content-keyed cache, as it does while a document's
+// first tree is being parsed (by prime) when that cache holds the text.
 func (ds *docSet) entryOf(c *treeCache, lang *Language, text []byte) *entry {
 	d := ds.find(lang, text)
 	if d == nil {
+		return nil
+	}
+	d.mu.Lock()
+	first := d.tree == nil && d.parsing
+	d.mu.Unlock()
+	if first && c.holds(lang, text) {
 		return nil
 	}
 	d.mu.Lock()
@@ -343,17 +378,31 @@ func pointAfter(p Point, b []byte) Point {
 }
 
 // reparse parses text, d's current text, reusing d's tree, keeps the
-// result as d's tree and returns a copy of it for the caller to own. ok is
-// false when d cannot serve (closed, no longer at text, or reparsing for
-// another caller): the caller parses on its own.
+// result as d's tree and returns a copy of it for the caller to own. A
+// reparse already running for another caller (such as prime's whole
+// parse) is waited for, as long as ctx allows: its tree, edited since,
+// is then the one reused. ok is false when d cannot serve (closed, no
+// longer at text, or ctx done while waiting): the caller parses on its
+// own.
 func (d *document) reparse(ctx context.Context, ds *docSet, text []byte) (st *sitter.Tree, ok bool, err error) {
 	d.mu.Lock()
-	if d.closed || d.parsing || !sameText(d.text, text) {
+	for d.parsing && !d.closed {
+		running := d.parsed
+		d.mu.Unlock()
+		select {
+		case <-running:
+		case <-ctx.Done():
+			return nil, false, nil
+		}
+		d.mu.Lock()
+	}
+	if d.closed || !sameText(d.text, text) {
 		d.mu.Unlock()
 		return nil, false, nil
 	}
 	old := d.tree
 	d.tree, d.parsing, d.lost, d.pending = nil, true, false, nil
+	d.parsed = make(chan struct{})
 	d.mu.Unlock()
 
 	st, err = parseWith(ctx, d.lang, old, text)
@@ -373,6 +422,8 @@ func (d *document) reparse(ctx context.Context, ds *docSet, text []byte) (st *si
 
 	d.mu.Lock()
 	d.parsing = false
+	close(d.parsed)
+	d.parsed = nil
 	pending, lost := d.pending, d.lost || d.closed
 	d.pending = nil
 	if err != nil {

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unsafe"
 )
 
@@ -713,5 +715,98 @@ func TestSkeletonWalkLikeCursor(t *testing.T) {
 	}
 	if n := symbolsRetried.Load(); n != 0 {
 		t.Errorf("%d symbols calls found a reused declaration without symbols", n)
+	}
+}
+
+// TestOpenCachedTextPrimes: a document opened on a text the content cache
+// holds has its requests answered from the cache, and is parsed in the
+// background, so that its first change reparses instead of parsing whole.
+func TestOpenCachedTextPrimes(t *testing.T) {
+	ctx := context.Background()
+	path, text := genSource("go", 400)
+	const key = "test://primed.go"
+	defaultCache.purge()
+	if _, err := DocumentSymbols(ctx, path, text); err != nil { // an agent tool's parse
+		t.Fatal(err)
+	}
+	OpenDocument(key, path, text)
+	t.Cleanup(func() { CloseDocument(key) })
+	if _, err := DocumentSymbols(ctx, path, text); err != nil {
+		t.Fatal(err)
+	}
+	d := defaultCache.docs.lookup(key)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		d.mu.Lock()
+		primed := d.tree != nil
+		d.mu.Unlock()
+		if primed {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the document opened on a cached text got no tree")
+		}
+	}
+	at := bytes.Index(text, []byte("parts"))
+	next := append(append(append([]byte(nil), text[:at]...), 'x'), text[at:]...)
+	before := defaultCache.docs.reparses.Load()
+	EditDocument(key, at, at, next)
+	got, err := DocumentSymbols(ctx, path, next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := defaultCache.docs.reparses.Load() - before; n != 1 {
+		t.Fatalf("the first change made %d incremental reparses, want 1", n)
+	}
+	tr, err := parse(ctx, LanguageFor(path), next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := documentSymbols(tr, next); !reflect.DeepEqual(got, want) {
+		t.Fatal("symbols after the first change differ from a fresh parse's")
+	}
+}
+
+// TestChangeDuringPrimeWaits: a change requested while the document's
+// first tree is still being parsed (prime) waits for that parse and
+// reparses from its tree, instead of parsing whole beside it.
+func TestChangeDuringPrimeWaits(t *testing.T) {
+	ctx := context.Background()
+	path, text := genSource("go", 10000) // a whole parse of tens of ms
+	const key = "test://priming.go"
+	defaultCache.purge()
+	if _, err := DocumentSymbols(ctx, path, text); err != nil {
+		t.Fatal(err)
+	}
+	OpenDocument(key, path, text)
+	t.Cleanup(func() { CloseDocument(key) })
+	d := defaultCache.docs.lookup(key)
+	for deadline := time.Now().Add(10 * time.Second); ; runtime.Gosched() {
+		d.mu.Lock()
+		parsing, primed := d.parsing, d.tree != nil
+		d.mu.Unlock()
+		if parsing || primed {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no parse started for the document opened on a cached text")
+		}
+	}
+	at := bytes.Index(text, []byte("parts"))
+	next := append(append(append([]byte(nil), text[:at]...), 'x'), text[at:]...)
+	before := defaultCache.docs.reparses.Load()
+	EditDocument(key, at, at, next)
+	got, err := DocumentSymbols(ctx, path, next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := defaultCache.docs.reparses.Load() - before; n != 1 {
+		t.Fatalf("the change made %d incremental reparses, want 1", n)
+	}
+	tr, err := parse(ctx, LanguageFor(path), next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := documentSymbols(tr, next); !reflect.DeepEqual(got, want) {
+		t.Fatal("symbols after the change differ from a fresh parse's")
 	}
 }

@@ -490,7 +490,7 @@ func (c *treeCache) entry(lang *Language, text []byte) *entry {
 	if len(text) > c.maxWeight {
 		return &entry{lang: lang, text: text, closed: true}
 	}
-	k := cacheKey{lang: lang.Name, sum: sha256.Sum256(text)}
+	k := keyOf(lang, text)
 	c.mu.Lock()
 	if el, ok := c.m[k]; ok {
 		c.ll.MoveToFront(el)
@@ -519,6 +519,19 @@ func (c *treeCache) entry(lang *Language, text []byte) *entry {
 		old.mu.Unlock()
 	}
 	return e
+}
+
+func keyOf(lang *Language, text []byte) cacheKey {
+	return cacheKey{lang: lang.Name, sum: sha256.Sum256(text)}
+}
+
+// holds reports whether c has an entry for text.
+func (c *treeCache) holds(lang *Language, text []byte) bool {
+	k := keyOf(lang, text)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.m[k]
+	return ok
 }
 
 func (c *treeCache) len() int {
