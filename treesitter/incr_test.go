@@ -719,94 +719,63 @@ func TestSkeletonWalkLikeCursor(t *testing.T) {
 }
 
 // TestOpenCachedTextPrimes: a document opened on a text the content cache
-// holds has its requests answered from the cache, and is parsed in the
-// background, so that its first change reparses instead of parsing whole.
+// holds (an agent tool parsed it) has its requests answered from the
+// cache, and is parsed in the background (prime), so that its first
+// change reparses instead of parsing whole: once prime is done
+// ("primed"), and while it still runs ("during"), when the change waits
+// for it instead of parsing whole beside it.
 func TestOpenCachedTextPrimes(t *testing.T) {
-	ctx := context.Background()
-	path, text := genSource("go", 400)
-	const key = "test://primed.go"
-	defaultCache.purge()
-	if _, err := DocumentSymbols(ctx, path, text); err != nil { // an agent tool's parse
-		t.Fatal(err)
-	}
-	OpenDocument(key, path, text)
-	t.Cleanup(func() { CloseDocument(key) })
-	if _, err := DocumentSymbols(ctx, path, text); err != nil {
-		t.Fatal(err)
-	}
-	d := defaultCache.docs.lookup(key)
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
-		d.mu.Lock()
-		primed := d.tree != nil
-		d.mu.Unlock()
-		if primed {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the document opened on a cached text got no tree")
-		}
-	}
-	at := bytes.Index(text, []byte("parts"))
-	next := append(append(append([]byte(nil), text[:at]...), 'x'), text[at:]...)
-	before := defaultCache.docs.reparses.Load()
-	EditDocument(key, at, at, next)
-	got, err := DocumentSymbols(ctx, path, next)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := defaultCache.docs.reparses.Load() - before; n != 1 {
-		t.Fatalf("the first change made %d incremental reparses, want 1", n)
-	}
-	tr, err := parse(ctx, LanguageFor(path), next)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := documentSymbols(tr, next); !reflect.DeepEqual(got, want) {
-		t.Fatal("symbols after the first change differ from a fresh parse's")
-	}
-}
-
-// TestChangeDuringPrimeWaits: a change requested while the document's
-// first tree is still being parsed (prime) waits for that parse and
-// reparses from its tree, instead of parsing whole beside it.
-func TestChangeDuringPrimeWaits(t *testing.T) {
-	ctx := context.Background()
-	path, text := genSource("go", 10000) // a whole parse of tens of ms
-	const key = "test://priming.go"
-	defaultCache.purge()
-	if _, err := DocumentSymbols(ctx, path, text); err != nil {
-		t.Fatal(err)
-	}
-	OpenDocument(key, path, text)
-	t.Cleanup(func() { CloseDocument(key) })
-	d := defaultCache.docs.lookup(key)
-	for deadline := time.Now().Add(10 * time.Second); ; runtime.Gosched() {
-		d.mu.Lock()
-		parsing, primed := d.parsing, d.tree != nil
-		d.mu.Unlock()
-		if parsing || primed {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no parse started for the document opened on a cached text")
-		}
-	}
-	at := bytes.Index(text, []byte("parts"))
-	next := append(append(append([]byte(nil), text[:at]...), 'x'), text[at:]...)
-	before := defaultCache.docs.reparses.Load()
-	EditDocument(key, at, at, next)
-	got, err := DocumentSymbols(ctx, path, next)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := defaultCache.docs.reparses.Load() - before; n != 1 {
-		t.Fatalf("the change made %d incremental reparses, want 1", n)
-	}
-	tr, err := parse(ctx, LanguageFor(path), next)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := documentSymbols(tr, next); !reflect.DeepEqual(got, want) {
-		t.Fatal("symbols after the change differ from a fresh parse's")
+	for _, c := range []struct {
+		name  string
+		lines int                           // during: a whole parse of tens of ms
+		ready func(parsing, tree bool) bool // when to type
+	}{
+		{"primed", 400, func(_, tree bool) bool { return tree }},
+		{"during", 10000, func(parsing, tree bool) bool { return parsing || tree }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := context.Background()
+			path, text := genSource("go", c.lines)
+			key := "test://primed/" + c.name + ".go"
+			defaultCache.purge()
+			if _, err := DocumentSymbols(ctx, path, text); err != nil { // the tool's parse
+				t.Fatal(err)
+			}
+			OpenDocument(key, path, text)
+			t.Cleanup(func() { CloseDocument(key) })
+			if _, err := DocumentSymbols(ctx, path, text); err != nil {
+				t.Fatal(err)
+			}
+			d := defaultCache.docs.lookup(key)
+			for deadline := time.Now().Add(10 * time.Second); ; runtime.Gosched() {
+				d.mu.Lock()
+				ready := c.ready(d.parsing, d.tree != nil)
+				d.mu.Unlock()
+				if ready {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("no parse of the document opened on a cached text")
+				}
+			}
+			at := bytes.Index(text, []byte("parts"))
+			next := append(append(append([]byte(nil), text[:at]...), 'x'), text[at:]...)
+			before := defaultCache.docs.reparses.Load()
+			EditDocument(key, at, at, next)
+			got, err := DocumentSymbols(ctx, path, next)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := defaultCache.docs.reparses.Load() - before; n != 1 {
+				t.Fatalf("the first change made %d incremental reparses, want 1", n)
+			}
+			tr, err := parse(ctx, LanguageFor(path), next)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := documentSymbols(tr, next); !reflect.DeepEqual(got, want) {
+				t.Fatal("symbols after the first change differ from a fresh parse's")
+			}
+		})
 	}
 }
