@@ -520,7 +520,8 @@ func (d *document) build(e *entry, st *sitter.Tree) (*tree, error) {
 // The walk (flattenSkeleton) writes into C memory the document keeps from
 // call to call (symWalk), taken for the call: a concurrent call walks in
 // new memory, without reuse, and of the two the first to finish keeps its
-// walk. Called with e.mu held.
+// walk. No other goroutine may use st meanwhile: callers hold the mu of
+// the entry whose tree it is, or own it (prime).
 func (d *document) symbols(st *sitter.Tree, text []byte) ([]Symbol, error) {
 	d.mu.Lock()
 	prev := d.symTops

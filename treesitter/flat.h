@@ -1,4 +1,4 @@
-// Types shared by the C walks of flatten.go and skeleton.c.
+// The C walks of skeleton.c and the types they share with the Go side.
 #ifndef HASHLS_FLAT_H
 #define HASHLS_FLAT_H
 
@@ -48,8 +48,8 @@ enum { HL_SKEL_NOREUSE = 0x100 };
 // hl_arr is a growable array of n elements in C memory.
 typedef struct { void *p; uint32_t n, cap; } hl_arr;
 
-// hl_out is what hl_skeleton writes: the flattened nodes, the tops and the
-// skeleton, and the walk's scratch memory (the previous skeleton's index
+// hl_out is what the walks write: the flattened nodes, the tops and (for
+// hl_skeleton) the skeleton, and hl_skeleton's scratch memory (the previous skeleton's index
 // by subtree id, the walk's stack). Its arrays are kept from call to call
 // (their memory is reused, not allocated again) until hl_out_free: besides
 // saving the work, a walk then makes no large allocation, which in glibc
@@ -61,6 +61,16 @@ typedef struct {
 	uint32_t reused_tops, reused_runs; // placed from the last walk (for tests)
 } hl_out;
 
+// hl_flatten writes tree's named nodes in preorder into out's flat, each
+// with the index of its nearest named ancestor (parent) and the index just
+// past its subtree (end). With prune > 0, the descendants of nodes
+// spanning fewer than prune rows are left out (summaries never look inside
+// them). It lists the root's named children that have a subtree id in
+// out's tops (id, index, slot); a child whose id is in reuse (sorted,
+// nreuse) is written flagged HL_REUSED, its descendants left out (the
+// caller copies them from the tree the ids came from), and its prev is 1 +
+// the id's position in reuse. Returns 0, or -1 when memory is short.
+int hl_flatten(const void *tree, uint32_t prune, const uintptr_t *reuse, uint32_t nreuse, hl_out *out);
 int hl_skeleton(const void *tree, const hl_skel *prev, uint32_t nprev, hl_out *out);
 void hl_out_free(hl_out *o);
 

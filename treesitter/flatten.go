@@ -10,25 +10,9 @@ package treesitter
 typedef struct TSTree TSTree;
 typedef struct { uint32_t row; uint32_t column; } hlPoint;
 typedef struct { uint32_t context[4]; const void *id; const TSTree *tree; } hlNode;
-typedef struct { const void *tree; const void *id; uint32_t context[3]; } hlCursor;
 
 extern hlNode ts_tree_root_node(const TSTree *self);
-extern uint16_t ts_node_symbol(hlNode self);
-extern uint32_t ts_node_start_byte(hlNode self);
-extern uint32_t ts_node_end_byte(hlNode self);
-extern hlPoint ts_node_start_point(hlNode self);
-extern hlPoint ts_node_end_point(hlNode self);
-extern bool ts_node_is_named(hlNode self);
-extern bool ts_node_is_missing(hlNode self);
-extern bool ts_node_is_extra(hlNode self);
 extern bool ts_node_has_error(hlNode self);
-extern hlCursor ts_tree_cursor_new(hlNode node);
-extern void ts_tree_cursor_delete(hlCursor *self);
-extern hlNode ts_tree_cursor_current_node(const hlCursor *self);
-extern uint16_t ts_tree_cursor_current_field_id(const hlCursor *self);
-extern bool ts_tree_cursor_goto_first_child(hlCursor *self);
-extern bool ts_tree_cursor_goto_next_sibling(hlCursor *self);
-extern bool ts_tree_cursor_goto_parent(hlCursor *self);
 
 typedef struct {
 	uint32_t start_byte, old_end_byte, new_end_byte;
@@ -49,130 +33,6 @@ static void hl_tree_edit(TSTree *t, uint32_t sb, uint32_t ob, uint32_t nb,
 }
 
 #include "flat.h"
-
-// hl_subtree_id identifies the subtree under a node: the address of its
-// heap data (TSNode.id is the address of the Subtree slot in its parent,
-// a union whose low bit is set when the subtree is an inline leaf, which
-// has no identity: 0). Shared subtrees are immutable, so while a tree
-// holding one is alive, its address names the same subtree text and shape.
-static uintptr_t hl_subtree_id(hlNode nd) {
-	if (!nd.id) return 0;
-	uintptr_t v = *(const uintptr_t *)nd.id;
-	return (v & 1) ? 0 : v;
-}
-
-// hl_reused returns 1 + the position of id in reuse (sorted, nreuse), or 0.
-static uint32_t hl_reused(const uintptr_t *reuse, uint32_t nreuse, uintptr_t id) {
-	uint32_t lo = 0, hi = nreuse;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (reuse[mid] < id) lo = mid + 1; else hi = mid;
-	}
-	return lo < nreuse && reuse[lo] == id ? lo + 1 : 0;
-}
-
-// hl_flatten walks the tree and writes its named nodes in preorder into a
-// malloc'ed array (*out, *count). Each node records the index of its nearest
-// named ancestor (parent) and the index just past its subtree (end). With
-// prune > 0, the descendants of nodes spanning fewer than prune rows are
-// skipped (summaries never look inside them). With tops, the root's named
-// children with a subtree id are listed (*tops, *ntops: id and index); a
-// child whose id is in reuse (sorted, nreuse) is written flagged HL_REUSED
-// and its descendants are skipped: the caller copies them from the tree the
-// ids came from. Returns 0 on success, -1 when out of memory.
-static int hl_flatten(const TSTree *tree, int prune, const uintptr_t *reuse, uint32_t nreuse,
-		hl_flat **out, uint32_t *count, hl_top **tops, uint32_t *ntops) {
-	uint32_t cap = 1024, n = 0;
-	hl_flat *buf = malloc(cap * sizeof(hl_flat));
-	uint32_t scap = 64, sp = 0;
-	uint32_t *sidx = malloc(scap * sizeof(uint32_t));
-	uint32_t *sdep = malloc(scap * sizeof(uint32_t));
-	uint32_t tcap = 0, tn = 0;
-	hl_top *tbuf = NULL;
-	if (tops) { tcap = 256; tbuf = malloc(tcap * sizeof(hl_top)); }
-	if (!buf || !sidx || !sdep || (tops && !tbuf)) { free(buf); free(sidx); free(sdep); free(tbuf); return -1; }
-	hlNode root = ts_tree_root_node(tree);
-	hlCursor c = ts_tree_cursor_new(root);
-	uint32_t depth = 0;
-	for (;;) {
-		hlNode nd = ts_tree_cursor_current_node(&c);
-		if (ts_node_is_named(nd)) {
-			while (sp > 0 && sdep[sp-1] >= depth) { sp--; buf[sidx[sp]].end = n; }
-			if (n == cap) {
-				cap *= 2;
-				hl_flat *nb = realloc(buf, cap * sizeof(hl_flat));
-				if (!nb) goto oom;
-				buf = nb;
-			}
-			hl_flat *f = &buf[n];
-			f->start_byte = ts_node_start_byte(nd);
-			f->end_byte = ts_node_end_byte(nd);
-			hlPoint sp0 = ts_node_start_point(nd), ep = ts_node_end_point(nd);
-			f->start_row = sp0.row; f->start_col = sp0.column;
-			f->end_row = ep.row; f->end_col = ep.column;
-			f->parent = sp > 0 ? sidx[sp-1] : UINT32_MAX;
-			f->end = 0;
-			f->symbol = ts_node_symbol(nd);
-			f->field = ts_tree_cursor_current_field_id(&c);
-			uint32_t fl = 0;
-			if (ts_node_is_missing(nd)) fl |= HL_MISSING;
-			if (ts_node_has_error(nd)) fl |= HL_HAS_ERROR;
-			if (ts_node_is_extra(nd)) fl |= HL_EXTRA;
-			f->flags = fl;
-			if (sp == scap) {
-				scap *= 2;
-				uint32_t *a = realloc(sidx, scap * sizeof(uint32_t));
-				if (!a) goto oom;
-				sidx = a;
-				uint32_t *b = realloc(sdep, scap * sizeof(uint32_t));
-				if (!b) goto oom;
-				sdep = b;
-			}
-			sidx[sp] = n; sdep[sp] = depth; sp++;
-			n++;
-			if (tops && depth == 1) {
-				uintptr_t id = hl_subtree_id(nd);
-				if (id) {
-					if (tn == tcap) {
-						tcap *= 2;
-						hl_top *nt = realloc(tbuf, tcap * sizeof(hl_top));
-						if (!nt) goto oom;
-						tbuf = nt;
-					}
-					hl_top *t = &tbuf[tn];
-					t->id = id; t->index = n - 1; t->slot = tn; t->pad = 0;
-					t->prev = nreuse > 0 ? hl_reused(reuse, nreuse, id) : 0;
-					tn++;
-					if (t->prev) {
-						f->flags |= HL_REUSED;
-						goto next;
-					}
-				}
-			}
-		}
-		if (prune > 0) {
-			if (ts_node_end_point(nd).row - ts_node_start_point(nd).row + 1 < (uint32_t)prune) goto next;
-		}
-		if (ts_tree_cursor_goto_first_child(&c)) { depth++; continue; }
-	next:
-		for (;;) {
-			if (ts_tree_cursor_goto_next_sibling(&c)) break;
-			if (!ts_tree_cursor_goto_parent(&c)) goto done;
-			depth--;
-		}
-	}
-done:
-	while (sp > 0) { sp--; buf[sidx[sp]].end = n; }
-	ts_tree_cursor_delete(&c);
-	free(sidx); free(sdep);
-	*out = buf; *count = n;
-	if (tops) { *tops = tbuf; *ntops = tn; }
-	return 0;
-oom:
-	ts_tree_cursor_delete(&c);
-	free(buf); free(sidx); free(sdep); free(tbuf);
-	return -1;
-}
 */
 import "C"
 
@@ -212,23 +72,40 @@ func flatten(t *sitter.Tree, pruneLines int) ([]node, error) {
 	if ptr == nil {
 		return nil, errFlatten
 	}
-	var out *C.hl_flat
-	var count C.uint32_t
-	if C.hl_flatten((*C.TSTree)(ptr), C.int(pruneLines), nil, 0, &out, &count, nil, nil) != 0 {
-		return nil, errFlatten
+	nodes, _, err := flattenC(ptr, pruneLines, nil)
+	return nodes, err
+}
+
+// flattenC runs hl_flatten and copies what it wrote into Go memory.
+func flattenC(ptr unsafe.Pointer, pruneLines int, reuse []uintptr) ([]node, []top, error) {
+	var ids *C.uintptr_t
+	if len(reuse) > 0 {
+		// Go memory holding no Go pointers, read by C during the call
+		// only (cgo's rules allow that; a C.malloc'ed copy cost more than
+		// the walk that reads it).
+		ids = (*C.uintptr_t)(unsafe.Pointer(&reuse[0]))
 	}
-	defer C.free(unsafe.Pointer(out))
-	if count == 0 {
-		return nil, nil
+	o := (*C.hl_out)(C.calloc(1, C.sizeof_hl_out))
+	if o == nil {
+		return nil, nil, errFlatten
 	}
-	src := unsafe.Slice((*node)(unsafe.Pointer(out)), int(count))
-	nodes := make([]node, len(src))
-	copy(nodes, src)
-	return nodes, nil
+	defer C.hl_out_free(o)
+	if C.hl_flatten(ptr, C.uint32_t(max(pruneLines, 0)), ids, C.uint32_t(len(reuse)), o) != 0 {
+		return nil, nil, errFlatten
+	}
+	if o.flat.n == 0 {
+		return nil, nil, nil
+	}
+	nodes := slices.Clone(unsafe.Slice((*node)(o.flat.p), int(o.flat.n)))
+	var tops []top
+	if o.tops.n > 0 {
+		tops = slices.Clone(unsafe.Slice((*top)(o.tops.p), int(o.tops.n)))
+	}
+	return nodes, tops, nil
 }
 
 // top is a named child of the root with its subtree id (see
-// hl_subtree_id), laid out like hl_top: its index in the flattened nodes,
+// hl_node_id in skeleton.c), laid out like hl_top: its index in the flattened nodes,
 // its position among the root's tops in tree order (slot: it stays with
 // the top when tops are sorted by id), and, when the subtree is reused
 // (flagReused), 1 + the position of its id in the previous tree's tops
@@ -339,36 +216,14 @@ func flattenMarked(st *sitter.Tree, prevTops []top) ([]node, []top, error) {
 	if ptr == nil {
 		return nil, nil, errFlatten
 	}
-	var ids *C.uintptr_t
+	var ids []uintptr
 	if len(prevTops) > 0 {
-		// The table is Go memory holding no Go pointers, read by C during
-		// the call only (cgo's rules allow that; a C.malloc'ed copy cost
-		// more than the walk that reads it).
-		tbl := make([]uintptr, len(prevTops))
+		ids = make([]uintptr, len(prevTops))
 		for i, t := range prevTops {
-			tbl[i] = t.id
+			ids[i] = t.id
 		}
-		ids = (*C.uintptr_t)(unsafe.Pointer(&tbl[0]))
 	}
-	var out *C.hl_flat
-	var count C.uint32_t
-	var ctops *C.hl_top
-	var ntops C.uint32_t
-	if C.hl_flatten((*C.TSTree)(ptr), 0, ids, C.uint32_t(len(prevTops)), &out, &count, &ctops, &ntops) != 0 {
-		return nil, nil, errFlatten
-	}
-	defer C.free(unsafe.Pointer(out))
-	defer C.free(unsafe.Pointer(ctops))
-	if count == 0 {
-		return nil, nil, nil
-	}
-	src := make([]node, int(count))
-	copy(src, unsafe.Slice((*node)(unsafe.Pointer(out)), int(count)))
-	tops := make([]top, int(ntops))
-	if ntops > 0 {
-		copy(tops, unsafe.Slice((*top)(unsafe.Pointer(ctops)), int(ntops)))
-	}
-	return src, tops, nil
+	return flattenC(ptr, 0, ids)
 }
 
 // sortTops sorts tops, listed in tree order by flattenMarked against

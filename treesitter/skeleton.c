@@ -1,11 +1,14 @@
-// The walk behind incremental document symbols: hl_skeleton (flat.h).
+// The C walks behind the Go trees (flat.h): hl_flatten, the complete
+// tree's named nodes (flatten.go), and hl_skeleton, the walk behind
+// incremental document symbols. Both write named nodes through
+// hl_put_subtree.
 //
-// It reads tree-sitter's subtrees directly, through the runtime's own
+// They read tree-sitter's subtrees directly, through the runtime's own
 // headers in internal/reparser/runtime (the version the binding compiles,
-// checked by that package's TestCopyIsPinned), to list the root's visible
-// children as ts_tree_cursor does, descending into hidden nodes (a
-// repetition is a balanced tree of hidden nodes) and skipping those that
-// have no visible descendants.
+// checked by that package's TestCopyIsPinned). hl_skeleton lists the
+// root's visible children as ts_tree_cursor does, descending into hidden
+// nodes (a repetition is a balanced tree of hidden nodes) and skipping
+// those that have no visible descendants.
 #include <stdlib.h>
 #include <string.h>
 #include "flat.h"
@@ -74,17 +77,31 @@ static uint32_t hl_index_find(const hl_index *ix, const hl_skel *prev, uintptr_t
 	return UINT32_MAX;
 }
 
+// hl_open is a named node whose descendants hl_put_subtree is recording:
+// its index and its depth under the subtree's top.
+typedef struct { uint32_t index, depth; } hl_open;
+
 typedef struct {
 	const TSTree *tree;
 	hl_out *o;
 	uint32_t nslot;
+	// hl_put_subtree's: its cursor (reset for each subtree) and its stack
+	// of open named nodes, until hl_walk_end.
+	TSTreeCursor cursor;
+	bool has_cursor;
+	hl_arr open;
 } hl_walk;
+
+static void hl_walk_end(hl_walk *w) {
+	if (w->has_cursor) ts_tree_cursor_delete(&w->cursor);
+	free(w->open.p);
+}
 
 #define FLAT(w) ((hl_flat *)(w)->o->flat.p)
 #define SKEL(w) ((hl_skel *)(w)->o->skel.p)
 
-// hl_put records the named node nd in w's nodes under parent, as hl_flatten
-// does, and returns its index (UINT32_MAX when memory is short).
+// hl_put records the named node nd in w's nodes under parent, with field,
+// and returns its index (UINT32_MAX when memory is short).
 static uint32_t hl_put(hl_walk *w, TSNode nd, uint32_t parent, uint16_t field) {
 	hl_flat *f = hl_push(&w->o->flat, sizeof(hl_flat));
 	if (!f) return UINT32_MAX;
@@ -105,49 +122,119 @@ static uint32_t hl_put(hl_walk *w, TSNode nd, uint32_t parent, uint16_t field) {
 	return w->o->flat.n - 1;
 }
 
+// hl_spans_fewer reports whether nd spans fewer than rows rows (never
+// when rows is 0).
+static bool hl_spans_fewer(TSNode nd, uint32_t rows) {
+	return rows > 0 && ts_node_end_point(nd).row - ts_node_start_point(nd).row + 1 < rows;
+}
+
 // hl_put_subtree records top's named nodes in preorder (top itself first,
-// if named), the nearest named ancestor as each one's parent (parent for
-// those with none inside top), as hl_flatten does for a child of the root.
-// Returns 0, or -1 when memory is short.
-static int hl_put_subtree(hl_walk *w, TSNode top, uint32_t parent) {
-	uint32_t scap = 64, sp = 0, depth = 0;
-	uint32_t *sidx = malloc(scap * sizeof(uint32_t));
-	uint32_t *sdep = malloc(scap * sizeof(uint32_t));
-	TSTreeCursor c = ts_tree_cursor_new(top);
-	int rc = -1;
-	if (!sidx || !sdep) goto out;
+// if named, with field), each with the index just past its subtree (end)
+// and its nearest named ancestor as its parent (parent for those with none
+// inside top). With prune > 0 the descendants of nodes spanning fewer than
+// prune rows are left out. Returns 0, or -1 when memory is short.
+static int hl_put_subtree(hl_walk *w, TSNode top, uint32_t parent, uint16_t field, uint32_t prune) {
+	// The cursor starts at top without its alias: a cursor gives its
+	// starting node's alias to every extra below it (tree_cursor.c's
+	// root_alias_symbol), so an aliased top would rename the comments
+	// inside it. top itself is read as given.
+	TSNode plain = top;
+	plain.context[3] = 0; // ts_node_new's alias
+	if (w->has_cursor) {
+		ts_tree_cursor_reset(&w->cursor, plain);
+	} else {
+		w->cursor = ts_tree_cursor_new(plain);
+		w->has_cursor = true;
+	}
+	TSTreeCursor *c = &w->cursor;
+	hl_arr *open = &w->open;
+	open->n = 0;
+	uint32_t depth = 0;
 	for (;;) {
-		TSNode nd = ts_tree_cursor_current_node(&c);
+		TSNode nd = depth == 0 ? top : ts_tree_cursor_current_node(c);
 		if (ts_node_is_named(nd)) {
-			while (sp > 0 && sdep[sp-1] >= depth) { sp--; FLAT(w)[sidx[sp]].end = w->o->flat.n; }
-			uint32_t i = hl_put(w, nd, sp > 0 ? sidx[sp-1] : parent, ts_tree_cursor_current_field_id(&c));
-			if (i == UINT32_MAX) goto out;
-			if (sp == scap) {
-				scap *= 2;
-				uint32_t *a = realloc(sidx, scap * sizeof(uint32_t));
-				if (!a) goto out;
-				sidx = a;
-				uint32_t *b = realloc(sdep, scap * sizeof(uint32_t));
-				if (!b) goto out;
-				sdep = b;
+			while (open->n > 0 && ((hl_open *)open->p)[open->n-1].depth >= depth) {
+				FLAT(w)[((hl_open *)open->p)[--open->n].index].end = w->o->flat.n;
 			}
-			sidx[sp] = i; sdep[sp] = depth; sp++;
+			uint32_t up = open->n > 0 ? ((hl_open *)open->p)[open->n-1].index : parent;
+			uint32_t i = hl_put(w, nd, up, depth == 0 ? field : ts_tree_cursor_current_field_id(c));
+			hl_open *o = i == UINT32_MAX ? NULL : hl_push(open, sizeof(hl_open));
+			if (!o) return -1;
+			o->index = i; o->depth = depth;
 		}
-		if (ts_tree_cursor_goto_first_child(&c)) { depth++; continue; }
+		if (!hl_spans_fewer(nd, prune) && ts_tree_cursor_goto_first_child(c)) { depth++; continue; }
 		for (;;) {
 			if (depth == 0) goto done;
-			if (ts_tree_cursor_goto_next_sibling(&c)) break;
-			if (!ts_tree_cursor_goto_parent(&c)) goto done;
+			if (ts_tree_cursor_goto_next_sibling(c)) break;
+			if (!ts_tree_cursor_goto_parent(c)) goto done;
 			depth--;
 		}
 	}
 done:
-	while (sp > 0) { sp--; FLAT(w)[sidx[sp]].end = w->o->flat.n; }
-	rc = 0;
-out:
-	ts_tree_cursor_delete(&c);
-	free(sidx); free(sdep);
-	return rc;
+	while (open->n > 0) FLAT(w)[((hl_open *)open->p)[--open->n].index].end = w->o->flat.n;
+	return 0;
+}
+
+// hl_node_id identifies the subtree under a node: the address of its heap
+// data (TSNode.id is the address of the Subtree slot in its parent; an
+// inline leaf has no heap data, and no identity: 0). Shared subtrees are
+// immutable, so while a tree holding one is alive, its address names the
+// same subtree text and shape.
+static uintptr_t hl_node_id(TSNode nd) {
+	const Subtree *s = nd.id;
+	if (!s || s->data.is_inline) return 0;
+	return (uintptr_t)s->ptr;
+}
+
+// hl_reused returns 1 + the position of id in reuse (sorted, nreuse), or 0.
+static uint32_t hl_reused(const uintptr_t *reuse, uint32_t nreuse, uintptr_t id) {
+	uint32_t lo = 0, hi = nreuse;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (reuse[mid] < id) lo = mid + 1; else hi = mid;
+	}
+	return lo < nreuse && reuse[lo] == id ? lo + 1 : 0;
+}
+
+int hl_flatten(const void *tree_, uint32_t prune, const uintptr_t *reuse, uint32_t nreuse, hl_out *o) {
+	const TSTree *tree = tree_;
+	o->flat.n = o->tops.n = o->skel.n = 0;
+	hl_walk w = {.tree = tree, .o = o};
+	TSNode root = ts_tree_root_node(tree);
+	uint32_t parent = UINT32_MAX;
+	if (ts_node_is_named(root) && (parent = hl_put(&w, root, UINT32_MAX, 0)) == UINT32_MAX) goto fail;
+	if (!hl_spans_fewer(root, prune)) {
+		TSTreeCursor c = ts_tree_cursor_new(root);
+		bool more = ts_tree_cursor_goto_first_child(&c);
+		for (; more; more = ts_tree_cursor_goto_next_sibling(&c)) {
+			TSNode nd = ts_tree_cursor_current_node(&c);
+			uint16_t field = ts_tree_cursor_current_field_id(&c);
+			uintptr_t id = ts_node_is_named(nd) ? hl_node_id(nd) : 0;
+			if (id) {
+				hl_top *t = hl_push(&o->tops, sizeof(hl_top));
+				if (!t) break;
+				t->id = id; t->index = o->flat.n; t->slot = o->tops.n - 1; t->pad = 0;
+				t->prev = nreuse > 0 ? hl_reused(reuse, nreuse, id) : 0;
+				if (t->prev) {
+					uint32_t i = hl_put(&w, nd, parent, field);
+					if (i == UINT32_MAX) break;
+					FLAT(&w)[i].flags |= HL_REUSED;
+					FLAT(&w)[i].end = o->flat.n;
+					continue;
+				}
+			}
+			if (hl_put_subtree(&w, nd, parent, field, prune) != 0) break;
+		}
+		ts_tree_cursor_delete(&c);
+		if (more) goto fail; // stopped by a failed allocation
+	}
+	if (parent != UINT32_MAX) FLAT(&w)[parent].end = o->flat.n;
+	hl_walk_end(&w);
+	return 0;
+fail:
+	hl_walk_end(&w);
+	o->flat.n = o->tops.n = 0;
+	return -1;
 }
 
 // hl_move moves a point on or after from's start to the same place after
@@ -212,7 +299,7 @@ int hl_skeleton(const void *tree_, const hl_skel *prev, uint32_t nprev, hl_out *
 	const TSTree *tree = tree_;
 	o->flat.n = o->tops.n = o->skel.n = 0;
 	o->reused_tops = o->reused_runs = 0;
-	hl_walk w = {tree, o, 0};
+	hl_walk w = {.tree = tree, .o = o};
 	hl_index ix = {NULL, 0};
 	typedef struct {
 		Subtree parent;
@@ -307,7 +394,7 @@ int hl_skeleton(const void *tree_, const hl_skel *prev, uint32_t nprev, hl_out *
 			bool named = alias ? ts_language_symbol_metadata(tree->language, alias).named : ts_subtree_named(*child);
 			TSNode nd = ts_node_new(tree, child, start, alias);
 			uint32_t at = o->flat.n;
-			if (hl_put_subtree(&w, nd, 0) != 0) goto fail;
+			if (hl_put_subtree(&w, nd, 0, 0, 0) != 0) goto fail;
 			if (!named || !id || o->flat.n == at) {
 				if (named && !id && o->flat.n == at + 1) {
 					// A named inline leaf: an entry, so that a run holding
@@ -356,8 +443,10 @@ int hl_skeleton(const void *tree_, const hl_skel *prev, uint32_t nprev, hl_out *
 		nf->skel = si;
 	}
 	FLAT(&w)[0].end = o->flat.n;
+	hl_walk_end(&w);
 	return 0;
 fail:
+	hl_walk_end(&w);
 	o->flat.n = o->tops.n = o->skel.n = 0;
 	return rc;
 }
