@@ -12,7 +12,9 @@
 // SelectionRanges; OpenDocument, EditDocument and CloseDocument for open
 // documents. In Markdown a heading resolves to its whole section.
 //
-// Use of the C library: a parser serves one goroutine at a time (idle ones
+// Use of the C library: the C that reads trees is in trees.c (declared in
+// flat.h), written against the runtime's own headers (the pinned copy in
+// internal/reparser); a parser serves one goroutine at a time (idle ones
 // wait in a small per-language free list); a parse is copied into an
 // immutable Go tree of named nodes and the C tree is closed, so results can
 // be shared freely. The cache (bounded LRU keyed by sha256 of the content)
@@ -39,7 +41,7 @@
 // new tree shares with it (identified by the address of their shared,
 // immutable C subtree, kept alive by a copy of the tree they came from),
 // moved to their new position. For the symbols the walk itself
-// (skeleton.c) skips what it saw last time: a declaration, or a whole run
+// (trees.c) skips what it saw last time: a declaration, or a whole run
 // of them under a hidden repetition node, that the new tree shares with
 // the last walk's is placed from that walk's record of it, without reading
 // its C memory (which the last whole parse may have evicted), so a change

@@ -1,7 +1,9 @@
-// The C walks of skeleton.c and the types they share with the Go side.
+// The C side of package treesitter (trees.c) and the types it shares with
+// the Go side. Trees are passed as void * (a TSTree *).
 #ifndef HASHLS_FLAT_H
 #define HASHLS_FLAT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 // hl_flat is one named node of a walk, laid out like the Go node type.
@@ -72,6 +74,23 @@ typedef struct {
 // the id's position in reuse. Returns 0, or -1 when memory is short.
 int hl_flatten(const void *tree, uint32_t prune, const uintptr_t *reuse, uint32_t nreuse, hl_out *out);
 int hl_skeleton(const void *tree, const hl_skel *prev, uint32_t nprev, hl_out *out);
+
+// hl_span is an inclusive span of 0-based rows.
+typedef struct { uint32_t start_row, end_row; } hl_span;
+
+// hl_errors writes the row spans of the ERROR and MISSING nodes of tree
+// (named or not) into out, at most max of them, and returns how many it
+// found (which may exceed max). It only descends into subtrees that
+// contain an error; an ERROR node's span ends on the row of its last
+// content byte.
+uint32_t hl_errors(const void *tree, hl_span *out, uint32_t max);
+
+bool hl_tree_has_error(const void *tree);
+// hl_tree_edit is ts_tree_edit with the edit's fields as arguments.
+void hl_tree_edit(void *tree, uint32_t start_byte, uint32_t old_end_byte, uint32_t new_end_byte,
+	uint32_t start_row, uint32_t start_col, uint32_t old_end_row, uint32_t old_end_col,
+	uint32_t new_end_row, uint32_t new_end_col);
+void hl_tree_delete(void *tree);
 void hl_out_free(hl_out *o);
 
 #endif

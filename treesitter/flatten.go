@@ -1,37 +1,7 @@
 package treesitter
 
 /*
-#include <stdint.h>
 #include <stdlib.h>
-#include <stdbool.h>
-
-// Declarations copied from tree-sitter's api.h (the runtime is compiled and
-// linked by github.com/smacker/go-tree-sitter).
-typedef struct TSTree TSTree;
-typedef struct { uint32_t row; uint32_t column; } hlPoint;
-typedef struct { uint32_t context[4]; const void *id; const TSTree *tree; } hlNode;
-
-extern hlNode ts_tree_root_node(const TSTree *self);
-extern bool ts_node_has_error(hlNode self);
-
-typedef struct {
-	uint32_t start_byte, old_end_byte, new_end_byte;
-	hlPoint start_point, old_end_point, new_end_point;
-} hlInputEdit;
-extern void ts_tree_edit(TSTree *self, const hlInputEdit *edit);
-
-extern void ts_tree_delete(TSTree *self);
-
-static bool hl_tree_has_error(const TSTree *t) {
-	return ts_node_has_error(ts_tree_root_node(t));
-}
-
-static void hl_tree_edit(TSTree *t, uint32_t sb, uint32_t ob, uint32_t nb,
-		uint32_t sr, uint32_t sc, uint32_t or_, uint32_t oc, uint32_t nr, uint32_t nc) {
-	hlInputEdit e = {sb, ob, nb, {sr, sc}, {or_, oc}, {nr, nc}};
-	ts_tree_edit(t, &e);
-}
-
 #include "flat.h"
 */
 import "C"
@@ -104,8 +74,8 @@ func flattenC(ptr unsafe.Pointer, pruneLines int, reuse []uintptr) ([]node, []to
 	return nodes, tops, nil
 }
 
-// top is a named child of the root with its subtree id (see
-// hl_node_id in skeleton.c), laid out like hl_top: its index in the flattened nodes,
+// top is a named child of the root with its subtree id (see hl_node_id
+// in trees.c), laid out like hl_top: its index in the flattened nodes,
 // its position among the root's tops in tree order (slot: it stays with
 // the top when tops are sorted by id), and, when the subtree is reused
 // (flagReused), 1 + the position of its id in the previous tree's tops
@@ -302,7 +272,7 @@ var _ = [1]struct{}{}[unsafe.Sizeof(sitter.Language{})-unsafe.Sizeof(unsafe.Poin
 func adoptTree(old *sitter.Tree, nt unsafe.Pointer) *sitter.Tree {
 	st := old.Copy()
 	base := (*unsafe.Pointer)(unsafe.Pointer(st.BaseTree))
-	C.ts_tree_delete((*C.TSTree)(*base))
+	C.hl_tree_delete(*base)
 	*base = nt
 	return st
 }
@@ -310,7 +280,7 @@ func adoptTree(old *sitter.Tree, nt unsafe.Pointer) *sitter.Tree {
 // hasError reports whether t contains a syntax error (or cannot be read).
 func hasError(t *sitter.Tree) bool {
 	ptr := cTree(t)
-	return ptr == nil || bool(C.hl_tree_has_error((*C.TSTree)(ptr)))
+	return ptr == nil || bool(C.hl_tree_has_error(ptr))
 }
 
 // textEdit is one replacement in a tree's text, as ts_tree_edit takes it.
@@ -327,7 +297,7 @@ func editTree(t *sitter.Tree, e textEdit) {
 	if ptr == nil {
 		return
 	}
-	C.hl_tree_edit((*C.TSTree)(ptr), C.uint32_t(e.start), C.uint32_t(e.oldEnd), C.uint32_t(e.newEnd),
+	C.hl_tree_edit(ptr, C.uint32_t(e.start), C.uint32_t(e.oldEnd), C.uint32_t(e.newEnd),
 		C.uint32_t(e.startPt.Row), C.uint32_t(e.startPt.Column),
 		C.uint32_t(e.oldEndPt.Row), C.uint32_t(e.oldEndPt.Column),
 		C.uint32_t(e.newEndPt.Row), C.uint32_t(e.newEndPt.Column))

@@ -558,7 +558,7 @@ func TestSortTops(t *testing.T) {
 	}
 }
 
-// TestSymbolsWalkLikeFresh: the symbols walk (skeleton.c), which takes
+// TestSymbolsWalkLikeFresh: the symbols walk (trees.c), which takes
 // the positions of declarations and of whole runs of them it has seen
 // before from its last walk, gives a fresh parse's symbols in large
 // documents (deep repetitions) after valid edits that move rows, and in a

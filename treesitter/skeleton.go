@@ -43,7 +43,7 @@ func (b *walkBufs) reused() (tops, runs int) {
 }
 
 // flattenSkeleton is the walk behind incremental document symbols
-// (skeleton.c): the root and its tops as flattenMarked gives them, but
+// (trees.c): the root and its tops as flattenMarked gives them, but
 // reading only what changed since the last walk of b, when reuse is set:
 // that walk's tree must still be alive (the caller keeps a copy), so no
 // subtree id in its skeleton can name a new subtree. A top or hidden node

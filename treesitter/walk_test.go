@@ -29,7 +29,7 @@ services:
 x: 1
 `
 
-// TestWalksLikeCursor: the C walks (skeleton.c) give the named nodes a
+// TestWalksLikeCursor: the C walks (trees.c) give the named nodes a
 // walk of the binding's TreeCursor from the root gives: hl_flatten whole
 // and pruned, and hl_skeleton's walk without reuse (whose tops have no
 // field). On every sample of testdata/langs.txtar and commentedYAML.

@@ -1,14 +1,16 @@
-// The C walks behind the Go trees (flat.h): hl_flatten, the complete
-// tree's named nodes (flatten.go), and hl_skeleton, the walk behind
-// incremental document symbols. Both write named nodes through
-// hl_put_subtree.
+// The C side of package treesitter: everything that reads tree-sitter's
+// trees directly (flat.h declares it). The walks behind the Go trees:
+// hl_flatten, the complete tree's named nodes (flatten.go), and
+// hl_skeleton, the walk behind incremental document symbols, both writing
+// named nodes through hl_put_subtree; hl_errors, the syntax errors
+// (syntax.go); and the few tree calls the Go side makes (hl_tree_*).
 //
-// They read tree-sitter's subtrees directly, through the runtime's own
-// headers in internal/reparser/runtime (the version the binding compiles,
-// checked by that package's TestCopyIsPinned). hl_skeleton lists the
-// root's visible children as ts_tree_cursor does, descending into hidden
-// nodes (a repetition is a balanced tree of hidden nodes) and skipping
-// those that have no visible descendants.
+// They read tree-sitter's subtrees through the runtime's own headers in
+// internal/reparser/runtime (the version the binding compiles, checked by
+// that package's TestCopyIsPinned), and call the binding's runtime.
+// hl_skeleton lists the root's visible children as ts_tree_cursor does,
+// descending into hidden nodes (a repetition is a balanced tree of hidden
+// nodes) and skipping those that have no visible descendants.
 #include <stdlib.h>
 #include <string.h>
 #include "flat.h"
@@ -449,4 +451,52 @@ fail:
 	hl_walk_end(&w);
 	o->flat.n = o->tops.n = o->skel.n = 0;
 	return rc;
+}
+
+uint32_t hl_errors(const void *tree_, hl_span *out, uint32_t max) {
+	const TSTree *tree = tree_;
+	TSNode root = ts_tree_root_node(tree);
+	if (!ts_node_has_error(root)) return 0;
+	TSTreeCursor c = ts_tree_cursor_new(root);
+	uint32_t n = 0;
+	for (;;) {
+		TSNode nd = ts_tree_cursor_current_node(&c);
+		bool descend = false;
+		if (ts_node_is_missing(nd)) {
+			if (n < max) { uint32_t r = ts_node_start_point(nd).row; out[n].start_row = r; out[n].end_row = r; }
+			n++;
+		} else if (ts_node_symbol(nd) == ts_builtin_sym_error) {
+			if (n < max) {
+				TSPoint s = ts_node_start_point(nd), e = ts_node_end_point(nd);
+				uint32_t end = e.row;
+				if (e.column == 0 && e.row > s.row) end--;
+				out[n].start_row = s.row; out[n].end_row = end;
+			}
+			n++;
+		} else {
+			descend = ts_node_has_error(nd);
+		}
+		if (descend && ts_tree_cursor_goto_first_child(&c)) continue;
+		for (;;) {
+			if (ts_tree_cursor_goto_next_sibling(&c)) break;
+			if (!ts_tree_cursor_goto_parent(&c)) goto done;
+		}
+	}
+done:
+	ts_tree_cursor_delete(&c);
+	return n;
+}
+
+bool hl_tree_has_error(const void *tree) {
+	return ts_node_has_error(ts_tree_root_node(tree));
+}
+
+void hl_tree_edit(void *tree, uint32_t sb, uint32_t ob, uint32_t nb,
+		uint32_t sr, uint32_t sc, uint32_t or_, uint32_t oc, uint32_t nr, uint32_t nc) {
+	TSInputEdit e = {sb, ob, nb, {sr, sc}, {or_, oc}, {nr, nc}};
+	ts_tree_edit(tree, &e);
+}
+
+void hl_tree_delete(void *tree) {
+	ts_tree_delete(tree);
 }
