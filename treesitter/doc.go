@@ -21,9 +21,10 @@
 // may keep a C tree between a summary (which copies only a pruned skeleton)
 // and the first block op on the same text; it is then guarded by the cache
 // entry's mutex and closed on eviction. Parses take a context and can be
-// cancelled. The first grammar used turns glibc's fastbins off for the
-// process (malloc.go: a freed tree's nodes are merged as they are freed,
-// not all at once by the next keystroke's allocation).
+// cancelled. Linking the package turns glibc's fastbins off for the
+// process, before main, on its only thread (malloc.go: a freed tree's
+// nodes are merged as they are freed, not all at once by the next
+// keystroke's allocation).
 //
 // Incremental parsing (docs.go): an open document (OpenDocument, keyed by
 // the caller, e.g. an editor's URI) keeps the C tree of its last parse.
@@ -36,7 +37,11 @@
 // hashed into the content cache, and sharing the document's text instead of
 // copying it). A document opened on a text the content cache already holds
 // is answered from there, and gets its tree and symbols from a whole parse
-// in the background (prime); a reparse requested meanwhile waits for it. The complete Go tree and the document symbols are then
+// in the background (prime: one document at a time, cancelled by
+// CloseDocument, its tree kept only where it fits within the limits without
+// freeing another's); a reparse requested meanwhile waits for it, unless
+// its context ends or the document closes. The complete Go tree and the
+// document symbols are then
 // built reusing the previous build's copies of the top-level subtrees the
 // new tree shares with it (identified by the address of their shared,
 // immutable C subtree, kept alive by a copy of the tree they came from),

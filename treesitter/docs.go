@@ -30,8 +30,29 @@ type docSet struct {
 	docs  map[string]*document
 	trees []*document // documents holding a tree, least recently reparsed first
 
+	// Documents opened on a cached text, waiting for prime (see
+	// OpenDocument) in the order opened, and whether a goroutine primes
+	// them: one at a time, and only open documents wait.
+	primeQ  []primeJob
+	priming bool
+	primeWG sync.WaitGroup // that goroutine (tests wait for it)
+
 	reparses atomic.Int64 // parses that reused a tree (for tests)
 }
+
+// primeJob is a document to prime and its text when opened.
+type primeJob struct {
+	d    *document
+	text []byte
+}
+
+// Test hooks, nil outside tests: primeHook is called by prime with the
+// context of its parse, once the document is marked parsing and before
+// the parse; waitHook by a reparse about to wait for another.
+var (
+	primeHook func(ctx context.Context)
+	waitHook  func()
+)
 
 // document is one open document: its current text and, when it has one, a
 // C tree of an earlier version edited (ts_tree_edit) to the current text's
@@ -42,11 +63,18 @@ type document struct {
 	lang *Language
 	cur  atomic.Pointer[[]byte] // the current text, for find
 
+	// done when the document is shut: prime's parse stops, and reparses
+	// waiting for another parse stop waiting.
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	dropped bool // guarded by docSet.mu: no longer followed (closed or replaced)
+
 	mu      sync.Mutex
 	text    []byte        // the current text (the caller's slice, never modified)
 	tree    *sitter.Tree  // nil, or the edited tree of an earlier text
 	parsing bool          // a reparse runs without mu: edits meanwhile go to pending
-	parsed  chan struct{} // closed when that reparse ends
+	parsed  chan struct{} // closed when that reparse ends (panics included)
 	pending []textEdit
 	lost    bool // an edit during that reparse could not be followed
 	closed  bool
@@ -121,27 +149,100 @@ type symTop struct {
 // When the content cache already holds text (an agent tool or an earlier
 // open parsed it), requests are answered from there and would leave the
 // document without a tree, so that the first change would parse whole:
-// the document is then parsed in the background instead.
+// the document is then parsed in the background instead (prime), one
+// document at a time, in the order opened. A document closed or changed
+// before its turn is skipped, closing it stops its parse, and its tree is
+// kept only where it fits within the limits beside the trees of the
+// documents being edited, which it never frees.
 func OpenDocument(key, path string, text []byte) {
-	if d := defaultCache.docs.open(key, LanguageFor(path), text); d != nil && defaultCache.holds(d.lang, text) {
-		go d.prime(&defaultCache.docs, text)
+	ds := &defaultCache.docs
+	d := ds.open(key, LanguageFor(path), text)
+	if d != nil && len(text) <= maxDocTreesWeight && defaultCache.holds(d.lang, text) {
+		ds.queuePrime(d, text)
+	}
+}
+
+// queuePrime has d primed on text after the documents already waiting,
+// starting the goroutine that primes them if none runs.
+func (ds *docSet) queuePrime(d *document, text []byte) {
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	if d.dropped {
+		return
+	}
+	ds.primeQ = append(ds.primeQ, primeJob{d: d, text: text})
+	if !ds.priming {
+		ds.priming = true
+		ds.primeWG.Go(ds.primeAll)
+	}
+}
+
+// primeAll primes the waiting documents, one at a time, until none waits.
+func (ds *docSet) primeAll() {
+	for {
+		ds.mu.Lock()
+		if len(ds.primeQ) == 0 {
+			ds.primeQ, ds.priming = nil, false
+			ds.mu.Unlock()
+			return
+		}
+		j := ds.primeQ[0]
+		ds.primeQ[0] = primeJob{}
+		ds.primeQ = ds.primeQ[1:]
+		ds.mu.Unlock()
+		j.d.prime(ds, j.text)
 	}
 }
 
 // prime gives d what a first request through it would have left: a tree
-// of text, its text when opened, parsed whole, and its document symbols
-// (which editors ask after every change), so that the first change costs
-// what any other does. Nothing happens when d has moved on or closed.
+// of text, its text when opened, parsed whole, and (where docSymbols
+// would compute them so) its document symbols, which editors ask after
+// every change, so that the first change costs what any other does.
+// Nothing happens when d has closed, moved on, or got a tree otherwise, or
+// when its tree would not fit within the limits; closing d cancels the
+// parse.
 func (d *document) prime(ds *docSet, text []byte) {
-	if len(text) > maxDocTreesWeight {
+	if !ds.fits(d, len(text)) {
 		return
 	}
-	st, ok, err := d.reparse(context.Background(), ds, text)
+	d.mu.Lock()
+	if d.closed || d.parsing || d.tree != nil || !sameText(d.text, text) {
+		d.mu.Unlock()
+		return
+	}
+	st, ok, err := d.parseLocked(d.ctx, ds, text, true)
 	if !ok || err != nil {
 		return
 	}
 	defer st.Close()
-	d.symbols(st, text) // kept by d for the next call; errors are that call's to report
+	if d.lang.trim { // docSymbols builds the complete tree instead
+		return
+	}
+	d.mu.Lock()
+	closed := d.closed
+	d.mu.Unlock()
+	if !closed {
+		d.symbols(st, text) // kept by d for the next call; errors are that call's to report
+	}
+}
+
+// fits reports whether a tree of n bytes of text held by d would fit
+// within the limits beside the trees the other documents hold.
+func (ds *docSet) fits(d *document, n int) bool {
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	return ds.fitsLocked(d, n)
+}
+
+func (ds *docSet) fitsLocked(d *document, n int) bool {
+	trees, weight := 1, n
+	for _, t := range ds.trees {
+		if t != d {
+			trees++
+			weight += len(*t.cur.Load())
+		}
+	}
+	return trees <= maxDocTrees && weight <= maxDocTreesWeight
 }
 
 // EditDocument records one change of the document key: bytes [start,
@@ -173,6 +274,7 @@ func (ds *docSet) open(key string, lang *Language, text []byte) *document {
 			ds.docs = map[string]*document{}
 		}
 		d = &document{lang: lang, text: text}
+		d.ctx, d.cancel = context.WithCancel(context.Background())
 		d.cur.Store(&text)
 		for len(ds.docs) >= maxDocs {
 			for k, v := range ds.docs { // any one: editors rarely open this many
@@ -183,7 +285,7 @@ func (ds *docSet) open(key string, lang *Language, text []byte) *document {
 		}
 		ds.docs[key] = d
 	}
-	ds.forgetLocked(drop)
+	ds.dropLocked(drop)
 	ds.mu.Unlock()
 	for _, old := range drop {
 		old.shut()
@@ -196,12 +298,26 @@ func (ds *docSet) close(key string) {
 	d, ok := ds.docs[key]
 	if ok {
 		delete(ds.docs, key)
-		ds.forgetLocked([]*document{d})
+		ds.dropLocked([]*document{d})
 	}
 	ds.mu.Unlock()
 	if ok {
 		d.shut()
 	}
+}
+
+// dropLocked stops following docs, removed from docs: they leave the
+// list of kept trees and the documents waiting for prime, and keep (which
+// a reparse may call after the caller shuts them) ignores them.
+func (ds *docSet) dropLocked(docs []*document) {
+	if len(docs) == 0 {
+		return
+	}
+	for _, d := range docs {
+		d.dropped = true
+	}
+	ds.forgetLocked(docs)
+	ds.primeQ = slices.DeleteFunc(ds.primeQ, func(j primeJob) bool { return j.d.dropped })
 }
 
 // forgetLocked removes docs from the list of kept trees.
@@ -223,12 +339,15 @@ func (ds *docSet) forgetLocked(docs []*document) {
 	ds.trees = kept
 }
 
-// shut frees d's tree; a reparse still running frees its own.
+// shut frees d's tree; a reparse still running frees its own. It
+// cancels prime's parse and wakes the reparses waiting for another (which
+// then find d closed).
 func (d *document) shut() {
 	d.mu.Lock()
 	d.closed = true
 	d.dropTreeLocked()
 	d.mu.Unlock()
+	d.cancel()
 }
 
 func (d *document) dropTreeLocked() {
@@ -380,17 +499,21 @@ func pointAfter(p Point, b []byte) Point {
 // reparse parses text, d's current text, reusing d's tree, keeps the
 // result as d's tree and returns a copy of it for the caller to own. A
 // reparse already running for another caller (such as prime's whole
-// parse) is waited for, as long as ctx allows: its tree, edited since,
-// is then the one reused. ok is false when d cannot serve (closed, no
-// longer at text, or ctx done while waiting): the caller parses on its
-// own.
+// parse) is waited for, as long as ctx allows and d stays open: its tree,
+// edited since, is then the one reused. ok is false when d cannot serve
+// (closed, no longer at text, or ctx done while waiting): the caller
+// parses on its own.
 func (d *document) reparse(ctx context.Context, ds *docSet, text []byte) (st *sitter.Tree, ok bool, err error) {
 	d.mu.Lock()
 	for d.parsing && !d.closed {
 		running := d.parsed
 		d.mu.Unlock()
+		if waitHook != nil {
+			waitHook()
+		}
 		select {
 		case <-running:
+		case <-d.ctx.Done(): // shut: d.closed is set
 		case <-ctx.Done():
 			return nil, false, nil
 		}
@@ -400,11 +523,31 @@ func (d *document) reparse(ctx context.Context, ds *docSet, text []byte) (st *si
 		d.mu.Unlock()
 		return nil, false, nil
 	}
+	return d.parseLocked(ctx, ds, text, false)
+}
+
+// parseLocked is reparse once d may parse (open, at text, no parse
+// running), called with d.mu held, which it releases. A tree prime parsed
+// (primed) is kept by keepPrimed, never freeing another's.
+func (d *document) parseLocked(ctx context.Context, ds *docSet, text []byte, primed bool) (st *sitter.Tree, ok bool, err error) {
 	old := d.tree
 	d.tree, d.parsing, d.lost, d.pending = nil, true, false, nil
-	d.parsed = make(chan struct{})
+	parsed := make(chan struct{})
+	d.parsed = parsed
 	d.mu.Unlock()
+	running := true
+	defer func() {
+		if running { // the parse panicked: d keeps no tree, and nobody waits for ever
+			d.mu.Lock()
+			d.parsing, d.parsed, d.pending = false, nil, nil
+			d.mu.Unlock()
+		}
+		close(parsed)
+	}()
 
+	if primed && primeHook != nil {
+		primeHook(ctx)
+	}
 	st, err = parseWith(ctx, d.lang, old, text)
 	if old != nil {
 		old.Close()
@@ -421,9 +564,7 @@ func (d *document) reparse(ctx context.Context, ds *docSet, text []byte) (st *si
 	}
 
 	d.mu.Lock()
-	d.parsing = false
-	close(d.parsed)
-	d.parsed = nil
+	d.parsing, d.parsed, running = false, nil, false
 	pending, lost := d.pending, d.lost || d.closed
 	d.pending = nil
 	if err != nil {
@@ -441,14 +582,23 @@ func (d *document) reparse(ctx context.Context, ds *docSet, text []byte) (st *si
 	}
 	d.tree = st
 	d.mu.Unlock()
-	ds.keep(d)
+	if primed {
+		ds.keepPrimed(d, st)
+	} else {
+		ds.keep(d)
+	}
 	return cp, true, nil
 }
 
 // keep records that d holds a tree and frees the least recently reparsed
-// trees beyond the limits.
+// trees beyond the limits. A document no longer followed is not recorded:
+// shut frees its tree.
 func (ds *docSet) keep(d *document) {
 	ds.mu.Lock()
+	if d.dropped { // closed after its reparse stored the tree
+		ds.mu.Unlock()
+		return
+	}
 	ds.forgetLocked([]*document{d})
 	ds.trees = append(ds.trees, d)
 	weight := 0
@@ -472,6 +622,34 @@ func (ds *docSet) keep(d *document) {
 		v.dropFlatLocked()
 		v.ent = nil
 		v.mu.Unlock()
+	}
+}
+
+// keepPrimed records that d holds st, the tree prime parsed, as the least
+// recently reparsed of the kept trees, if it fits within the limits beside
+// them; if not, st is freed instead: prime frees no other document's tree.
+// Nothing is done when d is no longer followed (shut frees st) or a reparse
+// since has kept d's tree.
+func (ds *docSet) keepPrimed(d *document, st *sitter.Tree) {
+	ds.mu.Lock()
+	if d.dropped || slices.Contains(ds.trees, d) {
+		ds.mu.Unlock()
+		return
+	}
+	fits := ds.fitsLocked(d, len(*d.cur.Load()))
+	if fits {
+		ds.trees = slices.Insert(ds.trees, 0, d)
+	}
+	ds.mu.Unlock()
+	if !fits {
+		d.mu.Lock()
+		if d.tree == st {
+			d.tree.Close()
+			d.tree = nil
+			d.dropFlatLocked()
+			d.ent = nil
+		}
+		d.mu.Unlock()
 	}
 }
 

@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 	"unsafe"
 )
 
@@ -715,67 +713,5 @@ func TestSkeletonWalkLikeCursor(t *testing.T) {
 	}
 	if n := symbolsRetried.Load(); n != 0 {
 		t.Errorf("%d symbols calls found a reused declaration without symbols", n)
-	}
-}
-
-// TestOpenCachedTextPrimes: a document opened on a text the content cache
-// holds (an agent tool parsed it) has its requests answered from the
-// cache, and is parsed in the background (prime), so that its first
-// change reparses instead of parsing whole: once prime is done
-// ("primed"), and while it still runs ("during"), when the change waits
-// for it instead of parsing whole beside it.
-func TestOpenCachedTextPrimes(t *testing.T) {
-	for _, c := range []struct {
-		name  string
-		lines int                           // during: a whole parse of tens of ms
-		ready func(parsing, tree bool) bool // when to type
-	}{
-		{"primed", 400, func(_, tree bool) bool { return tree }},
-		{"during", 10000, func(parsing, tree bool) bool { return parsing || tree }},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			ctx := context.Background()
-			path, text := genSource("go", c.lines)
-			key := "test://primed/" + c.name + ".go"
-			defaultCache.purge()
-			if _, err := DocumentSymbols(ctx, path, text); err != nil { // the tool's parse
-				t.Fatal(err)
-			}
-			OpenDocument(key, path, text)
-			t.Cleanup(func() { CloseDocument(key) })
-			if _, err := DocumentSymbols(ctx, path, text); err != nil {
-				t.Fatal(err)
-			}
-			d := defaultCache.docs.lookup(key)
-			for deadline := time.Now().Add(10 * time.Second); ; runtime.Gosched() {
-				d.mu.Lock()
-				ready := c.ready(d.parsing, d.tree != nil)
-				d.mu.Unlock()
-				if ready {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatal("no parse of the document opened on a cached text")
-				}
-			}
-			at := bytes.Index(text, []byte("parts"))
-			next := append(append(append([]byte(nil), text[:at]...), 'x'), text[at:]...)
-			before := defaultCache.docs.reparses.Load()
-			EditDocument(key, at, at, next)
-			got, err := DocumentSymbols(ctx, path, next)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if n := defaultCache.docs.reparses.Load() - before; n != 1 {
-				t.Fatalf("the first change made %d incremental reparses, want 1", n)
-			}
-			tr, err := parse(ctx, LanguageFor(path), next)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if want := documentSymbols(tr, next); !reflect.DeepEqual(got, want) {
-				t.Fatal("symbols after the first change differ from a fresh parse's")
-			}
-		})
 	}
 }

@@ -82,7 +82,6 @@ func mkset(kinds ...string) set {
 
 func (l *Language) init() {
 	l.once.Do(func() {
-		noFastbins()
 		l.lang = l.grammar()
 		n := int(l.lang.SymbolCount())
 		l.syms = make([]string, n)
