@@ -99,6 +99,15 @@ func (pe *pendingEdit) baseSum() workspace.Base {
 	return workspace.BaseContent(pe.res.Old, pe.res.OldSHA256)
 }
 
+// newSum is content's sha256 from the engine's result, nil for a notebook
+// (the commit hashes its JSON).
+func (pe *pendingEdit) newSum() *[32]byte {
+	if pe.nb {
+		return nil
+	}
+	return &pe.res.NewSHA256
+}
+
 // newTag is the tag of content, from the engine's result unless the file
 // is a notebook.
 func (pe *pendingEdit) newTag() string {
@@ -244,6 +253,7 @@ func planAndCommitEdit(ctx context.Context, env *Env, a editArgs, secs []edit.Se
 			plans = append(plans, plannedDelete(pe.path, pe.base(), "REM"))
 		case pe.dest != nil:
 			pw := plannedChange(*pe.dest, workspace.BaseAbsent(), nil, pe.content(), pe.newTag(), "moved from "+pe.path.Rel)
+			pw.ch.NewSHA256 = pe.newSum()
 			pw.ch.MovedFrom = pe.path.Rel
 			if !pe.file.Overlay {
 				pw.ch.Mode = pe.file.Mode // a moved file keeps its permissions
@@ -255,6 +265,7 @@ func planAndCommitEdit(ctx context.Context, env *Env, a editArgs, secs []edit.Se
 			plans = append(plans, pw, plannedDelete(pe.path, pe.base(), "moved to "+pe.dest.Rel))
 		default:
 			pw := plannedChange(pe.path, pe.baseSum(), pe.base(), pe.content(), pe.newTag(), "")
+			pw.ch.NewSHA256 = pe.newSum()
 			pw.diff = pe.res.Diff
 			if !pe.nb {
 				pw.ch.Seen = pe.seenNew()

@@ -59,7 +59,10 @@ type Snapshot struct {
 // Snapshots is what the engine needs from a snapshot store.
 type Snapshots interface {
 	// Lookup returns the newest snapshot recorded for the canonical key with
-	// this tag. found is false when the store never minted tag for key.
+	// this tag. found is false when the store never minted tag for key. A
+	// snapshot is found only under the tag of its own content (Tag of the
+	// content it was recorded for): the engine takes a live file whose
+	// sha256 is the snapshot's to have that tag without computing it.
 	Lookup(key, tag string) (snap Snapshot, found bool, err error)
 }
 
@@ -109,6 +112,9 @@ type Result struct {
 	// the tag: callers use it as the commit's base instead of hashing Old
 	// again.
 	OldSHA256 [32]byte
+	// NewSHA256 is the sha256 of New (zero when Remove is set): callers
+	// commit it with New instead of hashing New again.
+	NewSHA256 [32]byte
 	// NoOp is true when the section applied but changed nothing; New == Old.
 	NoOp             bool
 	Warnings         []string

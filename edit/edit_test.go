@@ -1,6 +1,7 @@
 package edit
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -320,5 +321,47 @@ func TestIsCloser(t *testing.T) {
 		if got := isCloser(s); got != want {
 			t.Errorf("isCloser(%q) = %v", s, got)
 		}
+	}
+}
+
+// TestResultSumsLargeFile: the sums and tags a result carries are its
+// contents', for a file large enough to be hashed beside the engine's
+// other work (sumAsync), whether the store proves the tag (the live tag is
+// then not computed), the tag proves itself, or the edit is recovered from
+// a stale tag.
+func TestResultSumsLargeFile(t *testing.T) {
+	var sb strings.Builder
+	for i := 1; sb.Len() < 3*asyncSumMin; i++ {
+		fmt.Fprintf(&sb, "line %d: some text\n", i)
+	}
+	read := []byte(sb.String())
+	live := append([]byte("an inserted first line\n"), read...)
+	readTag := Tag(read)
+	store := newMemStore()
+	store.record("k", read)
+	for _, c := range []struct {
+		name string
+		file []byte
+		opts Options
+	}{
+		{"store proves the tag", read, Options{Snapshots: store}},
+		{"the tag proves itself", read, Options{}},
+		{"recovered from a stale tag", live, Options{Snapshots: store}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := ApplySection(Section{Path: "a.txt", Tag: readTag, Body: "replace 100:\n+changed"}, File{Path: "a.txt", Key: "k", Bytes: c.file}, c.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.OldSHA256 != sha256.Sum256(res.Old) || res.OldTag != Tag(res.Old) {
+				t.Errorf("OldSHA256/OldTag %x/%s are not Old's", res.OldSHA256, res.OldTag)
+			}
+			if res.NewSHA256 != sha256.Sum256(res.New) || res.NewTag != Tag(res.New) {
+				t.Errorf("NewSHA256/NewTag %x/%s are not New's", res.NewSHA256, res.NewTag)
+			}
+			if !bytes.Contains(res.New, []byte("\nchanged\n")) {
+				t.Errorf("the edit is not in New")
+			}
+		})
 	}
 }

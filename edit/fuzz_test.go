@@ -162,6 +162,14 @@ func FuzzApply(f *testing.F) {
 			}
 			return
 		}
+		// The sums and tags a result carries are its contents' (callers
+		// commit them without hashing again).
+		if res.OldSHA256 != sha256.Sum256(res.Old) || res.OldTag != Tag(res.Old) {
+			t.Fatalf("OldSHA256/OldTag %x/%s are not Old's", res.OldSHA256, res.OldTag)
+		}
+		if !res.Remove && res.NewSHA256 != sha256.Sum256(res.New) {
+			t.Fatalf("NewSHA256 %x is not New's", res.NewSHA256)
+		}
 		if res.Remove {
 			if res.New != nil || res.MoveTo != "" || !strings.HasPrefix(res.Text, "Removed ") {
 				t.Fatalf("REM result %+v", res)

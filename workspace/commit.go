@@ -31,6 +31,10 @@ type Change struct {
 	// NewTag is New's tag, recorded with its snapshot (the caller owns
 	// the tag function).
 	NewTag string
+	// NewSHA256, when not nil, is New's sha256, which the caller has
+	// computed (it must be New's): Commit records it instead of hashing
+	// New again.
+	NewSHA256 *[32]byte
 	// Seen, when not nil, is the lines of New the caller has displayed
 	// (see Store.AddSeen), recorded with the snapshot.
 	Seen []LineRange
@@ -242,7 +246,11 @@ func (w *Workspace) Commit(ctx context.Context, tool string, changes []Change, o
 			e.res.OldSHA256 = hex.EncodeToString(st.sum[:])
 		}
 		if !e.ch.Delete {
-			e.newSum = sha256.Sum256(e.ch.New)
+			if e.ch.NewSHA256 != nil {
+				e.newSum = *e.ch.NewSHA256
+			} else {
+				e.newSum = sha256.Sum256(e.ch.New)
+			}
 			e.res.NewSHA256 = hex.EncodeToString(e.newSum[:])
 		}
 	}
