@@ -6,6 +6,8 @@
 # apt-get install hyperfine)
 # BASE=/path/to/older/hashls adds its version and edit to the same run, for
 # a before/after ratio on one machine.
+# Beside each ratio goal of issue 16 item 2 it prints the design's floor
+# for it (bench/floor): a lower bound measured in the same run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-30}
@@ -16,6 +18,9 @@ go build -tags netgo,osusergo -ldflags '-s -w -extldflags=-static' -o "$work/has
 mkdir -p "$work/hello"
 printf 'package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("hello") }\n' > "$work/hello/main.go"
 (cd "$work/hello" && GOFLAGS= go mod init hello >/dev/null 2>&1 && go build -o "$work/hello-world" .)
+# The design's floors (bench/floor): a binary that only links the engine's
+# dependencies, and the least a one-shot edit must do under the design.
+go build -tags netgo,osusergo -ldflags '-s -w -extldflags=-static' -o "$work/floor" ./bench/floor 2> >(grep -v -e 'warning: null character' -e 'anon_sym_' -e '^ *|' -e '^ *[0-9]* |' -e '^# github.com/smacker' >&2)
 export HASHLS_STATE_DIR="$work/state"
 mkdir -p "$work/root"
 python3 - "$work/root" <<'PY'
@@ -36,6 +41,8 @@ ops = [f"replace {i*200+1}..{i*200+1}:\n+changed {i}" for i in range(50)]
 print(json.dumps({"input": f"¶big.txt#{tag}\n" + "\n".join(ops)}))
 PY
 cp big.txt "$work/big.orig"
+mkdir -p "$work/floor-root"; cp big.txt "$work/floor-root/"
+"$work/floor" init "$work/floor-root"
 if [ -n "${BASE:-}" ]; then
   # The base binary gets its own root (so its own store file, whatever its
   # schema) holding the same file, and mints the same tag there.
@@ -46,14 +53,16 @@ fi
 # the machine's load hits every command alike; medians and the ratios the
 # goals are stated in (issue 16: edit ÷ version ≤ 1.5, version ÷
 # hello-world ≤ 1.5; with BASE, the edit against the base binary's).
-python3 - "$runs" "$work" "${BASE:-}" <<'PY'
+python3 - "$runs" "$work" "${BASE:-}" "$tag" <<'PY'
 import subprocess, sys, time, shutil, statistics
-runs, work, base = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+runs, work, base, tag = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 edit = open(f"{work}/edit.json").read()
 cmds = {
     "hello-world": [f"{work}/hello-world"],
     "version": [f"{work}/hashls", "version"],
     "edit": [f"{work}/hashls", "tool", "edit", edit],
+    "floor start": [f"{work}/floor", "start"],
+    "floor edit": [f"{work}/floor", "edit", f"{work}/floor-root", tag],
 }
 if base:
     cmds["base version"] = [base, "version"]
@@ -61,6 +70,7 @@ if base:
 t = {k: [] for k in cmds}
 for i in range(runs + 3):
     shutil.copy(f"{work}/big.orig", "big.txt")
+    shutil.copy(f"{work}/big.orig", f"{work}/floor-root/big.txt")
     if base:
         shutil.copy(f"{work}/big.orig", f"{work}/base-root/big.txt")
     for k, c in cmds.items():
@@ -72,6 +82,13 @@ m = {k: statistics.median(v) for k, v in t.items()}
 for k in cmds:
     print(f"interleaved {k:13s} median {m[k]:7.2f} ms")
 print(f"edit ÷ version: {m['edit']/m['version']:.2f}; version ÷ hello-world: {m['version']/m['hello-world']:.2f}; edit ÷ hello-world: {m['edit']/m['hello-world']:.2f}")
+# The design's floors for the same goals (bench/floor: lower bounds, so a
+# goal below its floor cannot be met without changing the design): the
+# start of a binary that only links the engine's dependencies, and version
+# plus the least work a one-shot edit must do (floor edit − floor start).
+work_min = m["floor edit"] - m["floor start"]
+print(f"floors: engine dependencies' start ÷ hello-world {m['floor start']/m['hello-world']:.2f} (goal for version ≤ 1.5); "
+      f"(version + least edit work {work_min:.2f} ms) ÷ version {(m['version'] + work_min)/m['version']:.2f} (goal for the edit ≤ 1.5)")
 if base:
     print(f"base: edit ÷ version {m['base edit']/m['base version']:.2f}; edit ÷ base edit: {m['edit']/m['base edit']:.2f}")
 PY
@@ -83,9 +100,9 @@ PY
 # workspace/applyEdit; the stand-in applies it and sends the incremental
 # didChange an editor sends), with the
 # ratios ÷ version (goal: forwarded ≤ 1.2).
-python3 - "$runs" "$work" <<'PY'
+python3 - "$runs" "$work" "$tag" <<'PY'
 import json, os, shutil, statistics, subprocess, sys, threading, time
-runs, work = int(sys.argv[1]), sys.argv[2]
+runs, work, tag = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 hashls, root = f"{work}/hashls", os.getcwd()
 uri = "file://" + os.path.join(root, "big.txt")
 orig = open(f"{work}/big.orig").read()
@@ -181,6 +198,12 @@ for k in cmds:
     print(f"hub interleaved {k:17s} median {m[k]:7.2f} ms")
 v = m["version"]
 print(f"÷ version: forwarded (closed file) {m['edit (forwarded)']/v:.2f}, forwarded (open file) {m['edit (fwd, open)']/v:.2f} (goal ≤ 1.2); direct {m['edit (direct)']/v:.2f}")
+# The floor of a forwarded edit: a process start (version) plus the least
+# work a running process must do for the edit (bench/floor loop: the
+# median of 100 in one process), before any hand-off between processes.
+shutil.copy(f"{work}/big.orig", f"{work}/floor-root/big.txt")
+warm = float(subprocess.run([f"{work}/floor", "loop", f"{work}/floor-root", tag, "100"], capture_output=True, text=True, check=True).stdout)
+print(f"floor: (version + least in-process edit work {warm:.2f} ms) ÷ version {(v + warm)/v:.2f} (goal for the forwarded edit ≤ 1.2)")
 PY
 if command -v hyperfine >/dev/null; then
   # -N: no shell in between; --prepare restores the file so every edit
