@@ -143,3 +143,71 @@ func BenchmarkRecordAllPage(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCommitLongHistory commits a one-line change of a 5 KB file on a
+// fresh store and on one that already holds a long history of that file:
+// n earlier versions, each trashed by the edit after it (so pinned by a
+// trash entry), as n edits leave them, and n audit rows. A commit's store
+// work must not grow with the history (compare the two in one run).
+func BenchmarkCommitLongHistory(b *testing.B) {
+	for _, n := range []int{0, 20000} {
+		b.Run(fmt.Sprintf("history=%d", n), func(b *testing.B) {
+			root := b.TempDir()
+			ws, err := Open(root, Options{StateDir: b.TempDir()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer ws.Close()
+			p, err := ws.Resolve("f.go")
+			if err != nil {
+				b.Fatal(err)
+			}
+			fabricateHistory(b, ws.Store(), p.Abs, n)
+			body := bytes.Repeat([]byte("some line of code in the file\n"), 170)
+			var cur []byte
+			ctx := context.Background()
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				next := append(fmt.Appendf(nil, "// version %d\n", i), body...)
+				base := BaseAbsent()
+				if cur != nil {
+					base = BaseOf(cur)
+				}
+				if _, err := ws.Commit(ctx, "edit", []Change{{Path: p, Base: base, New: next, NewTag: "BBBB"}}, CommitOptions{}); err != nil {
+					b.Fatal(err)
+				}
+				cur = next
+			}
+		})
+	}
+}
+
+// fabricateHistory writes into s what n edits of key leave behind, without
+// running them: n snapshots of 5 KB (all but the newest trashed, so pinned)
+// with their trash entries and audit rows.
+func fabricateHistory(tb testing.TB, s *Store, key string, n int) {
+	if n == 0 {
+		return
+	}
+	err := s.write(func(tx wtx) error {
+		for i := 0; i < n; i++ {
+			res, err := tx.Exec(`INSERT INTO snapshots(key, tag, sha256, content, size, time) VALUES (?, ?, ?, zeroblob(5000), 5000, ?)`,
+				key, fmt.Sprintf("%04X", i%65536), fmt.Appendf(nil, "%032d", i), i)
+			if err != nil {
+				return err
+			}
+			id, _ := res.LastInsertId() // no unpinned row: pinned by its trash entry
+			if _, err := tx.Exec(`INSERT INTO trash(key, content, size, reason, time, snapshot_id) VALUES (?, x'', 5000, 'edit', ?, ?)`, key, i, id); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(`INSERT INTO audit(tool, path, sha_before, sha_after, time, note) VALUES ('edit', 'f.go', '', '', ?, '')`, i); err != nil {
+				return err
+			}
+		}
+		_, err := tx.Exec(`UPDATE meta SET value = value + ? WHERE name IN ('content_bytes', 'trash_bytes')`, 5000*n)
+		return err
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+}

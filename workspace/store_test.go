@@ -5,9 +5,11 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -453,10 +455,11 @@ func TestTrashPointsAtSnapshots(t *testing.T) {
 	if _, _, err := s.TrashGet(id); !IsKind(err, KindNotFound) {
 		t.Fatalf("oldest entry survived the budget: %v", err)
 	}
-	var pins int
-	if err := s.r.QueryRow(`SELECT count(*) FROM pins`).Scan(&pins); err != nil || pins != 0 {
-		t.Fatalf("pins left: %d, %v", pins, err)
+	var pinned int
+	if err := s.r.QueryRow(`SELECT count(*) FROM snapshots WHERE id NOT IN (SELECT snapshot_id FROM unpinned)`).Scan(&pinned); err != nil || pinned != 0 {
+		t.Fatalf("snapshots left pinned: %d, %v", pinned, err)
 	}
+	checkTrashBookkeeping(t, s)
 }
 
 // TestStoreMigratesV1: a version 1 store (trash without references) opens,
@@ -509,5 +512,126 @@ func TestStoreWALBounded(t *testing.T) {
 		if pages := fi.Size() / 4096; pages > walFoldPages+16 {
 			t.Fatalf("after %d records the log is %d pages; it is folded past %d", i+1, pages, walFoldPages)
 		}
+	}
+}
+
+// checkTrashBookkeeping: the trash's running size is its blobs plus the
+// content of the snapshots it points at, and the unpinned snapshots are
+// exactly those no trash entry points at (schemaV6).
+func checkTrashBookkeeping(t *testing.T, s *Store) {
+	t.Helper()
+	var kept, want int64
+	if err := s.w.QueryRow(`SELECT value FROM meta WHERE name = 'trash_bytes'`).Scan(&kept); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.w.QueryRow(`SELECT (SELECT coalesce(sum(length(content)), 0) FROM trash) +
+		(SELECT coalesce(sum(length(content)), 0) FROM snapshots WHERE id IN (SELECT snapshot_id FROM trash))`).Scan(&want); err != nil {
+		t.Fatal(err)
+	}
+	if kept != want {
+		t.Fatalf("trash_bytes = %d, the trash holds %d", kept, want)
+	}
+	var wrong int
+	if err := s.w.QueryRow(`SELECT
+		(SELECT count(*) FROM unpinned WHERE snapshot_id IN (SELECT snapshot_id FROM trash WHERE snapshot_id IS NOT NULL)) +
+		(SELECT count(*) FROM snapshots WHERE id NOT IN (SELECT snapshot_id FROM unpinned) AND id NOT IN (SELECT snapshot_id FROM trash WHERE snapshot_id IS NOT NULL)) +
+		(SELECT count(*) FROM unpinned WHERE snapshot_id NOT IN (SELECT id FROM snapshots))`).Scan(&wrong); err != nil {
+		t.Fatal(err)
+	}
+	if wrong != 0 {
+		t.Fatalf("%d snapshots are pinned or unpinned wrongly", wrong)
+	}
+}
+
+// TestTrashRetentionBookkeeping: random records and trash entries of a few
+// files under small budgets keep the trash's running size and the
+// unpinned set exact, and every trash entry left restores its content
+// (retention never drops a snapshot the trash points at).
+func TestTrashRetentionBookkeeping(t *testing.T) {
+	s := openTestStore(t, t.TempDir())
+	s.limits = Limits{MaxContentBytes: 4 << 10, MaxVersions: 3, MaxTotalContentBytes: 24 << 10, MaxTrashBytes: 16 << 10}
+	r := rand.New(rand.NewPCG(1, 2))
+	contents := map[int64][]byte{} // trash id -> what it must restore
+	keys := []string{"/a", "/b", "/c"}
+	for i := range 600 {
+		key := keys[r.IntN(len(keys))]
+		c := bytes.Repeat(fmt.Appendf(nil, "%s version %d\n", key, r.IntN(40)), 1+r.IntN(200))
+		switch r.IntN(3) {
+		case 0, 1:
+			if err := s.Record(key, fmt.Sprintf("%04X", i), c); err != nil {
+				t.Fatal(err)
+			}
+		case 2:
+			id, err := s.Trash(key, c, "edit")
+			if err != nil {
+				t.Fatal(err)
+			}
+			contents[id] = c
+		}
+		checkTrashBookkeeping(t, s)
+	}
+	left := 0
+	for id, want := range contents {
+		_, got, err := s.TrashGet(id)
+		if IsKind(err, KindNotFound) {
+			continue // pruned by the budget
+		}
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("trash %d restores %d bytes (%v), want %d", id, len(got), err, len(want))
+		}
+		left++
+	}
+	if left == 0 || left == len(contents) {
+		t.Fatalf("%d of %d trash entries left: the budget was not exercised", left, len(contents))
+	}
+}
+
+// TestStoreMigratesV5: a version 5 store (a pins table) opens with its
+// pinned snapshots pinned, the others unpinned, and the trash's size
+// counted (schemaV6).
+func TestStoreMigratesV5(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v5.db")
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(schemaV1 + schemaV2 + schemaV3 + schemaV4 + schemaV5 + `PRAGMA user_version = 5;
+		INSERT INTO snapshots(id, key, tag, sha256, content, size, time) VALUES (1, '/k', 'AAAA', x'01', x'6f6c640a', 4, 1);
+		INSERT INTO snapshots(id, key, tag, sha256, content, size, time) VALUES (2, '/k', 'BBBB', x'02', x'6e6577206e65770a', 8, 2);
+		INSERT INTO pins(snapshot_id) VALUES (1);
+		INSERT INTO trash(id, key, content, size, reason, time, snapshot_id) VALUES (1, '/k', x'', 4, 'edit', 3, 1);
+		INSERT INTO trash(id, key, content, size, reason, time) VALUES (2, '/j', x'6f776e0a', 4, 'write', 4);`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	s, err := openStoreFile(path, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	checkTrashBookkeeping(t, s)
+	var unpinned []int64
+	rows, err := s.w.Query(`SELECT snapshot_id FROM unpinned ORDER BY snapshot_id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id int64
+		rows.Scan(&id)
+		unpinned = append(unpinned, id)
+	}
+	rows.Close()
+	if !slices.Equal(unpinned, []int64{2}) {
+		t.Fatalf("unpinned after migration: %v, want [2]", unpinned)
+	}
+	var size int64
+	if err := s.w.QueryRow(`SELECT value FROM meta WHERE name = 'trash_bytes'`).Scan(&size); err != nil || size != 8 {
+		t.Fatalf("trash_bytes = %d (%v), want 8 (4 pinned + 4 own)", size, err)
+	}
+	if err := s.w.QueryRow(`SELECT count(*) FROM pins`).Scan(new(int)); err == nil {
+		t.Fatal("the pins table is still there")
+	}
+	if _, c, err := s.TrashGet(1); err != nil || string(c) != "old\n" {
+		t.Fatalf("TrashGet(1) = %q, %v", c, err)
 	}
 }
