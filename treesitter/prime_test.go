@@ -104,6 +104,24 @@ func typeX(text []byte) (at int, next []byte) {
 	return at, append(append(append([]byte(nil), text[:at]...), 'x'), text[at:]...)
 }
 
+// typeOnce inserts the byte next has at at into the document key (text
+// next afterwards), asks its symbols, and checks that the change reparsed
+// the document's tree once (it did not parse whole) and that the symbols
+// are a fresh parse's; what names the change in the failure.
+func typeOnce(t *testing.T, key, path string, at int, next []byte, what string) {
+	t.Helper()
+	before := defaultCache.docs.reparses.Load()
+	EditDocument(key, at, at, next)
+	syms, err := DocumentSymbols(context.Background(), path, next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := defaultCache.docs.reparses.Load() - before; n != 1 {
+		t.Fatalf("%s made %d incremental reparses, want 1", what, n)
+	}
+	checkFreshSymbols(t, path, next, syms)
+}
+
 type symResult struct {
 	syms []Symbol
 	err  error
@@ -281,16 +299,7 @@ func TestWaitForPrimeEnds(t *testing.T) {
 			if kept || closedTree {
 				t.Fatalf("the closed document: in the kept trees %v, holds a tree %v", kept, closedTree)
 			}
-			before := ds.reparses.Load()
-			EditDocument(key, at, at, next)
-			syms, err := DocumentSymbols(context.Background(), path, next)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if n := ds.reparses.Load() - before; n != 1 {
-				t.Fatalf("the reopened document's first change made %d incremental reparses, want 1", n)
-			}
-			checkFreshSymbols(t, path, next, syms)
+			typeOnce(t, key, path, at, next, "the reopened document's first change")
 		})
 	}
 }
@@ -376,16 +385,7 @@ func TestPrimeKeepsEditedTrees(t *testing.T) {
 		t.Errorf("%d trees kept, want the limit, %d", n, maxDocTrees)
 	}
 	at, next = typeX(text)
-	before := ds.reparses.Load()
-	EditDocument(key, at, at, next)
-	syms, err := DocumentSymbols(ctx, path, next)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := ds.reparses.Load() - before; n != 1 {
-		t.Fatalf("the edited document's change made %d incremental reparses after the primes, want 1", n)
-	}
-	checkFreshSymbols(t, path, next, syms)
+	typeOnce(t, key, path, at, next, "the edited document's change after the primes")
 }
 
 // TestKeepIgnoresClosed: a reparse that stored its tree before the

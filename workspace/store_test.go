@@ -462,25 +462,33 @@ func TestTrashPointsAtSnapshots(t *testing.T) {
 	checkTrashBookkeeping(t, s)
 }
 
-// TestStoreMigratesV1: a version 1 store (trash without references) opens,
-// migrates, and keeps its rows.
-func TestStoreMigratesV1(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "v1.db")
+// openOldStore makes a store file with script (an older schema and its
+// rows) and opens it, which migrates it.
+func openOldStore(t *testing.T, script string) *Store {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "old.db")
 	db, err := sql.Open("sqlite", "file:"+path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec(schemaV1 + `PRAGMA user_version = 1;
-		INSERT INTO trash(key, content, size, reason, time) VALUES ('/k', x'6f6c640a', 4, 'edit', 1);`); err != nil {
+	_, err = db.Exec(script)
+	db.Close()
+	if err != nil {
 		t.Fatal(err)
 	}
-	db.Close()
 	s, err := openStoreFile(path, DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// TestStoreMigratesV1: a version 1 store (trash without references) opens,
+// migrates, and keeps its rows.
+func TestStoreMigratesV1(t *testing.T) {
+	s := openOldStore(t, schemaV1+`PRAGMA user_version = 1;
+		INSERT INTO trash(key, content, size, reason, time) VALUES ('/k', x'6f6c640a', 4, 'edit', 1);`)
 	if _, c, err := s.TrashGet(1); err != nil || string(c) != "old\n" {
 		t.Fatalf("v1 trash row after migration: %q, %v", c, err)
 	}
@@ -590,25 +598,12 @@ func TestTrashRetentionBookkeeping(t *testing.T) {
 // pinned snapshots pinned, the others unpinned, and the trash's size
 // counted (schemaV6).
 func TestStoreMigratesV5(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "v5.db")
-	db, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(schemaV1 + schemaV2 + schemaV3 + schemaV4 + schemaV5 + `PRAGMA user_version = 5;
+	s := openOldStore(t, schemaV1+schemaV2+schemaV3+schemaV4+schemaV5+`PRAGMA user_version = 5;
 		INSERT INTO snapshots(id, key, tag, sha256, content, size, time) VALUES (1, '/k', 'AAAA', x'01', x'6f6c640a', 4, 1);
 		INSERT INTO snapshots(id, key, tag, sha256, content, size, time) VALUES (2, '/k', 'BBBB', x'02', x'6e6577206e65770a', 8, 2);
 		INSERT INTO pins(snapshot_id) VALUES (1);
 		INSERT INTO trash(id, key, content, size, reason, time, snapshot_id) VALUES (1, '/k', x'', 4, 'edit', 3, 1);
-		INSERT INTO trash(id, key, content, size, reason, time) VALUES (2, '/j', x'6f776e0a', 4, 'write', 4);`); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	s, err := openStoreFile(path, DefaultLimits())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+		INSERT INTO trash(id, key, content, size, reason, time) VALUES (2, '/j', x'6f776e0a', 4, 'write', 4);`)
 	checkTrashBookkeeping(t, s)
 	var unpinned []int64
 	rows, err := s.w.Query(`SELECT snapshot_id FROM unpinned ORDER BY snapshot_id`)
