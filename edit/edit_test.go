@@ -327,8 +327,9 @@ func TestIsCloser(t *testing.T) {
 // TestResultSumsLargeFile: the sums and tags a result carries are its
 // contents', for a file large enough to be hashed beside the engine's
 // other work (sumAsync), whether the store proves the tag (the live tag is
-// then not computed), the tag proves itself, or the edit is recovered from
-// a stale tag.
+// then not computed, also for a tag written in lower case), the tag
+// proves itself, or the edit is recovered from a stale tag, and for a
+// no-op, a move and a removal.
 func TestResultSumsLargeFile(t *testing.T) {
 	var sb strings.Builder
 	for i := 1; sb.Len() < 3*asyncSumMin; i++ {
@@ -339,29 +340,40 @@ func TestResultSumsLargeFile(t *testing.T) {
 	readTag := Tag(read)
 	store := newMemStore()
 	store.record("k", read)
+	line100 := strings.Split(string(read), "\n")[99]
 	for _, c := range []struct {
-		name string
-		file []byte
-		opts Options
+		name, tag, body string
+		file            []byte
+		opts            Options
+		want            func(*Result) bool
 	}{
-		{"store proves the tag", read, Options{Snapshots: store}},
-		{"the tag proves itself", read, Options{}},
-		{"recovered from a stale tag", live, Options{Snapshots: store}},
+		{"store proves the tag", readTag, "replace 100:\n+changed", read, Options{Snapshots: store}, changed},
+		{"store proves a lower-case tag", strings.ToLower(readTag), "replace 100:\n+changed", read, Options{Snapshots: store}, changed},
+		{"the tag proves itself", readTag, "replace 100:\n+changed", read, Options{}, changed},
+		{"recovered from a stale tag", readTag, "replace 100:\n+changed", live, Options{Snapshots: store}, changed},
+		{"no-op", readTag, "replace 100:\n+" + line100, read, Options{Snapshots: store}, func(r *Result) bool { return r.NoOp }},
+		{"move", readTag, "MV b.txt", read, Options{Snapshots: store}, func(r *Result) bool { return r.MoveTo == "b.txt" }},
+		{"removal", readTag, "REM", read, Options{Snapshots: store}, func(r *Result) bool { return r.Remove && r.New == nil }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			res, err := ApplySection(Section{Path: "a.txt", Tag: readTag, Body: "replace 100:\n+changed"}, File{Path: "a.txt", Key: "k", Bytes: c.file}, c.opts)
+			res, err := ApplySection(Section{Path: "a.txt", Tag: c.tag, Body: c.body}, File{Path: "a.txt", Key: "k", Bytes: c.file}, c.opts)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if !c.want(res) {
+				t.Fatalf("not the result wanted: %+v", res)
 			}
 			if res.OldSHA256 != sha256.Sum256(res.Old) || res.OldTag != Tag(res.Old) {
 				t.Errorf("OldSHA256/OldTag %x/%s are not Old's", res.OldSHA256, res.OldTag)
 			}
+			if res.Remove {
+				return
+			}
 			if res.NewSHA256 != sha256.Sum256(res.New) || res.NewTag != Tag(res.New) {
 				t.Errorf("NewSHA256/NewTag %x/%s are not New's", res.NewSHA256, res.NewTag)
-			}
-			if !bytes.Contains(res.New, []byte("\nchanged\n")) {
-				t.Errorf("the edit is not in New")
 			}
 		})
 	}
 }
+
+func changed(r *Result) bool { return bytes.Contains(r.New, []byte("\nchanged\n")) }

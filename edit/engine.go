@@ -227,6 +227,7 @@ func ApplySection(sec Section, f File, opts Options) (*Result, error) {
 	if opts.Snapshots != nil {
 		s, ok, lerr := opts.Snapshots.Lookup(f.Key, tag)
 		if lerr != nil {
+			liveSum() // f.Bytes is the caller's again once this returns
 			return nil, &Error{Kind: KindStale, Msg: "Edit rejected for " + path + ": the snapshot store could not be read (" + lerr.Error() + "). Retry, or re-read the file with `read` to refresh the tag.", Err: lerr}
 		}
 		snap, found = s, ok

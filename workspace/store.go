@@ -147,27 +147,63 @@ CREATE INDEX IF NOT EXISTS audit_call ON audit(call) WHERE call != '';
 `
 
 // schemaV6 keeps what retention needs per commit without reading the whole
-// history: the snapshots no trash entry points at (unpinned: per-key
-// retention and the content budget look only there, not at the thousands
-// of versions a long-edited file leaves pinned by its trash entries), and
-// the trash's size (meta trash_bytes: its own blobs plus the content of
-// the snapshots it pins) as a running total, instead of summing the whole
-// trash at every commit. It replaces the pins table (a pinned snapshot is
-// one without an unpinned row). Before it a commit's store work grew with
-// the history (BenchmarkCommitLongHistory: 1.7 ms fresh, 66 ms after
-// 20,000 edits of one file).
+// history. Before it a commit's store work grew with the history
+// (BenchmarkCommitLongHistory: 1.7 ms fresh, 66 ms after 20,000 edits of
+// one file): the trash's budget summed the whole trash and every snapshot
+// it pins, and per-key retention walked every version of the file to find
+// the few no trash entry pins. Now:
+//
+//   - unpinned lists the snapshots no trash entry points at, by key:
+//     per-key retention and the content budget look only there, not at
+//     the thousands of versions a long-edited file leaves pinned;
+//   - meta trash_bytes is the trash's size (its own blobs plus the content
+//     of the snapshots it pins), a running total;
+//   - snapshots_key_sha finds the snapshot a trashed content is (an edit's
+//     read) without walking the file's versions.
+//
+// Triggers keep unpinned, trash_bytes and pins exact whoever writes the
+// tables, so no code path can forget them, and a hashls of schema 5 still
+// running when a newer one migrates the store (an editor's server) goes
+// on working: it reads pins, which is kept for it; nothing of schema 6
+// reads pins. Every snapshot is either in unpinned or pointed at by a
+// trash entry, never both (TestTrashRetentionBookkeeping).
 const schemaV6 = `
 CREATE TABLE IF NOT EXISTS unpinned(
 	snapshot_id INTEGER PRIMARY KEY,
 	key         TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS unpinned_key ON unpinned(key, snapshot_id);
 INSERT OR IGNORE INTO unpinned(snapshot_id, key)
-	SELECT id, key FROM snapshots WHERE id NOT IN (SELECT snapshot_id FROM pins);
+	SELECT id, key FROM snapshots WHERE id NOT IN (SELECT snapshot_id FROM trash WHERE snapshot_id IS NOT NULL);
+CREATE INDEX IF NOT EXISTS unpinned_key ON unpinned(key, snapshot_id);
+CREATE INDEX IF NOT EXISTS snapshots_key_sha ON snapshots(key, sha256);
+DELETE FROM pins;
+INSERT OR IGNORE INTO pins(snapshot_id) SELECT snapshot_id FROM trash WHERE snapshot_id IS NOT NULL;
 INSERT OR REPLACE INTO meta(name, value) VALUES ('trash_bytes',
 	(SELECT coalesce(sum(length(content)), 0) FROM trash) +
-	(SELECT coalesce(sum(length(s.content)), 0) FROM pins p JOIN snapshots s ON s.id = p.snapshot_id));
-DROP TABLE pins;
+	(SELECT coalesce(sum(length(content)), 0) FROM snapshots WHERE id IN (SELECT snapshot_id FROM pins)));
+CREATE TRIGGER IF NOT EXISTS snapshot_added AFTER INSERT ON snapshots BEGIN
+	INSERT OR IGNORE INTO unpinned(snapshot_id, key) VALUES (NEW.id, NEW.key);
+END;
+CREATE TRIGGER IF NOT EXISTS snapshot_dropped AFTER DELETE ON snapshots BEGIN
+	DELETE FROM unpinned WHERE snapshot_id = OLD.id;
+END;
+CREATE TRIGGER IF NOT EXISTS trash_added AFTER INSERT ON trash BEGIN
+	UPDATE meta SET value = value + length(NEW.content) + coalesce(
+		(SELECT length(s.content) FROM unpinned u JOIN snapshots s ON s.id = u.snapshot_id WHERE u.snapshot_id = NEW.snapshot_id), 0)
+		WHERE name = 'trash_bytes';
+	DELETE FROM unpinned WHERE snapshot_id = NEW.snapshot_id;
+	INSERT OR IGNORE INTO pins(snapshot_id) SELECT NEW.snapshot_id WHERE NEW.snapshot_id IS NOT NULL;
+END;
+CREATE TRIGGER IF NOT EXISTS trash_dropped AFTER DELETE ON trash BEGIN
+	UPDATE meta SET value = max(0, value - length(OLD.content) - coalesce(
+		(SELECT length(content) FROM snapshots WHERE id = OLD.snapshot_id
+			AND NOT EXISTS (SELECT 1 FROM trash WHERE snapshot_id = OLD.snapshot_id)), 0))
+		WHERE name = 'trash_bytes';
+	INSERT OR IGNORE INTO unpinned(snapshot_id, key) SELECT id, key FROM snapshots WHERE id = OLD.snapshot_id
+		AND NOT EXISTS (SELECT 1 FROM trash WHERE snapshot_id = OLD.snapshot_id);
+	DELETE FROM pins WHERE snapshot_id = OLD.snapshot_id
+		AND NOT EXISTS (SELECT 1 FROM trash WHERE snapshot_id = OLD.snapshot_id);
+END;
 `
 
 // Store is the persistent record: snapshots, audit log and trash. It is one
@@ -518,30 +554,24 @@ func (s *Store) recordSnapshotTx(tx wtx, r Recording, now int64) error {
 		}
 		keptBytes = int64(len(content))
 	}
-	res, err := tx.Exec(`INSERT INTO snapshots(key, tag, sha256, content, size, time) VALUES (?, ?, ?, ?, ?, ?)`,
-		key, tag, sum[:], kept, size, now)
-	if err != nil {
-		return err
-	}
-	id, err := res.LastInsertId()
-	if err != nil {
-		return err
-	}
-	if _, err := tx.Exec(`INSERT INTO unpinned(snapshot_id, key) VALUES (?, ?)`, id, key); err != nil {
+	if _, err := tx.Exec(`INSERT INTO snapshots(key, tag, sha256, content, size, time) VALUES (?, ?, ?, ?, ?, ?)`,
+		key, tag, sum[:], kept, size, now); err != nil {
 		return err
 	}
 	delta := keptBytes
-	// Per-key retention, of the snapshots the trash does not point at.
+	// Per-key retention, of the snapshots the trash does not point at
+	// (the unpinned ones: schemaV6).
 	var freed int64
-	const old = `SELECT snapshot_id FROM unpinned WHERE key = ?1 ORDER BY snapshot_id DESC LIMIT -1 OFFSET ?2`
-	if err := tx.QueryRow(`SELECT coalesce(sum(length(content)), 0) FROM snapshots WHERE id IN (`+old+`)`, key, s.limits.MaxVersions).Scan(&freed); err != nil {
+	old, err := queryInts(tx, `SELECT snapshot_id FROM unpinned WHERE key = ? ORDER BY snapshot_id DESC LIMIT -1 OFFSET ?`, key, s.limits.MaxVersions)
+	if err != nil {
 		return err
 	}
-	if _, err := tx.Exec(`DELETE FROM snapshots WHERE id IN (`+old+`)`, key, s.limits.MaxVersions); err != nil {
-		return err
-	}
-	if _, err := tx.Exec(`DELETE FROM unpinned WHERE snapshot_id IN (`+old+`)`, key, s.limits.MaxVersions); err != nil {
-		return err
+	for _, id := range old {
+		var n int64
+		if err := tx.QueryRow(`DELETE FROM snapshots WHERE id = ? RETURNING coalesce(length(content), 0)`, id).Scan(&n); err != nil {
+			return err
+		}
+		freed += n
 	}
 	delta -= freed
 	var total int64
@@ -927,19 +957,10 @@ func trashTx(tx wtx, key string, content []byte, sum *[32]byte, reason string) (
 	var snapID int64
 	err := tx.QueryRow(`SELECT id FROM snapshots WHERE key = ? AND sha256 = ? AND length(content) IS NOT NULL
 		ORDER BY id DESC LIMIT 1`, key, sum[:]).Scan(&snapID)
+	// (The trash_added trigger pins it and counts it: schemaV6.)
 	var res sql.Result
-	var added int64 // to the trash's size (meta trash_bytes)
 	switch {
 	case err == nil:
-		pin, err := tx.Exec(`DELETE FROM unpinned WHERE snapshot_id = ?`, snapID)
-		if err != nil {
-			return 0, err
-		}
-		if n, err := pin.RowsAffected(); err != nil {
-			return 0, err
-		} else if n > 0 { // newly pinned: its content (content's, by sha256) now counts
-			added = int64(len(content))
-		}
 		res, err = tx.Exec(`INSERT INTO trash(key, content, size, reason, time, snapshot_id) VALUES (?, x'', ?, ?, ?, ?)`,
 			key, len(content), reason, time.Now().UnixNano(), snapID)
 		if err != nil {
@@ -951,82 +972,68 @@ func trashTx(tx wtx, key string, content []byte, sum *[32]byte, reason string) (
 		if err != nil {
 			return 0, err
 		}
-		added = int64(len(content))
 	default:
 		return 0, err
-	}
-	if added > 0 {
-		if _, err := tx.Exec(`UPDATE meta SET value = value + ? WHERE name = 'trash_bytes'`, added); err != nil {
-			return 0, err
-		}
 	}
 	return res.LastInsertId()
 }
 
 // pruneTrash drops the oldest trash entries older than keepFrom (the first
 // entry of the current transaction, which are all kept) while the trash
-// holds more than maxBytes: its own blobs plus the snapshots it pins (the
-// running total meta trash_bytes, which trashTx and pruneTrash keep).
+// holds more than maxBytes: its own blobs plus the snapshots it pins (meta
+// trash_bytes, which the trash triggers keep: dropping an entry unpins its
+// snapshot when no other entry points at it, and the total drops by what
+// left the trash).
 func pruneTrash(tx wtx, keepFrom, maxBytes int64) error {
-	var total int64
-	if err := tx.QueryRow(`SELECT value FROM meta WHERE name = 'trash_bytes'`).Scan(&total); err != nil || total <= maxBytes {
+	total := func() (int64, error) {
+		var n int64
+		err := tx.QueryRow(`SELECT value FROM meta WHERE name = 'trash_bytes'`).Scan(&n)
+		if errors.Is(err, sql.ErrNoRows) { // a store edited by hand: count it again
+			err = tx.QueryRow(`INSERT INTO meta(name, value) VALUES ('trash_bytes',
+				(SELECT coalesce(sum(length(content)), 0) FROM trash) +
+				(SELECT coalesce(sum(length(content)), 0) FROM snapshots WHERE id IN (SELECT snapshot_id FROM trash)))
+				RETURNING value`).Scan(&n)
+		}
+		return n, err
+	}
+	t, err := total()
+	if err != nil || t <= maxBytes {
 		return err
 	}
-	// length(content) is read from the record header; snapshot_id, after
-	// the blob, only for entries whose blob is empty (a reference), so
-	// SQLite never walks a blob's overflow pages to reach it.
-	type victim struct {
-		id, size int64
-		snap     sql.NullInt64
-	}
-	rows, err := tx.Query(`SELECT id, length(content), CASE WHEN length(content) = 0 THEN snapshot_id END
-		FROM trash WHERE id < ? ORDER BY id LIMIT 256`, keepFrom)
+	ids, err := queryInts(tx, `SELECT id FROM trash WHERE id < ? ORDER BY id LIMIT 256`, keepFrom)
 	if err != nil {
 		return err
 	}
-	var vs []victim
+	for _, id := range ids {
+		if _, err := tx.Exec(`DELETE FROM trash WHERE id = ?`, id); err != nil {
+			return err
+		}
+		if t, err = total(); err != nil || t <= maxBytes {
+			return err
+		}
+	}
+	return nil
+}
+
+// queryInts runs a query of one integer column (in a write transaction,
+// or on a connection) and returns its rows.
+func queryInts(q interface {
+	Query(string, ...any) (*sql.Rows, error)
+}, query string, args ...any) ([]int64, error) {
+	rows, err := q.Query(query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []int64
 	for rows.Next() {
-		var v victim
-		if err := rows.Scan(&v.id, &v.size, &v.snap); err != nil {
-			rows.Close()
-			return err
+		var n int64
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
 		}
-		vs = append(vs, v)
+		out = append(out, n)
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	was := total
-	for _, v := range vs {
-		if _, err := tx.Exec(`DELETE FROM trash WHERE id = ?`, v.id); err != nil {
-			return err
-		}
-		total -= v.size
-		if v.snap.Valid {
-			// Unpin the snapshot when no other entry points at it: its
-			// content leaves the trash's size, and retention may drop it.
-			res, err := tx.Exec(`INSERT OR IGNORE INTO unpinned(snapshot_id, key)
-				SELECT id, key FROM snapshots WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM trash WHERE snapshot_id = ?1)`, v.snap.Int64)
-			if err != nil {
-				return err
-			}
-			if n, err := res.RowsAffected(); err != nil {
-				return err
-			} else if n > 0 {
-				var freed int64
-				if err := tx.QueryRow(`SELECT coalesce(length(content), 0) FROM snapshots WHERE id = ?`, v.snap.Int64).Scan(&freed); err != nil {
-					return err
-				}
-				total -= freed
-			}
-		}
-		if total <= maxBytes {
-			break
-		}
-	}
-	_, err = tx.Exec(`UPDATE meta SET value = max(0, value - ?) WHERE name = 'trash_bytes'`, was-total)
-	return err
+	return out, rows.Err()
 }
 
 // TrashEntry describes one trashed content (without the content).

@@ -524,8 +524,9 @@ func TestStoreWALBounded(t *testing.T) {
 }
 
 // checkTrashBookkeeping: the trash's running size is its blobs plus the
-// content of the snapshots it points at, and the unpinned snapshots are
-// exactly those no trash entry points at (schemaV6).
+// content of the snapshots it points at, the unpinned snapshots are
+// exactly those no trash entry points at, and pins (kept for schema 5)
+// exactly those some entry points at (schemaV6).
 func checkTrashBookkeeping(t *testing.T, s *Store) {
 	t.Helper()
 	var kept, want int64
@@ -543,7 +544,9 @@ func checkTrashBookkeeping(t *testing.T, s *Store) {
 	if err := s.w.QueryRow(`SELECT
 		(SELECT count(*) FROM unpinned WHERE snapshot_id IN (SELECT snapshot_id FROM trash WHERE snapshot_id IS NOT NULL)) +
 		(SELECT count(*) FROM snapshots WHERE id NOT IN (SELECT snapshot_id FROM unpinned) AND id NOT IN (SELECT snapshot_id FROM trash WHERE snapshot_id IS NOT NULL)) +
-		(SELECT count(*) FROM unpinned WHERE snapshot_id NOT IN (SELECT id FROM snapshots))`).Scan(&wrong); err != nil {
+		(SELECT count(*) FROM unpinned WHERE snapshot_id NOT IN (SELECT id FROM snapshots)) +
+		(SELECT count(*) FROM pins WHERE snapshot_id NOT IN (SELECT snapshot_id FROM trash WHERE snapshot_id IS NOT NULL)) +
+		(SELECT count(DISTINCT snapshot_id) FROM trash WHERE snapshot_id NOT IN (SELECT snapshot_id FROM pins))`).Scan(&wrong); err != nil {
 		t.Fatal(err)
 	}
 	if wrong != 0 {
@@ -623,10 +626,65 @@ func TestStoreMigratesV5(t *testing.T) {
 	if err := s.w.QueryRow(`SELECT value FROM meta WHERE name = 'trash_bytes'`).Scan(&size); err != nil || size != 8 {
 		t.Fatalf("trash_bytes = %d (%v), want 8 (4 pinned + 4 own)", size, err)
 	}
-	if err := s.w.QueryRow(`SELECT count(*) FROM pins`).Scan(new(int)); err == nil {
-		t.Fatal("the pins table is still there")
+	if pins, err := queryInts(s.w, `SELECT snapshot_id FROM pins`); err != nil || !slices.Equal(pins, []int64{1}) {
+		t.Fatalf("pins after migration: %v, %v, want [1]", pins, err)
 	}
 	if _, c, err := s.TrashGet(1); err != nil || string(c) != "old\n" {
 		t.Fatalf("TrashGet(1) = %q, %v", c, err)
+	}
+}
+
+// TestSchema5WriterAfterMigration: a hashls of schema 5 still running when
+// a newer one migrates the store goes on working, and its writes (the
+// statements it runs, which know pins but not unpinned or trash_bytes)
+// keep schema 6's bookkeeping exact: the triggers keep it whoever writes.
+func TestSchema5WriterAfterMigration(t *testing.T) {
+	s := openTestStore(t, t.TempDir())
+	v0 := bytes.Repeat([]byte("old version\n"), 100)
+	if err := s.Record("/k", "AAAA", v0); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(v0)
+	err := s.write(func(tx wtx) error {
+		// trashTx of schema 5: pin, then a reference.
+		var id int64
+		if err := tx.QueryRow(`SELECT id FROM snapshots WHERE key = '/k' AND sha256 = ?`, sum[:]).Scan(&id); err != nil {
+			return err
+		}
+		for _, q := range []string{
+			`INSERT OR IGNORE INTO pins(snapshot_id) VALUES (?1)`,
+			`INSERT INTO trash(key, content, size, reason, time, snapshot_id) VALUES ('/k', x'', 1200, 'edit', 1, ?1)`,
+			`INSERT INTO trash(key, content, size, reason, time) VALUES ('/j', x'6f776e0a', 4, 'write', 2)`,
+			// retention of schema 5, which skips pinned snapshots
+			`DELETE FROM snapshots WHERE key = '/k' AND id NOT IN (SELECT snapshot_id FROM pins) AND id != ?1`,
+		} {
+			if _, err := tx.Exec(q, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkTrashBookkeeping(t, s)
+	// Its prune: drop the oldest entry, then the pins nothing points at.
+	err = s.write(func(tx wtx) error {
+		for _, q := range []string{
+			`DELETE FROM trash WHERE id = (SELECT min(id) FROM trash)`,
+			`DELETE FROM pins WHERE NOT EXISTS (SELECT 1 FROM trash WHERE trash.snapshot_id = pins.snapshot_id)`,
+		} {
+			if _, err := tx.Exec(q); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkTrashBookkeeping(t, s)
+	if pins, err := queryInts(s.w, `SELECT snapshot_id FROM pins`); err != nil || len(pins) != 0 {
+		t.Fatalf("pins after the prune: %v, %v", pins, err)
 	}
 }
