@@ -261,15 +261,12 @@ func ApplySection(sec Section, f File, opts Options) (*Result, error) {
 				" and the current file hashes to #" + liveTag + ". Re-read the file to check what changed, then retry with " + header(path, liveTag, opts.BracketHeaders) + "."}
 		}
 		res := &Result{Path: path, Old: f.Bytes, OldTag: liveTag, OldSHA256: liveSHA, Warnings: parsed.Warnings}
-		if !parsed.Remove {
-			res.NewSHA256 = liveSHA
-		}
 		if parsed.Remove {
 			res.Remove = true
 			res.Text = withWarnings("Removed "+path+" (its content is in the trash: restore it with the restore tool).", parsed.Warnings)
 			return res, nil
 		}
-		res.New, res.NewTag, res.MoveTo = f.Bytes, liveTag, parsed.MoveTo
+		res.New, res.NewTag, res.NewSHA256, res.MoveTo = f.Bytes, liveTag, liveSHA, parsed.MoveTo
 		res.Text = withWarnings(header(parsed.MoveTo, liveTag, opts.BracketHeaders)+"\nmoved from "+path, parsed.Warnings)
 		if opts.Seen != nil {
 			if rs, known, serr := opts.Seen.Seen(f.Key, liveSHA); serr == nil && known {
