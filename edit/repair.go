@@ -350,7 +350,7 @@ const maxLandingScan = 4096
 
 // declinedLanding is why a landing shift is declined: the body as written
 // already fits where it was put.
-const declinedLanding = "the body's last line is indented deeper than the closing line that follows it (or opens the block that line closes), so the body as written ends inside the block it was put in"
+const declinedLanding = "the body's last line is indented as deep as the line it follows, or deeper than the closing line after it (or opens the block that line closes), so the body as written ends inside the block it was put in"
 
 // landingShift computes where an `insert after n` (0-based) body lands.
 // targeted reports whether another edit touches a line. It returns the
@@ -359,13 +359,14 @@ const declinedLanding = "the body's last line is indented deeper than the closin
 // n, 0 and the reason the shift was declined.
 //
 // The reference shifts a body indented shallower than line n past the
-// closers below n. The body is broken as written only when it leaves the
-// first of those closers closing a block it is not indented into: its
-// last line (one that says how deep it is) is no deeper than that closer,
-// and does not open the block the closer would then close. A body that
-// ends deeper, as real edits do when they begin with the closer they are
-// put before (a diff's `insert after` of a new function whose first row
-// is the `}` that follows the anchor), lands where it was written.
+// closers below n. The body is broken as written only when it ends
+// shallower than line n and leaves the first of those closers closing a
+// block it is not indented into: its last line (one that says how deep it
+// is) is shallower than line n, no deeper than that closer, and does not
+// open the block the closer would then close. A body that ends deeper, as
+// real edits do when they begin with the closer they are put before (a
+// diff's `insert after` of a new function whose first row is the `}` that
+// follows the anchor), lands where it was written.
 func landingShift(d *doc, n int, rows []string, targeted func(int) bool) (int, int, string) {
 	ind, ok := bodyDepth(rows)
 	if !ok || n < 0 || n >= d.n() {
@@ -415,10 +416,15 @@ func landingShift(d *doc, n int, rows []string, targeted func(int) bool) (int, i
 		}
 	}
 	ri, fi := indentOf(last), indentOf(first)
-	// Broken as written: the closer is at least as deep as the body's
-	// last line (its indentation extends or equals it), and that line
-	// does not open a block for the closer to close.
-	broken := strings.HasPrefix(fi, ri) && !(fi == ri && opensBlock(last))
+	// Broken as written: the body's last line is shallower than line n
+	// (whose indentation strictly extends it), and the closer is at least
+	// as deep as that last line (its indentation extends or equals it)
+	// without the line opening a block for the closer to close. Both are
+	// measured against the file's own lines, so a style that puts a
+	// closer at the depth of the line before it (C prototypes' `);`) is
+	// the file's, not the body's fault.
+	broken := len(li) > len(ri) && strings.HasPrefix(li, ri) &&
+		strings.HasPrefix(fi, ri) && !(fi == ri && opensBlock(last))
 	if !broken {
 		return n, 0, declinedLanding
 	}
