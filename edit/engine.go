@@ -403,7 +403,7 @@ func recoverByMerge(fin *finisher, snapDoc *doc, head bool, plain []Hunk, parsed
 	if sameLF(snapDoc, snapNew) {
 		return nil
 	}
-	m, ok := merge3(snapDoc, snapNew, live, diffSpans(snapDoc, snapNew, a1.regions))
+	m, ok := merge3(snapDoc, snapNew, live, diffRegions(snapDoc, snapNew, a1.regions))
 	if !ok {
 		return nil
 	}

@@ -1,251 +1,249 @@
 package edit
 
 // Recovery of a stale edit is a three-way merge with git's semantics (git
-// merge-file, xdiff's merge at its default level): the edit applied to the
-// snapshot it names is one side ("ours"), the live file the other
-// ("theirs"), the snapshot their base. Each side's change to the base is a
-// line diff (a minimal one, Myers) whose runs of changed lines are slid as
-// git slides them; the changes of the two sides are then taken in order:
+// merge-file, xdiff's merge at its default level; the diff3 of Khanna,
+// Kunal and Pierce): the edit applied to the snapshot it names is one side
+// ("ours"), the live file the other ("theirs"), the snapshot their base.
 //
-//   - a change that only one side made, separated from every change of the
-//     other side by at least one unchanged line of the base, is kept;
-//   - changes of the two sides that overlap or touch (no unchanged base line
-//     between them) form one region, which merges only when both sides
-//     wrote the same lines there (an identical change is applied once);
-//     otherwise the edit is refused.
+//   - A change only one side made is kept, when at least one line of the
+//     base that both sides kept separates it from every change of the
+//     other side.
+//   - Where the changes of the two sides overlap or touch, the merge is
+//     clean only when both sides wrote the same lines there (an identical
+//     change is applied once); otherwise the edit is refused.
 //
-// Nothing is ever located by searching for context, so repeated lines (a
-// run of `}`) cannot move a change.
+// Which lines a side kept is decided by a longest common subsequence with
+// the base. There may be several (a deleted `}` next to another `}`), and
+// git picks one by its own rules. hashls counts a base line as kept only
+// when every longest common subsequence keeps it, paired with the same
+// line (sureMatches): the merge then is the same whichever one git or any
+// diff3 picks, and where the choice would matter the edit is refused.
+// Nothing is located by searching for context, so repeated lines cannot
+// move a change.
 
-// span3 is one change of a side: base tokens [bs, be) became the side's
-// tokens [ns, ne).
-type span3 struct{ bs, be, ns, ne int }
+// maxMergeCells bounds the table sureMatches fills (one int32 per cell):
+// a file of n lines whose side differs by d lines needs about n·d. Past
+// it the merge is refused.
+const maxMergeCells = 4 << 20
 
-// diffSpans returns the changes that turn a into b: a minimal line diff
-// (Myers) within the regions given (all of both when regs is nil), slid as
-// git slides them (compactChanges).
-func diffSpans(a, b *doc, regs []region) []span3 {
-	ta, tb := a.tokens(), b.tokens()
-	var ch []change
-	if regs == nil {
-		ch = myers(a, 0, ta, b, 0, tb)
-	} else {
-		ch = diffRegions(a, b, regs)
-	}
-	ca, cb := make([]bool, ta), make([]bool, tb)
-	for _, c := range ch {
-		for i := c.o; i < c.o+c.ol; i++ {
-			ca[i] = true
+// tokenIDs numbers the tokens of docs: equal tokens (the same content and
+// the same "a line break follows") share a number.
+func tokenIDs(ds ...*doc) [][]int32 {
+	ids := map[string]int32{}
+	out := make([][]int32, len(ds))
+	for k, d := range ds {
+		t := d.tokens()
+		s := make([]int32, t)
+		for i := 0; i < t; i++ {
+			mark := "\n"
+			if i+1 >= len(d.starts) {
+				mark = "\x00" // the last line, with no line break after it
+			}
+			key := mark + string(d.line(i))
+			id, ok := ids[key]
+			if !ok {
+				id = int32(len(ids))
+				ids[key] = id
+			}
+			s[i] = id
 		}
-		for j := c.n; j < c.n+c.nl; j++ {
-			cb[j] = true
-		}
-	}
-	compactChanges(a, ca, cb)
-	compactChanges(b, cb, ca)
-	var out []span3
-	i, j := 0, 0
-	for i < ta || j < tb {
-		if i < ta && j < tb && !ca[i] && !cb[j] {
-			i++
-			j++
-			continue
-		}
-		s := span3{bs: i, ns: j}
-		for i < ta && ca[i] {
-			i++
-		}
-		for j < tb && cb[j] {
-			j++
-		}
-		s.be, s.ne = i, j
-		out = append(out, s)
+		out[k] = s
 	}
 	return out
 }
 
-// compactChanges slides each run of changed tokens of d (flags ch; other
-// holds the other file's flags) the way git does before it merges: a run
-// whose first line equals the line after it (or whose last equals the line
-// before it) can be shifted without changing the diff's meaning; it is
-// shifted as far down as it goes, merging with the runs it meets, and
-// then back up to the lowest position where it lines up with a change of
-// the other file, if it passed one.
+// sureMatches returns, for each line of a, the line of b it is paired
+// with in every longest common subsequence of a and b, or -1 (not kept,
+// or kept in some but not all of them, or paired differently). d is an
+// upper bound of the number of lines deleted and inserted (the length of
+// some edit script). ok is false when the table would pass maxMergeCells.
 //
-// The runs of the two files are kept in step through the unchanged lines
-// between them: the k-th gap between unchanged lines holds a run (maybe
-// empty) of each file.
-func compactChanges(d *doc, ch, other []bool) {
-	n, no := len(ch), len(other)
-	eq := func(i, j int) bool { return tokenEq(d, i, d, j) }
-	// The other file's run in the gap d's current run sits in: [os, oe).
-	os, oe := 0, 0
-	advanceOther := func() { // to the next gap: skip one unchanged line
-		os = oe + 1
-		oe = os
-		for oe < no && other[oe] {
-			oe++
+// A pair (i, j) of equal lines is in some longest common subsequence when
+// the shortest edit path through the diagonal step (i, j) -> (i+1, j+1)
+// is as short as any: dist((0,0), (i,j)) + dist((i+1,j+1), (n,m)) = D.
+// Every longest common subsequence has exactly one pair at each level
+// (the number of pairs before it, (i + j - dist((0,0),(i,j))) / 2), so a
+// pair alone at its level is in all of them. Paths of cost at most d stay
+// within the diagonals i-j in [-ins, del] (the insertions and deletions
+// such a path makes), so only that band of the table is filled.
+func sureMatches(a, b []int32, d int) ([]int32, bool) {
+	n, m := len(a), len(b)
+	del, ins := (d+n-m)/2, (d-n+m)/2
+	kmin, kmax := -ins, del
+	w := kmax - kmin + 1
+	if del < 0 || ins < 0 || (n+1)*w > maxMergeCells {
+		return nil, false
+	}
+	const inf = int32(1 << 29)
+	// back[i*w+k-kmin] is the distance from (i, i-k) to (n, m).
+	back := make([]int32, (n+1)*w)
+	get := func(i, j int) int32 {
+		k := i - j
+		if j < 0 || j > m || k < kmin || k > kmax {
+			return inf
 		}
+		return back[i*w+k-kmin]
 	}
-	retreatOther := func() { // to the previous gap
-		oe = os - 1
-		os = oe
-		for os > 0 && other[os-1] {
-			os--
-		}
-	}
-	for oe < no && other[oe] {
-		oe++
-	}
-	s, e := 0, 0 // the current run [s, e) of d
-	for e < n && ch[e] {
-		e++
-	}
-	for {
-		if e > s {
-			for {
-				size := e - s
-				// Up as far as it goes.
-				for s > 0 && eq(s-1, e-1) {
-					s--
-					e--
-					ch[s], ch[e] = true, false
-					for s > 0 && ch[s-1] {
-						s--
-					}
-					retreatOther()
+	for i := n; i >= 0; i-- {
+		for j := min(m, i-kmin); j >= max(0, i-kmax); j-- {
+			var v int32
+			switch {
+			case i == n && j == m:
+				v = 0
+			case i < n && j < m && a[i] == b[j]:
+				v = get(i+1, j+1)
+			default:
+				v = inf
+				if i < n {
+					v = min(v, get(i+1, j)+1)
 				}
-				earliestEnd := e
-				matchEnd := -1
-				if oe > os {
-					matchEnd = e
-				}
-				// Down as far as it goes.
-				for e < n && eq(s, e) {
-					ch[s], ch[e] = false, true
-					s++
-					e++
-					for e < n && ch[e] {
-						e++
-					}
-					advanceOther()
-					if oe > os {
-						matchEnd = e
-					}
-				}
-				if e-s == size {
-					if e != earliestEnd && matchEnd >= 0 {
-						// Back up to the lowest place that lines up with
-						// a change of the other file.
-						for oe == os {
-							s--
-							e--
-							ch[s], ch[e] = true, false
-							retreatOther()
-						}
-					}
-					break
+				if j < m {
+					v = min(v, get(i, j+1)+1)
 				}
 			}
+			back[i*w+i-j-kmin] = v
 		}
-		if e >= n {
-			return
-		}
-		// Next gap: skip one unchanged line.
-		s = e + 1
-		e = s
-		for e < n && ch[e] {
-			e++
-		}
-		advanceOther()
 	}
+	dist := get(0, 0)
+	levels := (n + m - int(dist)) / 2
+	count := make([]int32, levels)
+	pair := make([][2]int32, levels)
+	// The distances from (0, 0), one row of the band at a time.
+	prev, cur := make([]int32, w), make([]int32, w)
+	for i := range prev {
+		prev[i] = inf
+	}
+	for i := 0; i <= n; i++ {
+		for k := range cur {
+			cur[k] = inf
+		}
+		row := func(r []int32, j, ii int) int32 {
+			k := ii - j
+			if j < 0 || j > m || k < kmin || k > kmax {
+				return inf
+			}
+			return r[k-kmin]
+		}
+		for j := max(0, i-kmax); j <= min(m, i-kmin); j++ {
+			var v int32
+			switch {
+			case i == 0 && j == 0:
+				v = 0
+			case i > 0 && j > 0 && a[i-1] == b[j-1]:
+				v = row(prev, j-1, i-1)
+			default:
+				v = inf
+				if i > 0 {
+					v = min(v, row(prev, j, i-1)+1)
+				}
+				if j > 0 {
+					v = min(v, row(cur, j-1, i)+1)
+				}
+			}
+			cur[i-j-kmin] = v
+			if i < n && j < m && a[i] == b[j] && v+get(i+1, j+1) == dist {
+				l := (i + j - int(v)) / 2
+				count[l]++
+				pair[l] = [2]int32{int32(i), int32(j)}
+			}
+		}
+		prev, cur = cur, prev
+	}
+	out := make([]int32, n)
+	for i := range out {
+		out[i] = -1
+	}
+	for l, c := range count {
+		if c == 1 {
+			out[pair[l][0]] = pair[l][1]
+		}
+	}
+	return out, true
+}
+
+// editLength is the length of an edit script from a to b: the lines the
+// changes delete and insert.
+func editLength(ch []change) int {
+	d := 0
+	for _, c := range ch {
+		d += c.ol + c.nl
+	}
+	return d
 }
 
 // merged is a stale edit's recovery: the hunks that turn the live file
 // (theirs) into the merge, and whether a change of ours sits within three
-// lines of one of theirs (the reference's replay strategy would have been
-// needed: its warning is given).
+// lines of one of theirs (the reference would have replayed the edit
+// instead of relocating it: its warning is given).
 type merged struct {
 	hunks []Hunk
 	near  bool
 }
 
-// merge3 merges base -> ours (the changes in spans ours) with base ->
-// theirs, as git merge-file would. ok is false on a conflict.
-func merge3(base, oursDoc, theirsDoc *doc, ours []span3) (merged, bool) {
-	theirs := diffSpans(base, theirsDoc, nil)
+// merge3 merges base -> ours with base -> theirs as diff3 and git
+// merge-file do, over the lines both sides surely kept (sureMatches).
+// oursCh is a diff of base -> ours (the edit's). ok is false on a
+// conflict, or when the sides differ from the base too much to tell.
+func merge3(base, ours, theirs *doc, oursCh []change) (merged, bool) {
+	ids := tokenIDs(base, ours, theirs)
+	b, o, t := ids[0], ids[1], ids[2]
+	po, ok := sureMatches(b, o, editLength(oursCh))
+	if !ok {
+		return merged{}, false
+	}
+	pt, ok := sureMatches(b, t, editLength(myers(base, 0, len(b), theirs, 0, len(t))))
+	if !ok {
+		return merged{}, false
+	}
+	eq := func(x []int32, xs int, y []int32, ys, n int) bool {
+		for k := 0; k < n; k++ {
+			if x[xs+k] != y[ys+k] {
+				return false
+			}
+		}
+		return true
+	}
 	var out merged
-	offO, offT := 0, 0 // each side's position minus the base's, before the region
-	i, j := 0, 0
-	for i < len(ours) || j < len(theirs) {
-		// The next region: one change, and every change of either side
-		// that overlaps or touches it (no unchanged base line between).
-		var b0, b1 int
-		switch {
-		case j >= len(theirs) || (i < len(ours) && ours[i].bs <= theirs[j].bs):
-			b0, b1 = ours[i].bs, ours[i].be
-		default:
-			b0, b1 = theirs[j].bs, theirs[j].be
+	var oursAt, theirsAt []LineRange // base ranges (0-based, end exclusive) each side changed
+	sb, so, st := 0, 0, 0            // where the chunk after the last stable line starts
+	for i := 0; i <= len(b); i++ {
+		eb, eo, et := len(b), len(o), len(t)
+		if i < len(b) {
+			if po[i] < 0 || pt[i] < 0 {
+				continue
+			}
+			eb, eo, et = i, int(po[i]), int(pt[i])
 		}
-		i0, j0 := i, j
-		dO, dT := 0, 0
-		for {
-			grew := false
-			for i < len(ours) && ours[i].bs <= b1 {
-				b1 = max(b1, ours[i].be)
-				dO += (ours[i].ne - ours[i].ns) - (ours[i].be - ours[i].bs)
-				i++
-				grew = true
-			}
-			for j < len(theirs) && theirs[j].bs <= b1 {
-				b1 = max(b1, theirs[j].be)
-				dT += (theirs[j].ne - theirs[j].ns) - (theirs[j].be - theirs[j].bs)
-				j++
-				grew = true
-			}
-			if !grew {
-				break
-			}
-		}
-		oS, oE := b0+offO, b1+offO+dO
-		tS, tE := b0+offT, b1+offT+dT
+		nb, no, nt := eb-sb, eo-so, et-st
+		oursSame := no == nb && eq(o, so, b, sb, nb)
+		theirsSame := nt == nb && eq(t, st, b, sb, nb)
 		switch {
-		case j == j0: // ours alone
-			rows := make([]string, oE-oS)
+		case oursSame:
+			if !theirsSame {
+				theirsAt = append(theirsAt, LineRange{sb, eb})
+			}
+		case theirsSame:
+			rows := make([]string, no)
 			for k := range rows {
-				rows[k] = string(oursDoc.line(oS + k))
+				rows[k] = string(ours.line(so + k))
 			}
-			out.hunks = append(out.hunks, spanHunk(theirsDoc, tS, tE, rows))
-			if !out.near {
-				out.near = nearChange(theirs, b0, b1)
-			}
-		case i == i0: // theirs alone: already in the live file
-		default: // both: the same lines, or a conflict
-			if oE-oS != tE-tS {
-				return merged{}, false
-			}
-			for k := 0; k < oE-oS; k++ {
-				if !tokenEq(oursDoc, oS+k, theirsDoc, tS+k) {
-					return merged{}, false
-				}
-			}
-			out.near = true
+			out.hunks = append(out.hunks, spanHunk(theirs, st, et, rows))
+			oursAt = append(oursAt, LineRange{sb, eb})
+		case no == nt && eq(o, so, t, st, no):
+			out.near = true // the same change on both sides
+		default:
+			return merged{}, false
 		}
-		offO += dO
-		offT += dT
+		sb, so, st = eb+1, eo+1, et+1
+	}
+	for _, r := range oursAt {
+		for _, c := range theirsAt {
+			if c.Start <= r.End+3 && c.End+3 >= r.Start {
+				out.near = true
+			}
+		}
 	}
 	return out, true
-}
-
-// nearChange reports whether a change in cs lies within three base lines
-// of [b0, b1).
-func nearChange(cs []span3, b0, b1 int) bool {
-	for _, c := range cs {
-		if c.bs <= b1+3 && c.be+3 >= b0 {
-			return true
-		}
-	}
-	return false
 }
 
 // spanHunk is the plain hunk that replaces live tokens [s, e) by rows.

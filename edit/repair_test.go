@@ -57,6 +57,15 @@ func TestRepairsNeedABrokenEdit(t *testing.T) {
 		ops:  "insert after 4:\n+\n+#ifdef ENABLE_SIXEL\n+\timage_free_all(s);\n+#endif",
 		want: []string{"void", "f(struct screen *s)", "{", "\tscreen_free_titles(s);", "", "#ifdef ENABLE_SIXEL", "\timage_free_all(s);", "#endif", "}"},
 	}, {
+		// Real history (CPython unicodeobject.h): a file whose style puts
+		// a prototype's `);` at the depth of the line before it. The body
+		// ends as deep as its anchor line, as the file does.
+		name:     "landing/closer at the depth of the line before it",
+		file:     []string{"PyAPI_FUNC(PyObject*) PyUnicode_AsUTF8String(", "    PyObject *unicode", "    );", ""},
+		ops:      "insert after 2:\n+    );\n+\n+PyAPI_FUNC(PyObject*) PyUnicode_EncodeUTF8(\n+    const char *errors",
+		want:     []string{"PyAPI_FUNC(PyObject*) PyUnicode_AsUTF8String(", "    PyObject *unicode", "    );", "", "PyAPI_FUNC(PyObject*) PyUnicode_EncodeUTF8(", "    const char *errors", "    );", ""},
+		declined: "insert-after landing shift",
+	}, {
 		// A body ending in a line that opens the block the closer below
 		// then closes.
 		name:     "landing/body opens the block the closer closes",

@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"testing"
 )
 
 // Case is one line of a merge-replay corpus file.
@@ -127,11 +128,13 @@ func Opcodes(a, b []string) []Opcode {
 	for j, s := range b {
 		b2j[s] = append(b2j[s], j)
 	}
+	// j2len[j+1] is the length of the match ending at a[i-1], b[j] (Python's
+	// dict, as two slices reset through the entries each pass set).
+	prev, cur := make([]int, len(b)+1), make([]int, len(b)+1)
+	var prevSet, curSet []int
 	longest := func(alo, ahi, blo, bhi int) (int, int, int) {
 		besti, bestj, bestk := alo, blo, 0
-		j2len := map[int]int{}
 		for i := alo; i < ahi; i++ {
-			next := map[int]int{}
 			for _, j := range b2j[a[i]] {
 				if j < blo {
 					continue
@@ -139,14 +142,23 @@ func Opcodes(a, b []string) []Opcode {
 				if j >= bhi {
 					break
 				}
-				k := j2len[j-1] + 1
-				next[j] = k
+				k := prev[j] + 1
+				cur[j+1] = k
+				curSet = append(curSet, j+1)
 				if k > bestk {
 					besti, bestj, bestk = i-k+1, j-k+1, k
 				}
 			}
-			j2len = next
+			for _, x := range prevSet {
+				prev[x] = 0
+			}
+			prev, cur = cur, prev
+			prevSet, curSet = curSet, prevSet[:0]
 		}
+		for _, x := range prevSet {
+			prev[x] = 0
+		}
+		prevSet = prevSet[:0]
 		for besti > alo && bestj > blo && a[besti-1] == b[bestj-1] {
 			besti, bestj, bestk = besti-1, bestj-1, bestk+1
 		}
@@ -250,11 +262,6 @@ func Ops(base, ours string) string {
 	return strings.TrimSuffix(sb.String(), "\n")
 }
 
-// Input is the edit input for c's change under path with tag.
-func Input(path, tag string, c Case) string {
-	return "¶" + path + "#" + tag + "\n" + Ops(c.Base, c.Ours)
-}
-
 // Outcome is how one play of a case ended.
 type Outcome int
 
@@ -269,24 +276,98 @@ func (o Outcome) String() string {
 	return [...]string{"exact", "recovered", "refused", "misapplied"}[o]
 }
 
-// Fresh judges the fresh-tag play: err is the edit's error, file what the
-// file holds afterwards.
-func Fresh(c Case, file string, err error) Outcome {
-	if err == nil && file == c.Ours {
-		return Exact
-	}
-	return Misapplied
+// Player is one way to run an edit (the engine alone, the CLI's tools, MCP,
+// the hub with the file open in an editor).
+type Player interface {
+	// Read puts content in the file rel (on disk or in the editor's buffer)
+	// and reads it as an agent would, returning the tag it was shown.
+	Read(rel, content string) (tag string, err error)
+	// Change puts content in the file without a read: the other side's
+	// change reaching the file.
+	Change(rel, content string) error
+	// Edit runs the edit tool with input; the error is the tool's refusal.
+	Edit(input string) error
+	// Content is what the file holds now.
+	Content(rel string) (string, error)
 }
 
-// Stale judges the stale-tag play.
-func Stale(c Case, file string, err error) Outcome {
-	switch {
-	case err == nil && file == c.Merged:
-		return Recovered
-	case err != nil && file == c.Theirs:
-		return Refused
+// Play plays c through p as the corpus README says, under the folder dir
+// (its own for each case): on a fresh tag the edit must leave ours; on a
+// stale one (the file read as base, then changed to theirs) merged, or be
+// refused with the file still theirs. err is a failure of the player
+// itself (not of the edit).
+func Play(p Player, dir string, c Case) (fresh, stale Outcome, err error) {
+	play := func(rel, live string) (got string, editErr, err error) {
+		tag, err := p.Read(rel, c.Base)
+		if err != nil {
+			return "", nil, err
+		}
+		if live != c.Base {
+			if err := p.Change(rel, live); err != nil {
+				return "", nil, err
+			}
+		}
+		editErr = p.Edit("¶" + rel + "#" + tag + "\n" + Ops(c.Base, c.Ours))
+		got, err = p.Content(rel)
+		return got, editErr, err
 	}
-	return Misapplied
+	got, editErr, err := play(dir+"/fresh/"+c.Path, c.Base)
+	if err != nil {
+		return Misapplied, Misapplied, err
+	}
+	fresh = Misapplied
+	if editErr == nil && got == c.Ours {
+		fresh = Exact
+	}
+	got, editErr, err = play(dir+"/stale/"+c.Path, c.Theirs)
+	if err != nil {
+		return fresh, Misapplied, err
+	}
+	switch {
+	case editErr == nil && got == c.Merged:
+		stale = Recovered
+	case editErr != nil && got == c.Theirs:
+		stale = Refused
+	default:
+		stale = Misapplied
+	}
+	return fresh, stale, nil
+}
+
+// Conflicting is c with theirs replaced by a change that git cannot merge
+// with ours: the first line ours changes (or the place it inserts at) is
+// changed differently. Merged is empty: the stale edit must be refused.
+func Conflicting(c Case) Case {
+	a := Lines(c.Base)
+	for _, op := range Opcodes(a, Lines(c.Ours)) {
+		if op.Tag == 'e' {
+			continue
+		}
+		t := append([]string(nil), a[:op.I1]...)
+		t = append(t, "conflicting change of the other side")
+		if op.Tag == 'i' {
+			t = append(t, a[op.I1:]...)
+		} else {
+			t = append(t, a[op.I1+1:]...)
+		}
+		c.Theirs = strings.Join(t, "\n") + "\n"
+		c.Merged = ""
+		c.Merge += "-conflict"
+		return c
+	}
+	return c
+}
+
+// Subset is n cases spread evenly over cs (all of them when n >= len(cs)).
+func Subset(cs []Case, n int) []Case {
+	if n >= len(cs) {
+		return cs
+	}
+	out := make([]Case, 0, n)
+	for k := 0; k < n; k++ {
+		out = append(out, cs[k*len(cs)/n])
+	}
+	return out
 }
 
 // Tally counts outcomes per repository.
@@ -314,4 +395,49 @@ func (t *Tally) Add(fresh, stale Outcome) {
 func (t Tally) String() string {
 	return fmt.Sprintf("exact %d/%d | recovered %d | refused %d | misapplied %d (fresh misapplied %d)",
 		t.Exact, t.Cases, t.Recovered, t.Refused, t.Misapplied, t.Cases-t.Exact)
+}
+
+// Run plays every case of cs through p (each under its own folder), fails
+// t for a fresh edit that does not land byte for byte and for a stale one
+// that is misapplied, logs the counts per repository and returns them
+// ("all" sums them).
+func Run(t testing.TB, p Player, cs []Case) map[string]*Tally {
+	t.Helper()
+	tally := map[string]*Tally{"all": {}}
+	var repos []string
+	for k, c := range cs {
+		fresh, stale, err := Play(p, "c"+strconv.Itoa(k), c)
+		if err != nil {
+			t.Fatalf("%s: %v", c.Name(), err)
+		}
+		if tally[c.Repo] == nil {
+			tally[c.Repo] = &Tally{}
+			repos = append(repos, c.Repo)
+		}
+		tally[c.Repo].Add(fresh, stale)
+		tally["all"].Add(fresh, stale)
+		if fresh != Exact {
+			t.Errorf("%s: the edit on a fresh tag did not land as written", c.Name())
+		}
+		if stale == Misapplied {
+			t.Errorf("%s: the edit on a stale tag was misapplied (neither git's merge nor refused)", c.Name())
+		}
+	}
+	for _, r := range append(repos, "all") {
+		t.Logf("%-18s %s", r, tally[r])
+	}
+	return tally
+}
+
+// Sample is n cases spread evenly over cs and, for every fourth of them,
+// its Conflicting variant: what the paths other than the engine play.
+func Sample(cs []Case, n int) []Case {
+	var out []Case
+	for k, c := range Subset(cs, n) {
+		out = append(out, c)
+		if k%4 == 0 {
+			out = append(out, Conflicting(c))
+		}
+	}
+	return out
 }
