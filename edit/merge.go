@@ -35,15 +35,14 @@ func tokenIDs(ds ...*doc) [][]int32 {
 		t := d.tokens()
 		s := make([]int32, t)
 		for i := 0; i < t; i++ {
-			mark := "\n"
-			if i+1 >= len(d.starts) {
-				mark = "\x00" // the last line, with no line break after it
-			}
-			key := mark + string(d.line(i))
-			id, ok := ids[key]
+			l := d.line(i)
+			id, ok := ids[string(l)] // a lookup does not copy l
 			if !ok {
 				id = int32(len(ids))
-				ids[key] = id
+				ids[string(l)] = id
+			}
+			if i+1 >= len(d.starts) {
+				id |= 1 << 30 // the last line, with no line break after it
 			}
 			s[i] = id
 		}

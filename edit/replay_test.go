@@ -3,6 +3,7 @@ package edit
 import (
 	"os"
 	"testing"
+	"time"
 
 	"github.com/hashls/hashls/internal/replaytest"
 )
@@ -74,5 +75,57 @@ func TestMergeReplay(t *testing.T) {
 		if all.Cases != 328 || all.Recovered < 319 {
 			t.Errorf("%d cases, %d recovered: want 328 cases, at least 319 recovered", all.Cases, all.Recovered)
 		}
+	}
+}
+
+// BenchmarkRecoveryLargest times a stale edit's recovery (the merge) next
+// to the same edit on a fresh tag, interleaved in one run, on the corpus's
+// largest case by bytes and by lines; stale/fresh is their ratio.
+func BenchmarkRecoveryLargest(b *testing.B) {
+	cs, err := replaytest.LoadAll(replayCorpus)
+	if err != nil {
+		b.Fatal(err)
+	}
+	bytesMax, linesMax := cs[0], cs[0]
+	for _, c := range cs {
+		if len(c.Base) > len(bytesMax.Base) {
+			bytesMax = c
+		}
+		if len(replaytest.Lines(c.Base)) > len(replaytest.Lines(linesMax.Base)) {
+			linesMax = c
+		}
+	}
+	for _, bc := range []struct {
+		name string
+		c    replaytest.Case
+	}{{"bytes", bytesMax}, {"lines", linesMax}} {
+		b.Run(bc.name, func(b *testing.B) {
+			c := bc.c
+			st := newMemStore()
+			st.record("k", []byte(c.Base))
+			sec := Section{Path: c.Path, Tag: Tag([]byte(c.Base)), Body: replaytest.Ops(c.Base, c.Ours)}
+			fresh := File{Path: c.Path, Key: "k", Bytes: []byte(c.Base)}
+			stale := File{Path: c.Path, Key: "k", Bytes: []byte(c.Theirs)}
+			b.Logf("%s: %d bytes, %d lines", c.Name(), len(c.Base), len(replaytest.Lines(c.Base)))
+			var tf, ts time.Duration
+			for b.Loop() {
+				t0 := time.Now()
+				r, err := ApplySection(sec, fresh, Options{Snapshots: st})
+				t1 := time.Now()
+				if err != nil || string(r.New) != c.Ours {
+					b.Fatalf("fresh: %v", err)
+				}
+				r, err = ApplySection(sec, stale, Options{Snapshots: st})
+				ts += time.Since(t1)
+				tf += t1.Sub(t0)
+				if err != nil || string(r.New) != c.Merged {
+					b.Fatalf("stale: %v", err)
+				}
+			}
+			n := float64(b.N)
+			b.ReportMetric(float64(tf.Nanoseconds())/n, "fresh-ns/op")
+			b.ReportMetric(float64(ts.Nanoseconds())/n, "stale-ns/op")
+			b.ReportMetric(float64(ts)/float64(tf), "stale/fresh")
+		})
 	}
 }
