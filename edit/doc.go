@@ -1,7 +1,8 @@
 // Package edit implements the hashline edit language: splitting input into
 // ¶PATH#TAG sections, parsing ops (strict and lenient shapes), applying them
-// to a file's lines with repairs, recovery from stale tags, the response text
-// and the unified diff. It is pure: no filesystem, no SQLite, no LSP.
+// to a file's lines with repairs, recovery from stale tags (a three-way
+// merge with git merge-file's semantics, merge.go), the response text and
+// the unified diff. It is pure: no filesystem, no SQLite, no LSP.
 //
 // The entry points are SplitInput, which turns an edit input into sections,
 // and ApplySection, which applies one section to a file's live bytes (ApplyAll
@@ -43,6 +44,10 @@
 //     sha256, so a 16-bit collision goes to recovery instead of applying;
 //   - repairs run only on edits broken as written (above), so real edits
 //     land byte for byte;
+//   - a stale edit lands only as git merge-file would merge it with the
+//     file's changes since the tagged snapshot, and only where that merge
+//     does not depend on how repeated lines are aligned; otherwise it is
+//     refused (the reference relocates hunks by their context);
 //   - line endings are kept per line (untouched lines keep theirs, a
 //     replacement row takes the ending of the first line it replaces,
 //     inserted rows their neighbour's), the BOM is kept, and the final

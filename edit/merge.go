@@ -21,10 +21,11 @@ package edit
 // Nothing is located by searching for context, so repeated lines cannot
 // move a change.
 
-// maxMergeCells bounds the table sureMatches fills (one int32 per cell):
-// a file of n lines whose side differs by d lines needs about n·d. Past
-// it the merge is refused.
-const maxMergeCells = 4 << 20
+// maxMergeCells bounds the table sureMatches fills (two bytes a cell, 32
+// MiB at most): a file of n lines whose side differs from the base by d
+// lines needs n·(d+1), so 2,400 lines with 6,000 lines changed, 100,000
+// lines with 160. Past it the merge is refused.
+const maxMergeCells = 16 << 20
 
 // tokenIDs numbers the tokens of docs: equal tokens (the same content and
 // the same "a line break follows") share a number.
@@ -51,6 +52,10 @@ func tokenIDs(ds ...*doc) [][]int32 {
 	return out
 }
 
+// noPath marks a cell of sureMatches's table no path within the band
+// reaches the end from.
+const noPath = 1<<16 - 1
+
 // sureMatches returns, for each line of a, the line of b it is paired
 // with in every longest common subsequence of a and b, or -1 (not kept,
 // or kept in some but not all of them, or paired differently). d is an
@@ -70,18 +75,22 @@ func sureMatches(a, b []int32, d int) ([]int32, bool) {
 	del, ins := (d+n-m)/2, (d-n+m)/2
 	kmin, kmax := -ins, del
 	w := kmax - kmin + 1
-	if del < 0 || ins < 0 || (n+1)*w > maxMergeCells {
+	if del < 0 || ins < 0 || d >= noPath || (n+1)*w > maxMergeCells {
 		return nil, false
 	}
 	const inf = int32(1 << 29)
-	// back[i*w+k-kmin] is the distance from (i, i-k) to (n, m).
-	back := make([]int32, (n+1)*w)
+	// back[i*w+k-kmin] is the distance from (i, i-k) to (n, m), noPath
+	// for none within the band (no distance in it exceeds d).
+	back := make([]uint16, (n+1)*w)
 	get := func(i, j int) int32 {
 		k := i - j
 		if j < 0 || j > m || k < kmin || k > kmax {
 			return inf
 		}
-		return back[i*w+k-kmin]
+		if v := back[i*w+k-kmin]; v != noPath {
+			return int32(v)
+		}
+		return inf
 	}
 	for i := n; i >= 0; i-- {
 		for j := min(m, i-kmin); j >= max(0, i-kmax); j-- {
@@ -100,7 +109,11 @@ func sureMatches(a, b []int32, d int) ([]int32, bool) {
 					v = min(v, get(i, j+1)+1)
 				}
 			}
-			back[i*w+i-j-kmin] = v
+			if v > int32(d) {
+				back[i*w+i-j-kmin] = noPath // off every path of cost d
+			} else {
+				back[i*w+i-j-kmin] = uint16(v)
+			}
 		}
 	}
 	dist := get(0, 0)

@@ -1,6 +1,7 @@
 package edit
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -125,4 +126,77 @@ func errorsAs(err error, e **Error) bool {
 		*e = x
 	}
 	return ok
+}
+
+// TestSureMatches checks sureMatches against every longest common
+// subsequence of small random sequences (over a three-letter alphabet, so
+// repeats abound): a line is paired only when all of them pair it, with
+// the same line.
+func TestSureMatches(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for iter := 0; iter < 3000; iter++ {
+		a := make([]int32, rng.IntN(8))
+		b := make([]int32, rng.IntN(8))
+		for i := range a {
+			a[i] = int32(rng.IntN(3))
+		}
+		for j := range b {
+			b[j] = int32(rng.IntN(3))
+		}
+		// Every maximal matching, by brute force.
+		var best [][][2]int
+		bestLen := -1
+		var walk func(i, j int, cur [][2]int)
+		walk = func(i, j int, cur [][2]int) {
+			if i == len(a) || j == len(b) {
+				switch {
+				case len(cur) > bestLen:
+					bestLen, best = len(cur), [][][2]int{append([][2]int(nil), cur...)}
+				case len(cur) == bestLen:
+					best = append(best, append([][2]int(nil), cur...))
+				}
+				return
+			}
+			if a[i] == b[j] {
+				walk(i+1, j+1, append(cur, [2]int{i, j}))
+			}
+			walk(i+1, j, cur)
+			walk(i, j+1, cur)
+		}
+		walk(0, 0, nil)
+		want := make([]int32, len(a))
+		for i := range want {
+			want[i] = -1
+			partner := -2
+			for _, m := range best {
+				p := -1
+				for _, pr := range m {
+					if pr[0] == i {
+						p = pr[1]
+					}
+				}
+				if partner == -2 {
+					partner = p
+				} else if partner != p {
+					partner = -1
+				}
+			}
+			if partner >= 0 {
+				want[i] = int32(partner)
+			}
+		}
+		// The shortest edit script's length, and a longer one (delete
+		// all, insert all): the band is as wide as the bound says.
+		for _, d := range []int{len(a) + len(b) - 2*bestLen, len(a) + len(b)} {
+			got, ok := sureMatches(a, b, d)
+			if !ok {
+				t.Fatalf("%v %v: table refused", a, b)
+			}
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("a=%v b=%v d=%d: got %v, want %v", a, b, d, got, want)
+				}
+			}
+		}
+	}
 }
