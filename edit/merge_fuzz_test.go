@@ -190,17 +190,22 @@ func FuzzRecovery(f *testing.F) {
 		}
 		ours := s.change(base, base, "ours")
 		theirs := s.change(base, base, "theirs")
-		text := func(ls []string) string {
+		eol := "\n"
+		if s.next(4) == 0 {
+			eol = "\r\n" // every file with CRLF line breaks
+		}
+		text := func(ls []string, eol string) string {
 			if len(ls) == 0 {
 				return ""
 			}
-			return strings.Join(ls, "\n") + "\n"
+			return strings.Join(ls, eol) + eol
 		}
-		bt, ot, tt := text(base), text(ours), text(theirs)
+		lf := func(b []byte) string { return strings.ReplaceAll(string(b), "\r\n", "\n") }
+		bt, ot, tt := text(base, eol), text(ours, eol), text(theirs, eol)
 		if ot == bt || tt == bt {
 			return
 		}
-		in := replaytest.Ops(bt, ot)
+		in := replaytest.Ops(text(base, "\n"), text(ours, "\n"))
 		tag := Tag([]byte(bt))
 		st := newMemStore()
 		st.record("k", []byte(bt))
@@ -209,7 +214,7 @@ func FuzzRecovery(f *testing.F) {
 		if err != nil {
 			t.Fatalf("fresh edit failed: %v\n%s", err, in)
 		}
-		applied := replaytest.Lines(string(fresh.New))
+		applied := replaytest.Lines(lf(fresh.New))
 		res, err := ApplySection(sec, File{Path: "f", Key: "k", Bytes: []byte(tt)}, Options{Snapshots: st})
 		want, clean := diff3(base, applied, theirs)
 		if err != nil {
@@ -221,8 +226,8 @@ func FuzzRecovery(f *testing.F) {
 		if !clean {
 			t.Fatalf("landed where diff3 conflicts\nbase:\n%s\nours:\n%s\ntheirs:\n%s\ngot:\n%s", bt, fresh.New, tt, res.New)
 		}
-		if got := string(res.New); got != text(want) {
-			t.Fatalf("landed differently from diff3\nbase:\n%s\nours:\n%s\ntheirs:\n%s\ngot:\n%s\nwant:\n%s", bt, fresh.New, tt, got, text(want))
+		if got := string(res.New); got != text(want, eol) {
+			t.Fatalf("landed differently from diff3\nbase:\n%s\nours:\n%s\ntheirs:\n%s\ngot:\n%q\nwant:\n%q", bt, fresh.New, tt, got, text(want, eol))
 		}
 	})
 }
