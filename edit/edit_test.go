@@ -244,23 +244,24 @@ func TestBlockOps(t *testing.T) {
 	}
 
 	// Stale tag with a block op: resolved against the tagged snapshot's
-	// text, then recovered onto the live text.
-	read := file + "1\n2\n3\n4\n"
-	live := "// header\n" + read
+	// text, then recovered onto the live text (whose change is one
+	// unchanged line away from the block: no conflict).
+	read := "// a\n\n" + file + "1\n2\n3\n4\n"
+	live := "// header\n\n" + file + "1\n2\n3\n4\n"
 	store := newMemStore()
 	store.record("k", []byte(read))
 	onlySnapshot := resolverFunc(func(_, text string, line int) (int, int, bool) {
-		if strings.HasPrefix(text, "function") && line == 1 {
-			return 1, 3, true
+		if strings.HasPrefix(text, "// a\n") && line == 3 {
+			return 3, 5, true
 		}
 		return 0, 0, false
 	})
-	res, err = ApplySection(Section{Path: "f.ts", Tag: Tag([]byte(read)), Body: "delete block 1"},
+	res, err = ApplySection(Section{Path: "f.ts", Tag: Tag([]byte(read)), Body: "delete block 3"},
 		File{Path: "f.ts", Key: "k", Bytes: []byte(live)}, Options{Resolver: onlySnapshot, Snapshots: store})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(res.New) != "// header\nx();\n1\n2\n3\n4\n" || len(res.Blocks) != 0 {
+	if string(res.New) != "// header\n\nx();\n1\n2\n3\n4\n" || len(res.Blocks) != 0 {
 		t.Fatalf("stale block: %q %+v", res.New, res.Blocks)
 	}
 }
