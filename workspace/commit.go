@@ -424,6 +424,7 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 		if err := st.beginIntent(in, trash, len(disk) > 1); err != nil {
 			return nil, err
 		}
+		defer st.holdIntent(in.ID)()
 		for _, t := range trash {
 			t.entry.res.TrashIDs = append(t.entry.res.TrashIDs, t.id)
 		}
@@ -484,7 +485,10 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 		syncDirs(in.Entries)
 	}
 	// 3. Renames and removes, then the directories made durable.
-	if err := rollForward(local, false); err != nil {
+	if testHookRename != nil {
+		testHookRename()
+	}
+	if err := rollForward(local); err != nil {
 		return abandon(&Error{Kind: ioKindOf(err), Msg: fmt.Sprintf("commit: %v", err), Err: err})
 	}
 	// 4. Open documents, through the editor (into its undo history): the
@@ -575,6 +579,10 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 	}
 	return out, nil
 }
+
+// testHookRename, set by tests only, runs just before a commit's renames
+// (a test kills its own process there).
+var testHookRename func()
 
 // newMode is the mode the file gets.
 func (e *entry) newMode() fs.FileMode {

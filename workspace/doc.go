@@ -74,17 +74,34 @@
 // # Recovery
 //
 // Open (and Recover, which is safe at any time) reads every intent left in
-// the journal. An intent whose paths are locked by a live process is in
-// flight and left alone. For the others:
+// the journal. Each intent names its owner, the process that wrote it (its
+// pid and start time, process_*.go, so that a reused pid is not taken for
+// it): an intent whose owner runs is a commit in flight, or one its owner is
+// still undoing, and is left alone; this process's own intents too, unless
+// it is not committing them any more (an undo that failed). Intent ids are
+// never reused (AUTOINCREMENT), so an intent found again after waiting for
+// its locks is the one that was listed. An intent whose paths are locked is
+// in flight too. For the others, under their locks:
 //
-//   - Roll forward when every write's file already holds its new content or
-//     its temp file holds it complete (its sha256 checked): the remaining
-//     temp files are renamed into place, and files to delete that still
-//     hold their old content are removed.
+//   - Roll forward when every file still holds the intent's base (its old
+//     content, or nothing for a file it creates) or already its new content
+//     (for a delete: is gone), and every new content not yet in place is
+//     complete in its temp file (its sha256 checked): the remaining temp
+//     files are renamed into place, and files to delete are removed.
 //   - Roll back otherwise: every file that holds its new content (or, for a
 //     delete, is gone) gets its old content back from the trash entry the
 //     intent names, through a temp file and a rename; created files are
-//     removed; every temp file is removed.
+//     removed; every temp file is removed. A file that holds neither the
+//     base nor the new content was changed since by someone else: it is
+//     left as it is, and reported (Recovery.Left, and its audit row).
+//
+// A commit that finds, under its locks, an intent of another process on one
+// of its files marks that entry Later (in the same transaction as its own
+// intent): that intent's owner is gone (a live one would hold the lock), and
+// the file is now the later commit's, so recovery leaves it as it is even if
+// it holds the old intent's base again (a later commit that restored it).
+// So recovery never undoes, or rolls an older change over, a commit made
+// after it.
 //
 // Each is audited with transport "recovery", and the intent is deleted.
 //

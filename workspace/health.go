@@ -269,7 +269,11 @@ func (w *Workspace) Doctor(ctx context.Context, fix bool) (*Report, error) {
 				r.Fixed = append(r.Fixed, fmt.Sprintf("journal #%d (%s): could not finish: %v", rc.Intent, rc.Tool, rc.Err))
 				continue
 			}
-			r.Fixed = append(r.Fixed, fmt.Sprintf("journal #%d (%s on %s): %s", rc.Intent, rc.Tool, strings.Join(rc.Paths, ", "), rc.Outcome))
+			fixed := fmt.Sprintf("journal #%d (%s on %s): %s", rc.Intent, rc.Tool, strings.Join(rc.Paths, ", "), rc.Outcome)
+			if len(rc.Left) > 0 {
+				fixed += fmt.Sprintf("; changed since by another commit or program, left as it is: %s", strings.Join(rc.Left, ", "))
+			}
+			r.Fixed = append(r.Fixed, fixed)
 		}
 	}
 	for _, o := range r.Orphans {

@@ -23,6 +23,10 @@ func TestMain(m *testing.M) {
 		exitChild(childStore())
 	case "lock":
 		exitChild(childLock())
+	case "killrename":
+		exitChild(childKillAtRename())
+	case "writer":
+		exitChild(childWriter())
 	default:
 		exitChild(fmt.Errorf("unknown child role %q", os.Getenv("HASHLS_WS_CHILD")))
 	}

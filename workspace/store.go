@@ -57,7 +57,7 @@ var busyTimeoutMS = 10000
 const walFoldPages = 256
 
 // schemaVersion is the store's PRAGMA user_version.
-const schemaVersion = 6
+const schemaVersion = 7
 
 // schemaV1 creates the version 1 schema.
 const schemaV1 = `
@@ -204,6 +204,27 @@ CREATE TRIGGER IF NOT EXISTS trash_dropped AFTER DELETE ON trash BEGIN
 	DELETE FROM pins WHERE snapshot_id = OLD.snapshot_id
 		AND NOT EXISTS (SELECT 1 FROM trash WHERE snapshot_id = OLD.snapshot_id);
 END;
+`
+
+// schemaV7 makes intent ids never reused (AUTOINCREMENT, which needs the
+// table made anew) and records each intent's owner (see process.go): a
+// process recovers only the intents of owners that are gone. With ids
+// reused, a process that listed an intent and then found "it" still in the
+// journal could take another live process's new intent for it. A hashls of
+// schema 6 still running when the store is migrated goes on writing
+// intents (their owner is empty: their pid decides).
+const schemaV7 = `
+CREATE TABLE intents_v7(
+	id    INTEGER PRIMARY KEY AUTOINCREMENT,
+	tool  TEXT NOT NULL,
+	pid   INTEGER NOT NULL,
+	time  INTEGER NOT NULL,
+	body  TEXT NOT NULL,
+	owner TEXT NOT NULL DEFAULT ''
+);
+INSERT INTO intents_v7(id, tool, pid, time, body) SELECT id, tool, pid, time, body FROM intents;
+DROP TABLE intents;
+ALTER TABLE intents_v7 RENAME TO intents;
 `
 
 // Store is the persistent record: snapshots, audit log and trash. It is one
@@ -394,6 +415,12 @@ func (s *Store) migrate() error {
 	}
 	if v == 5 {
 		if _, err := tx.Exec(schemaV6); err != nil {
+			return storeErr(s.path, err)
+		}
+		v = 6
+	}
+	if v == 6 {
+		if _, err := tx.Exec(schemaV7); err != nil {
 			return storeErr(s.path, err)
 		}
 	}
