@@ -309,3 +309,27 @@ func TestConcurrentWritersNoRecovery(t *testing.T) {
 		t.Fatalf("%d recovery rows with nothing killed", recovery)
 	}
 }
+
+// TestSchemaV7KeepsIntents: a schema 6 store's pending intent survives the
+// migration (with no owner: its pid decides), and ids go on from it, never
+// reused even when the newest is deleted.
+func TestSchemaV7KeepsIntents(t *testing.T) {
+	s := openOldStore(t, schemaV1+schemaV2+schemaV3+schemaV4+schemaV5+schemaV6+`PRAGMA user_version = 6;
+		INSERT INTO intents(id, tool, pid, time, body) VALUES (5, 'write', 4242, 1, '{"tool":"write","entries":[]}');`)
+	ins, err := s.pendingIntents()
+	if err != nil || len(ins) != 1 || ins[0].ID != 5 || ins[0].Owner != "" || ins[0].PID != 4242 || ins[0].Tool != "write" {
+		t.Fatalf("intents after the migration: %+v, %v", ins, err)
+	}
+	var ids []int64
+	for i := 0; i < 2; i++ {
+		in := &intent{Tool: "t"}
+		if err := s.beginIntent(in, nil, false); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, in.ID)
+		s.closeIntent(in.ID, nil)
+	}
+	if ids[0] != 6 || ids[1] != 7 {
+		t.Fatalf("new intent ids %v, want 6 then 7", ids)
+	}
+}
