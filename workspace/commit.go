@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -164,9 +163,9 @@ type fileState struct {
 type entry struct {
 	ch     *Change
 	cur    fileState
-	buffer bool   // applied through the editor
-	tmp    string // temp file of a disk write
-	made   []string
+	buffer bool     // applied through the editor
+	tmp    string   // temp file of a disk write: its name in at
+	made   []string // directories made for it (root-relative, deepest first)
 	res    CommittedFile
 	// A move of an open document that the editor performs (BufferRenamer):
 	// renameFrom is set on the destination's entry (it names the source's),
@@ -175,6 +174,9 @@ type entry struct {
 	renameFrom *entry
 	renamed    bool
 	newSum     [32]byte // sha256 of ch.New (not a delete)
+	// at is the file's directory, open beneath the root: everything the
+	// commit does to the file it does there (rootfs.go).
+	at fileAt
 }
 
 // Commit applies changes all or nothing: it locks every path, checks every
@@ -219,9 +221,17 @@ func (w *Workspace) Commit(ctx context.Context, tool string, changes []Change, o
 		return nil, err
 	}
 	defer unlock()
+	defer func() {
+		for _, e := range ents {
+			e.at.close()
+		}
+	}()
 	editor := w.bufferEditor()
 	for _, e := range ents {
-		st, err := w.fileState(e.ch.Path, editor != nil, e.ch.Base)
+		if e.at, err = w.openAt(e.ch.Path.Rel); err != nil {
+			return nil, fsError("open the directory of", e.ch.Path.Rel, err)
+		}
+		st, err := w.fileState(e.ch.Path, e.at, editor != nil, e.ch.Base)
 		if err != nil {
 			return nil, err
 		}
@@ -323,16 +333,16 @@ func keptMode(fi fs.FileInfo) fs.FileMode {
 	return fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
 }
 
-// fileState reads p as Commit sees it: the open buffer when there is one
+// fileState reads p (at, its directory) as Commit sees it: the open buffer when there is one
 // and an editor to apply changes to it (without an editor, changes go to
 // the disk and are checked against it). Each state is hashed once (the
 // check, the journal, the trash and the result share the sum), or not at
 // all when it is exactly base's known content.
-func (w *Workspace) fileState(p Path, buffers bool, base Base) (fileState, error) {
+func (w *Workspace) fileState(p Path, at fileAt, buffers bool, base Base) (fileState, error) {
 	var st fileState
 	if text, version, ok := w.Overlay(p); ok && buffers {
 		st = fileState{exists: true, content: text, mode: 0o644, overlay: true, version: version, sum: base.sumOf(text)}
-		if b, fi, err := readDisk(p); err == nil {
+		if b, fi, err := readDisk(at.dir, at.name, p); err == nil {
 			st.disk, st.mode, st.diskSum = b, keptMode(fi), base.sumOf(b)
 		}
 		return st, nil
@@ -342,11 +352,11 @@ func (w *Workspace) fileState(p Path, buffers bool, base Base) (fileState, error
 		// Anything else (a difference, an error) is read whole below and
 		// reported from what was read. The state then shares base's
 		// bytes (the commit only reads content and disk).
-		if same, fi, err := diskHolds(p, base.content); err == nil && same {
+		if same, fi, err := diskHolds(at.dir, at.name, p, base.content); err == nil && same {
 			return fileState{exists: true, content: base.content, disk: base.content, sum: base.sum, diskSum: base.sum, mode: keptMode(fi)}, nil
 		}
 	}
-	b, fi, err := readDisk(p)
+	b, fi, err := readDisk(at.dir, at.name, p)
 	switch {
 	case err == nil:
 		sum := base.sumOf(b)
@@ -385,8 +395,8 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 			ie.New = hex.EncodeToString(e.renameFrom.cur.diskSum[:])
 		default:
 			ie.New = e.res.NewSHA256
-			ie.Tmp = filepath.Join(filepath.Dir(e.ch.Path.Abs), fmt.Sprintf(".%s.hashls-%s-%d.tmp", filepath.Base(e.ch.Path.Abs), nonce, i))
-			e.tmp = ie.Tmp
+			ie.Tmp = filepath.Join(filepath.Dir(e.ch.Path.Abs), tempName(e.at.name, nonce, i))
+			e.tmp = filepath.Base(ie.Tmp)
 		}
 		if e.cur.disk != nil {
 			ie.Old = hex.EncodeToString(e.cur.diskSum[:])
@@ -429,19 +439,28 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 			t.entry.res.TrashIDs = append(t.entry.res.TrashIDs, t.id)
 		}
 	}
-	// local is the disk work Commit does itself (the editor's renames are
+	// ops are the disk entries, each in its file's directory; local is
+	// the disk work Commit does itself (the editor's renames are
 	// journaled, but the editor moves those files).
-	var local []intentEntry
+	ops := make([]diskOp, len(disk))
 	for i, e := range disk {
-		if e.renameFrom == nil && !e.renamed {
-			local = append(local, in.Entries[i])
+		d, _ := splitRel(e.ch.Path.Rel)
+		ops[i] = diskOp{intentEntry: in.Entries[i], at: e.at, dir: d}
+	}
+	localOps := func() []diskOp {
+		var local []diskOp
+		for i, e := range disk {
+			if e.renameFrom == nil && !e.renamed {
+				local = append(local, ops[i])
+			}
 		}
+		return local
 	}
 	// abandon undoes everything done so far and closes the intent.
 	abandon := func(cause error) (*Committed, error) {
-		rerr := rollBack(in.Entries, func(i int) []byte { return disk[i].cur.disk })
+		rerr := rollBack(ops, func(i int) []byte { return disk[i].cur.disk })
 		for _, e := range disk {
-			removeEmptyDirs(e.made)
+			w.removeEmptyDirs(e.made)
 		}
 		if st != nil && in.ID != 0 {
 			if rerr == nil {
@@ -461,9 +480,18 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 		if err := ctx.Err(); err != nil {
 			return abandon(&Error{Kind: KindIO, Msg: fmt.Sprintf("commit cancelled: %v", err), Err: err})
 		}
-		if !e.cur.exists || e.cur.disk == nil {
-			made, err := mkdirParents(filepath.Dir(e.ch.Path.Abs), w.root)
+		if e.at.dir == nil {
+			d, _ := splitRel(e.ch.Path.Rel)
+			made, err := w.mkdirParents(d)
 			e.made = made
+			if err == nil {
+				e.at.close()
+				e.at, err = w.openAt(e.ch.Path.Rel)
+				ops[i].at = e.at
+			}
+			if err == nil && e.at.dir == nil {
+				err = fs.ErrNotExist // removed as soon as made
+			}
 			if err != nil {
 				return abandon(fsError("create the directory of", e.ch.Path.Rel, err))
 			}
@@ -473,22 +501,22 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 		}
 		var old fs.FileInfo
 		if e.cur.disk != nil {
-			old, _ = os.Lstat(e.ch.Path.Abs)
+			old, _ = e.at.dir.Lstat(e.at.name)
 		}
-		if err := writeTemp(e.tmp, e.ch.New, fs.FileMode(in.Entries[i].Mode), old); err != nil {
+		if err := writeTemp(e.at.dir, e.tmp, e.ch.New, fs.FileMode(in.Entries[i].Mode), old); err != nil {
 			return abandon(fsError("write", e.ch.Path.Rel, err))
 		}
 	}
 	// The temp files' names durable too when several files change: a
 	// power loss during the renames must find every one of them.
 	if len(disk) > 1 {
-		syncDirs(in.Entries)
+		syncDirs(ops)
 	}
 	// 3. Renames and removes, then the directories made durable.
 	if testHookRename != nil {
 		testHookRename()
 	}
-	if err := rollForward(local); err != nil {
+	if err := rollForward(localOps()); err != nil {
 		return abandon(&Error{Kind: ioKindOf(err), Msg: fmt.Sprintf("commit: %v", err), Err: err})
 	}
 	// 4. Open documents, through the editor (into its undo history): the
@@ -606,32 +634,6 @@ type trashReq struct {
 	journal bool // the disk text of intent entry index: its Trash field
 	index   int
 	id      int64
-}
-
-// mkdirParents creates dir and its missing parents below root, returning
-// the directories it made, deepest first.
-func mkdirParents(dir, root string) ([]string, error) {
-	var made []string
-	for d := dir; d != root && d != filepath.Dir(d); d = filepath.Dir(d) {
-		if _, err := os.Lstat(d); !errors.Is(err, fs.ErrNotExist) {
-			break
-		}
-		made = append(made, d)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		removeEmptyDirs(made)
-		return nil, err
-	}
-	return made, nil
-}
-
-// removeEmptyDirs removes dirs (deepest first) while they are empty.
-func removeEmptyDirs(dirs []string) {
-	for _, d := range dirs {
-		if os.Remove(d) != nil {
-			return
-		}
-	}
 }
 
 func randomHex(n int) (string, error) {

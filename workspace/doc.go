@@ -9,7 +9,12 @@
 //
 // Every path a tool touches goes through Workspace.Resolve, which confines
 // it to the root (symlinks resolved; "~" expanded, then confined; URLs
-// refused). ReadFile, Stat, Exists, ReadDir and FileSHA256 see the editor's
+// refused). What is then done with it (read, stat, list, create, rename,
+// remove) goes through the root opened once as an os.Root, by the path's
+// Rel: it resolves beneath the root at the moment of use and never follows
+// a link out of it, so a directory swapped for a link to elsewhere after the
+// check makes the operation fail (KindOutside), never land outside
+// (rootfs.go). ReadFile, Stat, Exists, ReadDir and FileSHA256 see the editor's
 // open buffers (SetOverlay) before the disk, so a tool never needs to know
 // whether a file is open. Tools never change files themselves: they plan
 // Change values and call Commit (or CommitRow for a row of a SQLite
@@ -41,12 +46,16 @@
 //     leave only a temp file behind (the rename of one file is atomic by
 //     itself).
 //  3. Temp files. Each new content is written to ".NAME.hashls-NONCE-I.tmp"
-//     beside its file (O_EXCL, mode and owner of the file it replaces),
+//     in its file's directory, the one the commit opened (NAME cut so that
+//     the whole fits in 255 bytes: a file with a name that long is written
+//     like any other; O_EXCL, mode and owner of the file it replaces),
 //     fsynced and closed; with several files their directories are fsynced
 //     too, so every temp file and its name are durable before the first
 //     rename.
-//  4. Renames and removes, in the order of the set, then an fsync of every
-//     directory touched.
+//  4. Renames and removes, in the order of the set, in the same open
+//     directories (the temp file and its target are in one directory,
+//     whatever is renamed meanwhile), then an fsync of every directory
+//     touched.
 //  5. Open documents: the editor applies its edits (BufferEditor, a
 //     versioned workspace/applyEdit), into its undo history. Then it
 //     performs the moves of open documents (BufferRenamer, a rename
@@ -169,13 +178,19 @@
 //   - Locks (lockfile_*.go): flock on Unix; LockFileEx on the first byte
 //     of the lock file on Windows. Both are released by the OS when the
 //     process dies.
-//   - Atomic replace (replace_*.go): rename(2) on Unix;
-//     MoveFileEx(MOVEFILE_REPLACE_EXISTING|MOVEFILE_WRITE_THROUGH) on
-//     Windows, retried for about 1.6 s while another program (a virus
-//     scanner, an indexer, an editor) holds the file open, with an error
-//     saying so when it gives up; a read-only file has its attribute cleared
-//     first. Windows has no directory fsync; MOVEFILE_WRITE_THROUGH stands
-//     for it. Removes are retried the same way.
+//   - Confinement (rootfs.go) is Go's os.Root everywhere: on Linux and
+//     macOS a walk of openat calls with O_NOFOLLOW, each link resolved by
+//     hand within the root; on Windows NtCreateFile relative to the
+//     directory's handle, reparse points opened, not followed.
+//   - Atomic replace (replace_*.go): renameat(2) in the file's open
+//     directory on Unix; on Windows os.Root's rename (NtSetInformationFile,
+//     FILE_RENAME_INFORMATION_EX with POSIX semantics, replacing the target,
+//     relative to the directory's handle), retried for about 1.6 s while
+//     another program (a virus scanner, an indexer, an editor) holds the
+//     file open, with an error saying so when it gives up; a read-only file
+//     has its attribute cleared first. Windows has no directory fsync: the
+//     rename is as durable as NTFS's own metadata log makes it. Removes are
+//     retried the same way.
 //   - Owner (owner_*.go): kept on Unix; Windows files have none to keep.
 //   - Path grammar and spelling (path_*.go, winpath.go, canon.go): on
 //     Windows, drive letters, backslashes, the \\?\ and UNC prefixes and

@@ -346,13 +346,13 @@ func TestDiskHolds(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			same, _, err := diskHolds(p, c.want)
+			same, _, err := diskHolds(w.fsroot, rootName(p.Rel), p, c.want)
 			if same != c.same || (c.kind == "") != (err == nil) || (c.kind != "" && !IsKind(err, c.kind)) {
 				t.Fatalf("diskHolds = %v, %v; want %v and an error of kind %q", same, err, c.same, c.kind)
 			}
 		})
 	}
-	if _, _, err := diskHolds(mustResolve(t, w, "dir"), nil); !IsKind(err, KindIsDir) {
+	if _, _, err := diskHolds(w.fsroot, "dir", mustResolve(t, w, "dir"), nil); !IsKind(err, KindIsDir) {
 		t.Fatalf("diskHolds of a directory: %v, want %s", err, KindIsDir)
 	}
 }
@@ -377,7 +377,12 @@ func TestFileStateUnchangedFile(t *testing.T) {
 		}
 	}
 	base := BaseOf(bytes.Clone(content))
-	st, err := w.fileState(p, false, base)
+	at, err := w.openAt(p.Rel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer at.close()
+	st, err := w.fileState(p, at, false, base)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -391,7 +396,7 @@ func TestFileStateUnchangedFile(t *testing.T) {
 	if err := os.WriteFile(p.Abs, []byte("#!/bin/sh\necho HI\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	st, err = w.fileState(p, false, base)
+	st, err = w.fileState(p, at, false, base)
 	if err != nil || string(st.content) != "#!/bin/sh\necho HI\n" || st.sum == base.sum {
 		t.Fatalf("fileState of a changed file: %q %v", st.content, err)
 	}

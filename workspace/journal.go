@@ -2,9 +2,7 @@ package workspace
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,8 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+	"unicode/utf8"
 )
 
 // The commit journal: one row of the store's intents table per commit in
@@ -308,136 +306,160 @@ func (s *Store) writeFull(f func(tx wtx) error) error {
 	return tx.Commit()
 }
 
-// writeTemp creates name (which must not exist), writes data, fsyncs it and
-// gives it mode (and old's owner when the process may). It removes the file
-// on failure.
-func writeTemp(name string, data []byte, mode fs.FileMode, old fs.FileInfo) (err error) {
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
+// diskOp is one entry of an intent with its file's directory open: what
+// the commit path and recovery do to the file, they do there (rootfs.go).
+type diskOp struct {
+	intentEntry
+	at  fileAt
+	dir string // the directory's root-relative name: each is synced once
+}
+
+// tmpName is the name of e's temp file in its directory.
+func (op diskOp) tmpName() string {
+	if op.Tmp != "" {
+		return filepath.Base(op.Tmp)
 	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(name)
+	return tempName(op.at.name, "undo", 0)
+}
+
+// maxNameBytes is the longest file name every file system hashls runs on
+// takes: 255 bytes (ext4, APFS, btrfs, XFS), 255 UTF-16 units (NTFS), which
+// no name of 255 UTF-8 bytes exceeds.
+const maxNameBytes = 255
+
+// tempName is the temp file of the file name: ".NAME.hashls-NONCE-I.tmp",
+// in the file's directory. NAME is cut (at a character boundary) as much as
+// it takes for the whole to fit a file name: a file whose name is close to
+// the limit can be written like any other.
+func tempName(name, nonce string, i int) string {
+	suffix := fmt.Sprintf(".hashls-%s-%d.tmp", nonce, i)
+	if room := maxNameBytes - 1 - len(suffix); len(name) > room {
+		cut := room
+		for cut > 0 && cut < len(name) && !utf8.RuneStart(name[cut]) {
+			cut--
 		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return err
+		name = name[:cut]
 	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	keepOwner(f, old)
-	if err = f.Chmod(mode); err != nil { // after the owner, which may clear setuid bits
-		return err
-	}
-	return f.Close()
+	return "." + name + suffix
 }
 
-// fileSHA returns the sha256 hex of the regular file at path, "" when it
-// does not exist.
-func fileSHA(path string) (string, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-		return "", nil
+// openOps opens the directory of every entry of ents, which must be under
+// the root; close closes them.
+func (w *Workspace) openOps(ents []intentEntry) (ops []diskOp, close func(), err error) {
+	close = func() {
+		for _, op := range ops {
+			op.at.close()
+		}
 	}
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), nil
-}
-
-// syncDirs fsyncs the parent directory of every entry once, making the
-// renames and removes durable.
-func syncDirs(ents []intentEntry) {
-	done := map[string]bool{}
 	for _, e := range ents {
-		d := filepath.Dir(e.Path)
-		if done[d] {
+		rel, ok := w.relOf(e.Path)
+		if !ok {
+			close()
+			return nil, nil, fmt.Errorf("%s is not under the workspace root %s", e.Path, w.root)
+		}
+		at, err := w.openAt(rel)
+		if err != nil {
+			close()
+			return nil, nil, fsError("open the directory of", e.Rel, err)
+		}
+		d, _ := splitRel(rel)
+		ops = append(ops, diskOp{intentEntry: e, at: at, dir: d})
+	}
+	return ops, close, nil
+}
+
+// syncDirs fsyncs the directory of every op once, making the renames and
+// removes durable.
+func syncDirs(ops []diskOp) {
+	done := map[string]bool{}
+	for _, op := range ops {
+		if op.at.dir == nil || done[op.dir] {
 			continue
 		}
-		done[d] = true
-		if f, err := os.Open(d); err == nil {
-			_ = f.Sync() // the operation is done; a failed directory fsync is not a failed write
-			f.Close()
-		}
+		done[op.dir] = true
+		syncDir(op.at.dir)
 	}
 }
 
-// rollForward completes ents, which Commit has checked under its locks:
-// every temp file renamed into place, every file to delete removed.
-func rollForward(ents []intentEntry) error {
-	for _, e := range ents {
-		switch e.Op {
+// rollForward completes ops, which Commit (or recovery) has checked under
+// its locks: every temp file renamed into place, every file to delete
+// removed.
+func rollForward(ops []diskOp) error {
+	for _, op := range ops {
+		if op.at.dir == nil {
+			if op.Op == opDelete {
+				continue // its directory is gone, and the file with it
+			}
+			return fmt.Errorf("rename into %s: its directory is gone", op.Rel)
+		}
+		switch op.Op {
 		case opWrite:
-			if err := replaceFile(e.Tmp, e.Path); err != nil {
-				return fmt.Errorf("rename into %s: %w", e.Rel, err)
+			if err := replaceFile(op.at.dir, op.tmpName(), op.at.name); err != nil {
+				return fmt.Errorf("rename into %s: %w", op.Rel, err)
 			}
 		case opDelete:
-			if err := removeFile(e.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("remove %s: %w", e.Rel, err)
+			if err := removeFile(op.at.dir, op.at.name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("remove %s: %w", op.Rel, err)
 			}
 		}
 	}
-	syncDirs(ents)
+	syncDirs(ops)
 	return nil
 }
 
-// rollBack puts every file of ents that holds its new content (for a
+// rollBack puts every file of ops that holds its new content (for a
 // delete: is gone) back to its old disk content (old(i) returns it; nil
 // when it cannot be had) and removes every temp file. A file that holds
 // neither was changed by someone else since, and an entry a later commit
 // superseded (Later) is that commit's: both are left alone. Restores are
 // atomic: the old content is written to the entry's temp name (a name the
 // journal knows) and renamed into place.
-func rollBack(ents []intentEntry, old func(i int) []byte) error {
+func rollBack(ops []diskOp, old func(i int) []byte) error {
 	var errs []string
-	for i := len(ents) - 1; i >= 0; i-- {
-		e := ents[i]
-		tmp := e.Tmp
-		if tmp == "" {
-			tmp = filepath.Join(filepath.Dir(e.Path), "."+filepath.Base(e.Path)+".hashls-undo.tmp")
-		}
-		_ = os.Remove(tmp)
-		if e.Later {
+	for i := len(ops) - 1; i >= 0; i-- {
+		op := ops[i]
+		dir, tmp := op.at.dir, op.tmpName()
+		if dir == nil { // the directory is gone: nothing in it to put back
 			continue
 		}
-		sum, err := fileSHA(e.Path)
+		_ = dir.Remove(tmp)
+		if op.Later {
+			continue
+		}
+		sum, err := fileSHA(dir, op.at.name)
 		if err != nil {
-			errs = append(errs, fmt.Sprintf("read %s: %v", e.Rel, err))
+			errs = append(errs, fmt.Sprintf("read %s: %v", op.Rel, err))
 			continue
 		}
 		switch {
-		case sum == e.Old:
+		case sum == op.Old:
 			continue // not applied
-		case e.Op == opWrite && sum != e.New:
+		case op.Op == opWrite && sum != op.New:
 			continue // changed by someone else since: left alone
-		case e.Op == opDelete && sum != "":
+		case op.Op == opDelete && sum != "":
 			continue // re-created by someone else: left alone
 		}
-		if e.Old == "" { // created: remove it again
-			if err := removeFile(e.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				errs = append(errs, fmt.Sprintf("remove %s: %v", e.Rel, err))
+		if op.Old == "" { // created: remove it again
+			if err := removeFile(dir, op.at.name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, fmt.Sprintf("remove %s: %v", op.Rel, err))
 			}
 			continue
 		}
 		content := old(i)
 		if content == nil {
-			errs = append(errs, fmt.Sprintf("%s: its old content is not in the trash (entry %d)", e.Rel, e.Trash))
+			errs = append(errs, fmt.Sprintf("%s: its old content is not in the trash (entry %d)", op.Rel, op.Trash))
 			continue
 		}
-		if err := writeTemp(tmp, content, fs.FileMode(e.Mode), nil); err != nil {
-			errs = append(errs, fmt.Sprintf("restore %s: %v", e.Rel, err))
+		if err := writeTemp(dir, tmp, content, fs.FileMode(op.Mode), nil); err != nil {
+			errs = append(errs, fmt.Sprintf("restore %s: %v", op.Rel, err))
 			continue
 		}
-		if err := replaceFile(tmp, e.Path); err != nil {
-			os.Remove(tmp)
-			errs = append(errs, fmt.Sprintf("restore %s: %v", e.Rel, err))
+		if err := replaceFile(dir, tmp, op.at.name); err != nil {
+			dir.Remove(tmp)
+			errs = append(errs, fmt.Sprintf("restore %s: %v", op.Rel, err))
 		}
 	}
-	syncDirs(ents)
+	syncDirs(ops)
 	if len(errs) > 0 {
 		return errors.New(strings.Join(errs, "; "))
 	}
@@ -508,24 +530,24 @@ type entryState struct {
 	cur                string
 }
 
-// inspect hashes what e's file holds now (and its temp file when needed).
-func inspect(e intentEntry) (entryState, error) {
-	cur, err := fileSHA(e.Path)
+// inspect hashes what op's file holds now (and its temp file when needed).
+func inspect(op diskOp) (entryState, error) {
+	cur, err := fileSHA(op.at.dir, op.at.name)
 	if err != nil {
-		return entryState{}, fmt.Errorf("read %s: %w", e.Rel, err)
+		return entryState{}, fmt.Errorf("read %s: %w", op.Rel, err)
 	}
 	s := entryState{cur: cur}
-	if e.Later {
+	if op.Later {
 		return s, nil
 	}
-	s.holdsOld = cur == e.Old
-	switch e.Op {
+	s.holdsOld = cur == op.Old
+	switch op.Op {
 	case opWrite:
-		s.holdsNew = cur == e.New
+		s.holdsNew = cur == op.New
 		s.ready = s.holdsNew
-		if !s.ready && s.holdsOld && e.Tmp != "" {
-			sum, _ := fileSHA(e.Tmp)
-			s.ready = sum == e.New
+		if !s.ready && s.holdsOld && op.Tmp != "" {
+			sum, _ := fileSHA(op.at.dir, op.tmpName())
+			s.ready = sum == op.New
 		}
 	case opDelete:
 		s.holdsNew = cur == ""
@@ -565,17 +587,23 @@ func (w *Workspace) recoverOne(ctx context.Context, in intent) (Recovery, bool) 
 			Note: fmt.Sprintf("interrupted row write (journal #%d): the database's own transaction decided whether it applied; read the row to see which", in.ID)}})
 		return r, true
 	}
-	states := make([]entryState, len(in.Entries))
+	ops, closeOps, err := w.openOps(in.Entries)
+	if err != nil {
+		r.Outcome, r.Err = "left for the next open", err
+		return r, true
+	}
+	defer closeOps()
+	states := make([]entryState, len(ops))
 	forward := true
-	for i, e := range in.Entries {
-		s, err := inspect(e)
+	for i, op := range ops {
+		s, err := inspect(op)
 		if err != nil {
 			r.Outcome, r.Err = "left for the next open", err
 			return r, true
 		}
 		states[i] = s
 		if !s.holdsOld && !s.holdsNew {
-			r.Left = append(r.Left, e.Rel)
+			r.Left = append(r.Left, op.Rel)
 		}
 		if !(s.holdsNew || s.holdsOld && s.ready) {
 			forward = false
@@ -583,26 +611,26 @@ func (w *Workspace) recoverOne(ctx context.Context, in intent) (Recovery, bool) 
 	}
 	if forward {
 		r.Outcome = "rolled forward"
-		var todo []intentEntry
-		for i, e := range in.Entries {
+		var todo []diskOp
+		for i, op := range ops {
 			if states[i].holdsNew {
-				if e.Tmp != "" {
-					_ = removeFile(e.Tmp)
+				if op.Tmp != "" && op.at.dir != nil {
+					_ = removeFile(op.at.dir, op.tmpName())
 				}
 				continue
 			}
-			todo = append(todo, e)
+			todo = append(todo, op)
 		}
 		r.Err = rollForward(todo)
 	}
 	if !forward || r.Err != nil {
 		forward = false
 		r.Outcome = "rolled back"
-		r.Err = rollBack(in.Entries, func(i int) []byte {
-			if in.Entries[i].Trash == 0 {
+		r.Err = rollBack(ops, func(i int) []byte {
+			if ops[i].Trash == 0 {
 				return nil
 			}
-			_, c, err := st.TrashGet(in.Entries[i].Trash)
+			_, c, err := st.TrashGet(ops[i].Trash)
 			if err != nil {
 				return nil
 			}
