@@ -163,9 +163,8 @@ type fileState struct {
 type entry struct {
 	ch     *Change
 	cur    fileState
-	buffer bool     // applied through the editor
-	tmp    string   // temp file of a disk write: its name in at
-	made   []string // directories made for it (root-relative, deepest first)
+	buffer bool   // applied through the editor
+	tmp    string // temp file of a disk write: its name in at
 	res    CommittedFile
 	// A move of an open document that the editor performs (BufferRenamer):
 	// renameFrom is set on the destination's entry (it names the source's),
@@ -216,21 +215,38 @@ func (w *Workspace) Commit(ctx context.Context, tool string, changes []Change, o
 	if err := ctx.Err(); err != nil {
 		return nil, &Error{Kind: KindIO, Msg: fmt.Sprintf("commit cancelled before anything was written: %v", err), Err: err}
 	}
-	unlock, err := w.Lock(ctx, paths...)
+	editor := w.bufferEditor()
+	// The directories of the files it writes first: a commit locks the
+	// directories of its files (lock.go), which must exist for that. A
+	// commit that does not go through removes those it made (while they
+	// are empty).
+	var made []string
+	for _, e := range ents {
+		if e.ch.Delete || e.ch.Base.kind == baseSHA || editor != nil && w.hasOverlay(e.ch.Path) {
+			continue // nothing to make: a delete, a file that exists, or the editor's buffer
+		}
+		d, _ := splitRel(e.ch.Path.Rel)
+		m, err := w.mkdirParents(d)
+		made = append(made, m...)
+		if err != nil {
+			w.removeEmptyDirs(made)
+			return nil, fsError("create the directory of", e.ch.Path.Rel, err)
+		}
+	}
+	locks, err := w.lockFiles(ctx, paths)
 	if err != nil {
+		w.removeEmptyDirs(made)
 		return nil, err
 	}
-	defer unlock()
+	defer locks.unlock()
+	committed := false
 	defer func() {
-		for _, e := range ents {
-			e.at.close()
+		if !committed {
+			w.removeEmptyDirs(made) // under the locks
 		}
 	}()
-	editor := w.bufferEditor()
 	for _, e := range ents {
-		if e.at, err = w.openAt(e.ch.Path.Rel); err != nil {
-			return nil, fsError("open the directory of", e.ch.Path.Rel, err)
-		}
+		e.at = locks.at(e.ch.Path.Rel)
 		st, err := w.fileState(e.ch.Path, e.at, editor != nil, e.ch.Base)
 		if err != nil {
 			return nil, err
@@ -267,7 +283,9 @@ func (w *Workspace) Commit(ctx context.Context, tool string, changes []Change, o
 	if r, ok := editor.(BufferRenamer); ok {
 		planRenames(ents, r)
 	}
-	return w.commitLocked(ctx, tool, ents, opts, editor)
+	res, err := w.commitLocked(ctx, tool, ents, opts, editor)
+	committed = err == nil
+	return res, err
 }
 
 // planRenames marks the moves the editor performs itself: a change with
@@ -459,9 +477,6 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 	// abandon undoes everything done so far and closes the intent.
 	abandon := func(cause error) (*Committed, error) {
 		rerr := rollBack(ops, func(i int) []byte { return disk[i].cur.disk })
-		for _, e := range disk {
-			w.removeEmptyDirs(e.made)
-		}
 		if st != nil && in.ID != 0 {
 			if rerr == nil {
 				_ = st.closeIntent(in.ID, nil)
@@ -480,21 +495,8 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 		if err := ctx.Err(); err != nil {
 			return abandon(&Error{Kind: KindIO, Msg: fmt.Sprintf("commit cancelled: %v", err), Err: err})
 		}
-		if e.at.dir == nil {
-			d, _ := splitRel(e.ch.Path.Rel)
-			made, err := w.mkdirParents(d)
-			e.made = made
-			if err == nil {
-				e.at.close()
-				e.at, err = w.openAt(e.ch.Path.Rel)
-				ops[i].at = e.at
-			}
-			if err == nil && e.at.dir == nil {
-				err = fs.ErrNotExist // removed as soon as made
-			}
-			if err != nil {
-				return abandon(fsError("create the directory of", e.ch.Path.Rel, err))
-			}
+		if e.at.dir == nil { // made before the lock, removed since by someone else
+			return abandon(&Error{Kind: KindIO, Msg: fmt.Sprintf("the directory of %s was removed while it was being written; retry", e.ch.Path.Rel)})
 		}
 		if e.renameFrom != nil {
 			continue // the editor moves the file into the directory made

@@ -19,17 +19,20 @@
 // whether a file is open. Tools never change files themselves: they plan
 // Change values and call Commit (or CommitRow for a row of a SQLite
 // database). Lock serialises read → check → commit across goroutines and
-// hashls processes.
+// hashls processes: it locks the directories of the files, as the file
+// system knows them (lock.go), whatever store and path each process has.
 //
 // # Committing a change
 //
 // Commit applies a set of changes all or nothing. Its steps, and what is
 // durable after each:
 //
-//  1. Lock every path (in-process mutexes and an OS lock on a lock file per path
-//     in the state directory, in one global order, so two commits never
-//     deadlock), read each file as tools see it (the buffer when the editor
-//     has it open, else the disk) and check it against the change's Base.
+//  1. Make the missing directories of the files it creates, then lock the
+//     directory of every file (in-process mutexes and an OS lock on the
+//     directory itself, keyed by its device and inode, in one global order,
+//     so two commits never deadlock; see lock.go), read each file as tools
+//     see it (the buffer when the editor has it open, else the disk) in the
+//     directory as locked, and check it against the change's Base.
 //     Any mismatch refuses the whole set with KindStale; nothing is written.
 //     Changes under .git, .hg and .svn are refused unless the caller says
 //     AllowVCS.
@@ -175,9 +178,13 @@
 // What differs per OS lives in one file per OS; the rest never asks which OS
 // it is on:
 //
-//   - Locks (lockfile_*.go): flock on Unix; LockFileEx on the first byte
-//     of the lock file on Windows. Both are released by the OS when the
-//     process dies.
+//   - Locks (lockfile_*.go, dirlock_*.go): a commit's lock is flock on the
+//     directory itself on Unix (a lock file in the state directory named by
+//     the directory's device and inode where the file system cannot lock a
+//     directory: NFS); on Windows LockFileEx on the first byte of a lock
+//     file named by the directory's volume and file index, in
+//     %LOCALAPPDATA%\hashls\locks. The store's and the hub's locks are lock
+//     files beside them. All are released by the OS when the process dies.
 //   - Confinement (rootfs.go) is Go's os.Root everywhere: on Linux and
 //     macOS a walk of openat calls with O_NOFOLLOW, each link resolved by
 //     hand within the root; on Windows NtCreateFile relative to the

@@ -377,11 +377,12 @@ func TestFileStateUnchangedFile(t *testing.T) {
 		}
 	}
 	base := BaseOf(bytes.Clone(content))
-	at, err := w.openAt(p.Rel)
+	locks, err := w.lockFiles(context.Background(), []Path{p})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer at.close()
+	defer locks.unlock()
+	at := locks.at(p.Rel)
 	st, err := w.fileState(p, at, false, base)
 	if err != nil {
 		t.Fatal(err)

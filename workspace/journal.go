@@ -343,29 +343,19 @@ func tempName(name, nonce string, i int) string {
 	return "." + name + suffix
 }
 
-// openOps opens the directory of every entry of ents, which must be under
-// the root; close closes them.
-func (w *Workspace) openOps(ents []intentEntry) (ops []diskOp, close func(), err error) {
-	close = func() {
-		for _, op := range ops {
-			op.at.close()
-		}
-	}
+// opsIn returns ents, which must be under the root, each in its directory
+// as locks hold it.
+func (w *Workspace) opsIn(locks *lockSet, ents []intentEntry) ([]diskOp, error) {
+	var ops []diskOp
 	for _, e := range ents {
 		rel, ok := w.relOf(e.Path)
 		if !ok {
-			close()
-			return nil, nil, fmt.Errorf("%s is not under the workspace root %s", e.Path, w.root)
-		}
-		at, err := w.openAt(rel)
-		if err != nil {
-			close()
-			return nil, nil, fsError("open the directory of", e.Rel, err)
+			return nil, fmt.Errorf("%s is not under the workspace root %s", e.Path, w.root)
 		}
 		d, _ := splitRel(rel)
-		ops = append(ops, diskOp{intentEntry: e, at: at, dir: d})
+		ops = append(ops, diskOp{intentEntry: e, at: locks.at(rel), dir: d})
 	}
-	return ops, close, nil
+	return ops, nil
 }
 
 // syncDirs fsyncs the directory of every op once, making the renames and
@@ -569,12 +559,12 @@ func (w *Workspace) recoverOne(ctx context.Context, in intent) (Recovery, bool) 
 		r.Paths = append(r.Paths, e.Rel)
 	}
 	lctx, cancel := context.WithTimeout(ctx, recoverLockWait)
-	unlock, err := w.Lock(lctx, paths...)
+	locks, err := w.lockFiles(lctx, paths)
 	cancel()
 	if err != nil {
 		return r, false // a live process holds the files: its commit is in flight
 	}
-	defer unlock()
+	defer locks.unlock()
 	cur, ok, err := st.intentByID(in.ID)
 	if err != nil || !ok {
 		return r, false // finished while we waited
@@ -587,12 +577,11 @@ func (w *Workspace) recoverOne(ctx context.Context, in intent) (Recovery, bool) 
 			Note: fmt.Sprintf("interrupted row write (journal #%d): the database's own transaction decided whether it applied; read the row to see which", in.ID)}})
 		return r, true
 	}
-	ops, closeOps, err := w.openOps(in.Entries)
+	ops, err := w.opsIn(locks, in.Entries)
 	if err != nil {
 		r.Outcome, r.Err = "left for the next open", err
 		return r, true
 	}
-	defer closeOps()
 	states := make([]entryState, len(ops))
 	forward := true
 	for i, op := range ops {

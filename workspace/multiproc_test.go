@@ -27,6 +27,8 @@ func TestMain(m *testing.M) {
 		exitChild(childKillAtRename())
 	case "writer":
 		exitChild(childWriter())
+	case "editonce":
+		exitChild(childEditOnce())
 	default:
 		exitChild(fmt.Errorf("unknown child role %q", os.Getenv("HASHLS_WS_CHILD")))
 	}

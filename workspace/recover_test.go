@@ -262,14 +262,14 @@ func childWriter() error {
 }
 
 // writersDuration is how long TestConcurrentWritersNoRecovery runs:
-// HASHLS_WRITERS_SECONDS (bench/races.sh runs it for 60 s), else 2 s with
+// HASHLS_WRITERS_SECONDS (bench/races.sh runs it for 60 s), else 1 s with
 // -short and 10 s without.
 func writersDuration() time.Duration {
 	if s, err := strconv.Atoi(os.Getenv("HASHLS_WRITERS_SECONDS")); err == nil && s > 0 {
 		return time.Duration(s) * time.Second
 	}
 	if testing.Short() {
-		return 2 * time.Second
+		return time.Second
 	}
 	return 10 * time.Second
 }

@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"syscall"
 )
@@ -56,31 +58,36 @@ func (w *Workspace) relOf(abs string) (rel string, ok bool) {
 	return filepath.ToSlash(r), true
 }
 
-// fileAt is a file as a commit reaches it: its directory, open, and its
-// name there. dir is nil when the directory does not exist.
+// fileAt is a file as a commit reaches it: its directory, open and locked
+// (lockSet.at), and its name there. dir is nil when the directory does not
+// exist.
 type fileAt struct {
 	dir  *os.Root
 	name string
 }
 
-// openAt opens the directory of the root-relative rel. A missing directory
-// is no error: the fileAt has no dir (the file does not exist).
-func (w *Workspace) openAt(rel string) (fileAt, error) {
-	d, base := splitRel(rel)
-	r, err := w.fsroot.OpenRoot(rootName(d))
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-			return fileAt{name: base}, nil
+// openSubRoot opens the root-relative directory rel beneath the root. Its
+// error for something that is not a directory is ENOTDIR (os.Root's own
+// says so only in words).
+func (w *Workspace) openSubRoot(rel string) (*os.Root, error) {
+	r, err := w.fsroot.OpenRoot(rootName(rel))
+	if err != nil && !isNotExist(err) {
+		if fi, serr := w.fsroot.Stat(rootName(rel)); serr == nil && !fi.IsDir() {
+			return nil, &fs.PathError{Op: "open", Path: rel, Err: syscall.ENOTDIR}
 		}
-		return fileAt{}, err
 	}
-	return fileAt{dir: r, name: base}, nil
+	return r, err
 }
 
-func (f fileAt) close() {
-	if f.dir != nil {
-		f.dir.Close()
-	}
+// isNotExist reports whether err says a path does not exist (or an element
+// on its way is not a directory).
+func isNotExist(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+}
+
+// ensurePrivateDir creates dir (and its parents) owner-only.
+func ensurePrivateDir(dir string) error {
+	return os.MkdirAll(dir, 0o700)
 }
 
 // notAFile is what fileSHA reports for something at a path that is not a
@@ -164,7 +171,11 @@ func syncDir(dir *os.Root) {
 func (w *Workspace) mkdirParents(dir string) ([]string, error) {
 	var missing []string
 	for d := dir; d != "." && d != ""; d, _ = splitRel(d) {
-		if _, err := w.fsroot.Lstat(rootName(d)); !errors.Is(err, fs.ErrNotExist) {
+		fi, err := w.fsroot.Stat(rootName(d))
+		if err == nil && !fi.IsDir() {
+			return nil, &fs.PathError{Op: "mkdir", Path: d, Err: syscall.ENOTDIR}
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
 			break
 		}
 		missing = append(missing, d)
@@ -184,15 +195,15 @@ func (w *Workspace) mkdirParents(dir string) ([]string, error) {
 	return made, nil
 }
 
-// removeEmptyDirs removes the root-relative dirs (deepest first) while they
-// are empty.
+// removeEmptyDirs removes those of the root-relative dirs that are empty,
+// deepest first. (One a racing commit has just locked to create a file in
+// makes that commit fail, nothing written, and its caller retry.)
 func (w *Workspace) removeEmptyDirs(dirs []string) {
+	dirs = slices.Clone(dirs)
+	sort.Slice(dirs, func(i, j int) bool { return strings.Count(dirs[i], "/") > strings.Count(dirs[j], "/") })
 	for _, d := range dirs {
-		if fi, err := w.fsroot.Lstat(rootName(d)); err != nil || !fi.IsDir() {
-			return
-		}
-		if w.fsroot.Remove(rootName(d)) != nil {
-			return
+		if fi, err := w.fsroot.Lstat(rootName(d)); err == nil && fi.IsDir() {
+			_ = w.fsroot.Remove(rootName(d)) // fails when not empty
 		}
 	}
 }

@@ -140,11 +140,8 @@ func (w *Workspace) ReadDir(p Path) ([]DirEntry, error) {
 // readDirIn lists the directory p, opened beneath the root, and returns it
 // open (as an os.Root) for the entries' stats.
 func (w *Workspace) readDirIn(p Path) ([]fs.DirEntry, *os.Root, error) {
-	dir, err := w.fsroot.OpenRoot(rootName(p.Rel))
+	dir, err := w.openSubRoot(p.Rel)
 	if err != nil {
-		if fi, serr := w.fsroot.Stat(rootName(p.Rel)); serr == nil && !fi.IsDir() {
-			return nil, nil, syscall.ENOTDIR
-		}
 		return nil, nil, err
 	}
 	f, err := dir.Open(".")

@@ -20,14 +20,14 @@ import (
 )
 
 // swapDuration is how long TestSwapRace swaps: HASHLS_SWAP_SECONDS
-// (bench/races.sh runs it for 60 s), else 2 s with -short and 10 s
+// (bench/races.sh runs it for 60 s), else 1 s with -short and 10 s
 // without.
 func swapDuration() time.Duration {
 	if s, err := strconv.Atoi(os.Getenv("HASHLS_SWAP_SECONDS")); err == nil && s > 0 {
 		return time.Duration(s) * time.Second
 	}
 	if testing.Short() {
-		return 2 * time.Second
+		return time.Second
 	}
 	return 10 * time.Second
 }
