@@ -252,7 +252,7 @@ func lockCancelled(file string, err error) *Error {
 // lockFileIn locks the lock file for the directory identity key in dir
 // (made owner-only), waiting until ctx is done.
 func lockFileIn(ctx context.Context, dir, key string) (release func(), err error) {
-	if err := ensurePrivateDir(dir); err != nil {
+	if err := ensureStateSub(dir); err != nil {
 		return nil, err
 	}
 	name := filepath.Join(dir, shortHash(key)+".lock")

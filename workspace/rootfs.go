@@ -85,11 +85,6 @@ func isNotExist(err error) bool {
 	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
 }
 
-// ensurePrivateDir creates dir (and its parents) owner-only.
-func ensurePrivateDir(dir string) error {
-	return os.MkdirAll(dir, 0o700)
-}
-
 // notAFile is what fileSHA reports for something at a path that is not a
 // regular file (a directory, a link, a device): it matches no content.
 const notAFile = "(not a regular file)"

@@ -253,8 +253,8 @@ func OpenStore(stateDir, root string) (*Store, error) {
 
 // openStoreFile opens the store database at path.
 func openStoreFile(path string, limits Limits) (*Store, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, storeErr(path, err)
+	if err := ensureStateSub(filepath.Dir(path)); err != nil {
+		return nil, err
 	}
 	// Creating the database and switching it to WAL can fail with
 	// SQLITE_BUSY (without waiting) when several processes do it at once, so
@@ -264,6 +264,16 @@ func openStoreFile(path string, limits Limits) (*Store, error) {
 		return nil, storeErr(path, err)
 	}
 	defer release()
+	// The store's files are the user's alone (private.go); a new store is
+	// made 0600, and SQLite gives its -wal and -shm the database's mode.
+	for _, f := range []string{path, path + "-wal", path + "-shm"} {
+		if err := checkOwnFile(f); err != nil {
+			return nil, err
+		}
+	}
+	if f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+		f.Close()
+	}
 	existed := false
 	if fi, err := os.Stat(path); err == nil && fi.Size() > 0 {
 		existed = true
