@@ -157,6 +157,9 @@ type fileState struct {
 	disk    []byte   // the disk text of an overlaid file (nil when missing)
 	sum     [32]byte // sha256 of content (when exists)
 	diskSum [32]byte // sha256 of disk (when not nil)
+	// diskInfo is the file on disk as it was read (when disk is not nil):
+	// the commit checks just before its rename that it is still that one.
+	diskInfo fs.FileInfo
 }
 
 // entry is one change being committed.
@@ -361,7 +364,7 @@ func (w *Workspace) fileState(p Path, at fileAt, buffers bool, base Base) (fileS
 	if text, version, ok := w.Overlay(p); ok && buffers {
 		st = fileState{exists: true, content: text, mode: 0o644, overlay: true, version: version, sum: base.sumOf(text)}
 		if b, fi, err := readDisk(at.dir, at.name, p); err == nil {
-			st.disk, st.mode, st.diskSum = b, keptMode(fi), base.sumOf(b)
+			st.disk, st.mode, st.diskSum, st.diskInfo = b, keptMode(fi), base.sumOf(b), fi
 		}
 		return st, nil
 	}
@@ -371,14 +374,14 @@ func (w *Workspace) fileState(p Path, at fileAt, buffers bool, base Base) (fileS
 		// reported from what was read. The state then shares base's
 		// bytes (the commit only reads content and disk).
 		if same, fi, err := diskHolds(at.dir, at.name, p, base.content); err == nil && same {
-			return fileState{exists: true, content: base.content, disk: base.content, sum: base.sum, diskSum: base.sum, mode: keptMode(fi)}, nil
+			return fileState{exists: true, content: base.content, disk: base.content, sum: base.sum, diskSum: base.sum, mode: keptMode(fi), diskInfo: fi}, nil
 		}
 	}
 	b, fi, err := readDisk(at.dir, at.name, p)
 	switch {
 	case err == nil:
 		sum := base.sumOf(b)
-		return fileState{exists: true, content: b, disk: b, sum: sum, diskSum: sum, mode: keptMode(fi)}, nil
+		return fileState{exists: true, content: b, disk: b, sum: sum, diskSum: sum, mode: keptMode(fi), diskInfo: fi}, nil
 	case IsKind(err, KindNotFound):
 		return fileState{}, nil
 	default:
@@ -501,11 +504,7 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 		if e.renameFrom != nil {
 			continue // the editor moves the file into the directory made
 		}
-		var old fs.FileInfo
-		if e.cur.disk != nil {
-			old, _ = e.at.dir.Lstat(e.at.name)
-		}
-		if err := writeTemp(e.at.dir, e.tmp, e.ch.New, fs.FileMode(in.Entries[i].Mode), old); err != nil {
+		if err := writeTemp(e.at.dir, e.tmp, e.ch.New, fs.FileMode(in.Entries[i].Mode), e.cur.diskInfo); err != nil {
 			return abandon(fsError("write", e.ch.Path.Rel, err))
 		}
 	}
@@ -517,6 +516,17 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 	// 3. Renames and removes, then the directories made durable.
 	if testHookRename != nil {
 		testHookRename()
+	}
+	// A program that is not hashls (an editor saving, git checkout) takes
+	// no lock: each file is checked once more, just before the renames, to
+	// be the one whose content was checked (or still absent).
+	for _, e := range disk {
+		if e.renameFrom != nil || e.renamed {
+			continue
+		}
+		if err := unchangedSince(e); err != nil {
+			return abandon(err)
+		}
 	}
 	if err := rollForward(localOps()); err != nil {
 		return abandon(&Error{Kind: ioKindOf(err), Msg: fmt.Sprintf("commit: %v", err), Err: err})
@@ -608,6 +618,24 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 		out.Files[i] = e.res
 	}
 	return out, nil
+}
+
+// unchangedSince checks that e's file on disk is still the one the commit
+// read (same file, size and modification time: replaced or written since
+// is a stale error), or still absent when it was.
+func unchangedSince(e *entry) error {
+	fi, err := e.at.dir.Lstat(e.at.name)
+	switch {
+	case e.cur.diskInfo == nil && isNotExist(err):
+		return nil
+	case e.cur.diskInfo == nil && err == nil:
+		return &Error{Kind: KindStale, Msg: fmt.Sprintf("%s was created on disk by another program while hashls was writing it; re-read it and retry", e.ch.Path.Rel)}
+	case err != nil:
+		return fsError("check", e.ch.Path.Rel, err)
+	case !sameVersion(e.cur.diskInfo, fi):
+		return &Error{Kind: KindStale, Msg: fmt.Sprintf("%s changed on disk (another program wrote it) while hashls was writing it; re-read it and retry", e.ch.Path.Rel)}
+	}
+	return nil
 }
 
 // testHookRename, set by tests only, runs just before a commit's renames

@@ -11,6 +11,14 @@ import (
 // (renameat(2) on dir's descriptor: both names in that directory).
 func replaceFile(dir *os.Root, tmp, name string) error { return dir.Rename(tmp, name) }
 
+// sameVersion reports whether a and b are one file (device and inode) with
+// the same size and modification time.
+func sameVersion(a, b os.FileInfo) bool {
+	sa, ok1 := a.Sys().(*syscall.Stat_t)
+	sb, ok2 := b.Sys().(*syscall.Stat_t)
+	return ok1 && ok2 && sa.Dev == sb.Dev && sa.Ino == sb.Ino && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
+}
+
 // removeFile removes the file name in dir.
 func removeFile(dir *os.Root, name string) error { return dir.Remove(name) }
 

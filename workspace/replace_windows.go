@@ -44,6 +44,12 @@ func replaceFile(dir *os.Root, tmp, name string) error {
 	return err
 }
 
+// sameVersion reports whether a and b have the same size and modification
+// time (a replaced file gets its replacement's).
+func sameVersion(a, b os.FileInfo) bool {
+	return a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
+}
+
 // removeFile removes the file name in dir, retrying like replaceFile while
 // another program holds it open.
 func removeFile(dir *os.Root, name string) error {

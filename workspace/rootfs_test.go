@@ -93,3 +93,36 @@ func TestOperationsStayInRoot(t *testing.T) {
 		t.Errorf("temp files outside: %v", tmp)
 	}
 }
+
+// TestExternalWriteBeforeRename: a program that is not hashls writes the
+// file (or creates it) between the commit's check and its rename: the
+// commit is refused as stale, and the other program's content stays.
+func TestExternalWriteBeforeRename(t *testing.T) {
+	w, root := newStoreWS(t)
+	w.SetBufferEditor(nil)
+	for _, n := range []string{"a.txt", "c.txt"} {
+		w.CloseOverlay(mustResolve(t, w, n))
+	}
+	ctx := context.Background()
+	for _, c := range []struct{ name, file, external string }{
+		{"written in place", "a.txt", "an editor's save\n"},
+		{"created", "new.txt", "git checkout\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			abs := filepath.Join(root, c.file)
+			old, _ := os.ReadFile(abs)
+			testHookRename = func() { os.WriteFile(abs, []byte(c.external), 0o644) }
+			defer func() { testHookRename = nil }()
+			err := writeFile(w, ctx, mustResolve(t, w, c.file), old, []byte("hashls\n"), "")
+			if !IsKind(err, KindStale) || !strings.Contains(err.Error(), "another program") {
+				t.Fatalf("commit: %v, want a stale error naming another program", err)
+			}
+			if got, _ := os.ReadFile(abs); string(got) != c.external {
+				t.Fatalf("%s holds %q, want the other program's %q", c.file, got, c.external)
+			}
+			if tmp := tempFiles(t, root); len(tmp) != 0 {
+				t.Fatalf("temp files left: %v", tmp)
+			}
+		})
+	}
+}
