@@ -41,6 +41,26 @@ func killSelf() {
 	time.Sleep(time.Hour)
 }
 
+// killedAtRename makes a root holding f.txt ("base\n") and a state
+// directory, and kills a writer of "dead write\n" to f.txt at its rename.
+// With open set, a process opens the store first and is returned, open
+// all along (a long-lived server).
+func killedAtRename(t *testing.T, open bool) (root, state string, long *Workspace) {
+	t.Helper()
+	base := t.TempDir()
+	root, state = filepath.Join(base, "root"), filepath.Join(base, "state")
+	os.MkdirAll(root, 0o755)
+	os.WriteFile(filepath.Join(root, "f.txt"), []byte("base\n"), 0o644)
+	if open {
+		var err error
+		if long, err = Open(root, Options{StateDir: state}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runKilledChild(t, "killrename", "CHILD_ROOT="+root, "CHILD_STATE="+state, "CHILD_FILE=f.txt", "CHILD_NEW=dead write\n")
+	return root, state, long
+}
+
 // runKilledChild runs the child role and checks that it died by its own
 // kill (not an error exit).
 func runKilledChild(t *testing.T, role string, env ...string) {
@@ -68,15 +88,7 @@ func TestKillAtRenameThenLaterCommit(t *testing.T) {
 	const runs = 20
 	for run := 0; run < runs; run++ {
 		aba := run%2 == 1
-		base := t.TempDir()
-		root, state := filepath.Join(base, "root"), filepath.Join(base, "state")
-		os.MkdirAll(root, 0o755)
-		os.WriteFile(filepath.Join(root, "f.txt"), []byte("base\n"), 0o644)
-		long, err := Open(root, Options{StateDir: state}) // the MCP server, open all along
-		if err != nil {
-			t.Fatal(err)
-		}
-		runKilledChild(t, "killrename", "CHILD_ROOT="+root, "CHILD_STATE="+state, "CHILD_FILE=f.txt", "CHILD_NEW=dead write\n")
+		root, state, long := killedAtRename(t, true) // long: the MCP server, open all along
 		if ins, _ := long.store.pendingIntents(); len(ins) != 1 {
 			t.Fatalf("run %d: journal after the kill: %+v", run, ins)
 		}
@@ -123,11 +135,7 @@ func TestKillAtRenameThenLaterCommit(t *testing.T) {
 // TestKillAtRenameRollsForward: with no later commit, the dead write's
 // complete temp file is renamed into place by the next open.
 func TestKillAtRenameRollsForward(t *testing.T) {
-	base := t.TempDir()
-	root, state := filepath.Join(base, "root"), filepath.Join(base, "state")
-	os.MkdirAll(root, 0o755)
-	os.WriteFile(filepath.Join(root, "f.txt"), []byte("base\n"), 0o644)
-	runKilledChild(t, "killrename", "CHILD_ROOT="+root, "CHILD_STATE="+state, "CHILD_FILE=f.txt", "CHILD_NEW=dead write\n")
+	root, state, _ := killedAtRename(t, false)
 	w, err := Open(root, Options{StateDir: state})
 	if err != nil {
 		t.Fatal(err)
@@ -146,11 +154,7 @@ func TestKillAtRenameRollsForward(t *testing.T) {
 // neither the base nor the new content, leaves the file as it is, reports
 // it and removes the temp file.
 func TestKillAtRenameThenExternalChange(t *testing.T) {
-	base := t.TempDir()
-	root, state := filepath.Join(base, "root"), filepath.Join(base, "state")
-	os.MkdirAll(root, 0o755)
-	os.WriteFile(filepath.Join(root, "f.txt"), []byte("base\n"), 0o644)
-	runKilledChild(t, "killrename", "CHILD_ROOT="+root, "CHILD_STATE="+state, "CHILD_FILE=f.txt", "CHILD_NEW=dead write\n")
+	root, state, _ := killedAtRename(t, false)
 	os.WriteFile(filepath.Join(root, "f.txt"), []byte("an editor's save\n"), 0o644)
 	w, err := Open(root, Options{StateDir: state})
 	if err != nil {
@@ -261,11 +265,11 @@ func childWriter() error {
 	return nil
 }
 
-// writersDuration is how long TestConcurrentWritersNoRecovery runs:
-// HASHLS_WRITERS_SECONDS (bench/races.sh runs it for 60 s), else 1 s with
-// -short and 10 s without.
-func writersDuration() time.Duration {
-	if s, err := strconv.Atoi(os.Getenv("HASHLS_WRITERS_SECONDS")); err == nil && s > 0 {
+// raceDuration is how long a race test runs: the seconds in the variable
+// env (bench/races.sh runs them for 60 s), else 1 s with -short and 10 s
+// without.
+func raceDuration(env string) time.Duration {
+	if s, err := strconv.Atoi(os.Getenv(env)); err == nil && s > 0 {
 		return time.Duration(s) * time.Second
 	}
 	if testing.Short() {
@@ -276,7 +280,8 @@ func writersDuration() time.Duration {
 
 // TestConcurrentWritersNoRecovery: four processes committing at once, none
 // killed, each opening the store for every commit (as CLI calls do): no
-// recovery ever runs, so the audit log has no recovery rows.
+// recovery ever runs, so the audit log has no recovery rows. It runs for
+// HASHLS_WRITERS_SECONDS (raceDuration).
 func TestConcurrentWritersNoRecovery(t *testing.T) {
 	const k = 4
 	base := t.TempDir()
@@ -285,7 +290,7 @@ func TestConcurrentWritersNoRecovery(t *testing.T) {
 	for i := 0; i < k; i++ {
 		os.WriteFile(filepath.Join(root, "w"+strconv.Itoa(i)+".txt"), []byte("start\n"), 0o644)
 	}
-	d := writersDuration()
+	d := raceDuration("HASHLS_WRITERS_SECONDS")
 	runChildren(t, "writer", k, func(i int) []string {
 		return []string{"CHILD_ROOT=" + root, "CHILD_STATE=" + state, "CHILD_MS=" + strconv.Itoa(int(d/time.Millisecond))}
 	})

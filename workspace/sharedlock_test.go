@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -52,35 +50,15 @@ func childEditOnce() error {
 // the rounds in which an edit both children reported as done is missing.
 func editRounds(t *testing.T, rounds int, file string, roots, stateDirs [2]string) (lost int) {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	abs := filepath.Join(roots[0], file)
 	for r := 0; r < rounds; r++ {
 		if err := os.WriteFile(abs, []byte("round "+strconv.Itoa(r)+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		at := time.Now().Add(150 * time.Millisecond).UnixNano()
-		var wg sync.WaitGroup
-		errs := make([]error, 2)
-		outs := make([][]byte, 2)
-		for i := 0; i < 2; i++ {
-			cmd := exec.Command(exe, "-test.run=^$")
-			cmd.Env = append(os.Environ(), "HASHLS_WS_CHILD=editonce", "CHILD_ID="+strconv.Itoa(i),
-				"CHILD_ROOT="+roots[i], "CHILD_STATE="+stateDirs[i], "CHILD_FILE="+file, "CHILD_AT="+strconv.FormatInt(at, 10))
-			wg.Add(1)
-			go func(i int) {
-				defer wg.Done()
-				outs[i], errs[i] = cmd.CombinedOutput()
-			}(i)
-		}
-		wg.Wait()
-		for i := range errs {
-			if errs[i] != nil {
-				t.Fatalf("round %d, child %d: %v\n%s", r, i, errs[i], outs[i])
-			}
-		}
+		at := strconv.FormatInt(time.Now().Add(150*time.Millisecond).UnixNano(), 10)
+		runChildren(t, "editonce", 2, func(i int) []string {
+			return []string{"CHILD_ROOT=" + roots[i], "CHILD_STATE=" + stateDirs[i], "CHILD_FILE=" + file, "CHILD_AT=" + at}
+		})
 		got, _ := os.ReadFile(abs)
 		if !strings.Contains(string(got), "edit by 0\n") || !strings.Contains(string(got), "edit by 1\n") {
 			lost++

@@ -19,19 +19,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// swapDuration is how long TestSwapRace swaps: HASHLS_SWAP_SECONDS
-// (bench/races.sh runs it for 60 s), else 1 s with -short and 10 s
-// without.
-func swapDuration() time.Duration {
-	if s, err := strconv.Atoi(os.Getenv("HASHLS_SWAP_SECONDS")); err == nil && s > 0 {
-		return time.Duration(s) * time.Second
-	}
-	if testing.Short() {
-		return time.Second
-	}
-	return 10 * time.Second
-}
-
 // treeSums maps every entry under dir (relative) to the sha256 of its
 // content ("dir" for a directory, "link:TARGET" for a link).
 func treeSums(t *testing.T, dir string) map[string]string {
@@ -68,7 +55,8 @@ func treeSums(t *testing.T, dir string) map[string]string {
 // workers create, write, move, delete and read files under a/. Every
 // operation resolves beneath the root when it happens: nothing outside is
 // made, changed, moved, removed or read, no temp file is left outside, and
-// every audited change is a file inside the root.
+// every audited change is a file inside the root. It runs for
+// HASHLS_SWAP_SECONDS (raceDuration).
 func TestSwapRace(t *testing.T) {
 	base := t.TempDir()
 	root, outside := filepath.Join(base, "root"), filepath.Join(base, "outside")
@@ -102,7 +90,7 @@ func TestSwapRace(t *testing.T) {
 	unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, link, unix.RENAME_EXCHANGE)
 
 	ctx := context.Background()
-	d := swapDuration()
+	d := raceDuration("HASHLS_SWAP_SECONDS")
 	stop := make(chan struct{})
 	var swaps atomic.Int64
 	var wg sync.WaitGroup
