@@ -320,6 +320,7 @@ func TestDiskHolds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer w.Close()
 	big := bytes.Repeat([]byte("0123456789abcdef"), 20000) // 320 KB: five reads
 	lastByte := bytes.Clone(big)
 	lastByte[len(lastByte)-1] = 'X'
@@ -366,6 +367,7 @@ func TestFileStateUnchangedFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer w.Close()
 	p := mustResolve(t, w, "run.sh")
 	content := []byte("#!/bin/sh\necho hi\n")
 	if err := os.WriteFile(p.Abs, content, 0o755); err != nil {

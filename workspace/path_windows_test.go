@@ -33,6 +33,7 @@ func newWinWS(t *testing.T) *Workspace {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { w.Close() }) // its root is open (on Windows it cannot be removed until closed)
 	return w
 }
 

@@ -174,7 +174,8 @@ func TestKillAtRenameThenExternalChange(t *testing.T) {
 
 // TestRecoverLeavesLiveIntents: an intent whose owner runs (another
 // process, or this one while it commits) is never recovered, even when
-// its files are free; one whose owner is gone is.
+// its files are free; one whose owner is gone (ended, or its pid now
+// another process's) is.
 func TestRecoverLeavesLiveIntents(t *testing.T) {
 	w, root := newStoreWS(t)
 	ctx := context.Background()
@@ -189,15 +190,25 @@ func TestRecoverLeavesLiveIntents(t *testing.T) {
 		}
 		return in.ID
 	}
-	// A live process: the parent of this test (it runs while we do).
-	ppid := os.Getppid()
-	start, st := processStart(ppid)
-	if st != procAlive {
-		t.Skipf("the OS does not say whether pid %d runs", ppid)
+	// A live process: a child of this test, sleeping.
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
 	}
-	live := add(ownerToken(ppid, start), ppid)
+	child := exec.Command(exe, "-test.run=^$")
+	child.Env = append(os.Environ(), "HASHLS_WS_CHILD=sleep")
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer child.Process.Kill()
+	cpid := child.Process.Pid
+	start, st := processStart(cpid)
+	if st != procAlive {
+		t.Fatalf("processStart(%d) of a running child: %v", cpid, st)
+	}
+	live := add(ownerToken(cpid, start), cpid)
 	// The same pid started at another time: pid reuse, the owner is gone.
-	reused := add(ownerToken(ppid, start+"0"), ppid)
+	reused := add(ownerToken(cpid, start+"0"), cpid)
 	// This process, committing it now.
 	mine := add(selfOwner(), os.Getpid())
 	release := w.store.holdIntent(mine)
@@ -212,6 +223,12 @@ func TestRecoverLeavesLiveIntents(t *testing.T) {
 	}
 	if ins, _ := w.store.pendingIntents(); len(ins) != 1 || ins[0].ID != live {
 		t.Fatalf("journal: %+v", ins)
+	}
+	// Its owner killed: it is recovered.
+	child.Process.Kill()
+	child.Wait()
+	if recs, _ = w.Recover(ctx); len(recs) != 1 || recs[0].Intent != live {
+		t.Fatalf("recover after the owner died: %+v", recs)
 	}
 }
 

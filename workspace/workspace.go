@@ -58,7 +58,7 @@ func Open(root string, opts Options) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	fsroot, err := os.OpenRoot(real)
+	fsroot, err := openRoot(real)
 	if err != nil {
 		return nil, fsError("workspace root", real, err)
 	}
