@@ -283,8 +283,8 @@ func childWriter() error {
 }
 
 // raceDuration is how long a race test runs: the seconds in the variable
-// env (bench/races.sh runs them for 60 s), else 1 s with -short and 10 s
-// without.
+// env (bench/races.sh runs them for 60 s), else 1 s with -short and 5 s
+// without (CI).
 func raceDuration(env string) time.Duration {
 	if s, err := strconv.Atoi(os.Getenv(env)); err == nil && s > 0 {
 		return time.Duration(s) * time.Second
@@ -292,7 +292,7 @@ func raceDuration(env string) time.Duration {
 	if testing.Short() {
 		return time.Second
 	}
-	return 10 * time.Second
+	return 5 * time.Second
 }
 
 // TestConcurrentWritersNoRecovery: four processes committing at once, none
