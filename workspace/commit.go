@@ -354,9 +354,9 @@ func keptMode(fi fs.FileInfo) fs.FileMode {
 	return fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
 }
 
-// fileState reads p (at, its directory) as Commit sees it: the open buffer when there is one
-// and an editor to apply changes to it (without an editor, changes go to
-// the disk and are checked against it). Each state is hashed once (the
+// fileState reads p (in at, its directory as locked) as Commit sees it: the
+// open buffer when there is one and an editor to apply changes to it
+// (without an editor, changes go to the disk and are checked against it). Each state is hashed once (the
 // check, the journal, the trash and the result share the sum), or not at
 // all when it is exactly base's known content.
 func (w *Workspace) fileState(p Path, at fileAt, buffers bool, base Base) (fileState, error) {
@@ -468,14 +468,11 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 		d, _ := splitRel(e.ch.Path.Rel)
 		ops[i] = diskOp{intentEntry: in.Entries[i], at: e.at, dir: d}
 	}
-	localOps := func() []diskOp {
-		var local []diskOp
-		for i, e := range disk {
-			if e.renameFrom == nil && !e.renamed {
-				local = append(local, ops[i])
-			}
+	var local []diskOp
+	for i, e := range disk {
+		if e.renameFrom == nil && !e.renamed {
+			local = append(local, ops[i])
 		}
-		return local
 	}
 	// abandon undoes everything done so far and closes the intent.
 	abandon := func(cause error) (*Committed, error) {
@@ -528,7 +525,7 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 			return abandon(err)
 		}
 	}
-	if err := rollForward(localOps()); err != nil {
+	if err := rollForward(local); err != nil {
 		return abandon(&Error{Kind: ioKindOf(err), Msg: fmt.Sprintf("commit: %v", err), Err: err})
 	}
 	// 4. Open documents, through the editor (into its undo history): the
