@@ -3,9 +3,7 @@
 package agent
 
 import (
-	"crypto/sha256"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,9 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashls/hashls/internal/testsys"
 	"github.com/hashls/hashls/treesitter"
 	"github.com/hashls/hashls/workspace"
-	"golang.org/x/sys/unix"
 )
 
 // TestToolsSwapRace is the probe's race through the tools: a loop swaps
@@ -39,46 +37,23 @@ func TestToolsSwapRace(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(root, "link")); err != nil {
 		t.Fatal(err)
 	}
-	sums := func() map[string]string {
-		out := map[string]string{}
-		filepath.WalkDir(outside, func(p string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() {
-				b, _ := os.ReadFile(p)
-				out[p] = fmt.Sprintf("%x", sha256.Sum256(b))
-			}
-			return nil
-		})
-		return out
+	before, err := testsys.TreeSums(outside)
+	if err != nil {
+		t.Fatal(err)
 	}
-	before := sums()
-	a, link := filepath.Join(root, "a"), filepath.Join(root, "link")
-	if err := unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, link, unix.RENAME_EXCHANGE); err != nil {
-		t.Skipf("renameat2 RENAME_EXCHANGE: %v", err)
-	}
-	unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, link, unix.RENAME_EXCHANGE)
 	ws, err := workspace.Open(root, workspace.Options{StateDir: filepath.Join(base, "state")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ws.Close()
+	stopSwapping, err := testsys.SwapLoop(filepath.Join(root, "a"), filepath.Join(root, "link"))
+	if err != nil {
+		t.Skip(err)
+	}
 	env := &Env{WS: ws, Resolver: &treesitter.Resolver{}}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	var swaps, done, outsideReads atomic.Int64
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			if unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, link, unix.RENAME_EXCHANGE) == nil {
-				swaps.Add(1)
-			}
-		}
-	}()
+	var done, outsideReads atomic.Int64
 	for w := 0; w < 3; w++ {
 		wg.Add(1)
 		go func(w int) {
@@ -127,19 +102,13 @@ func TestToolsSwapRace(t *testing.T) {
 	time.Sleep(d)
 	close(stop)
 	wg.Wait()
-	after := sums()
-	var escaped []string
-	for k, v := range after {
-		if before[k] != v {
-			escaped = append(escaped, "made or changed "+k)
-		}
+	swaps := stopSwapping()
+	after, err := testsys.TreeSums(outside)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for k := range before {
-		if _, ok := after[k]; !ok {
-			escaped = append(escaped, "removed or moved "+k)
-		}
-	}
-	t.Logf("%v: %d swaps, %d tool calls succeeded; outside: %d made/changed/moved/removed, %d reads of outside content", d, swaps.Load(), done.Load(), len(escaped), outsideReads.Load())
+	escaped := testsys.TreeChanges(before, after)
+	t.Logf("%v: %d swaps, %d tool calls succeeded; outside: %d made/changed/moved/removed, %d reads of outside content", d, swaps, done.Load(), len(escaped), outsideReads.Load())
 	if len(escaped) > 0 || outsideReads.Load() > 0 {
 		t.Fatalf("escaped the root: %d reads of outside content; %v", outsideReads.Load(), escaped)
 	}

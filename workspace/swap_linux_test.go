@@ -4,9 +4,7 @@ package workspace
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -16,39 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/hashls/hashls/internal/testsys"
 )
-
-// treeSums maps every entry under dir (relative) to the sha256 of its
-// content ("dir" for a directory, "link:TARGET" for a link).
-func treeSums(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		switch {
-		case d.IsDir():
-			out[rel] = "dir"
-		case d.Type()&fs.ModeSymlink != 0:
-			target, _ := os.Readlink(p)
-			out[rel] = "link:" + target
-		default:
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			out[rel] = fmt.Sprintf("%x", sha256.Sum256(b))
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
 
 // TestSwapRace: a loop swaps root/a, a directory, with root/link, a symlink
 // to a directory outside the root (renameat2 RENAME_EXCHANGE), while
@@ -75,39 +42,23 @@ func TestSwapRace(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(root, "link")); err != nil {
 		t.Fatal(err)
 	}
-	before := treeSums(t, outside)
+	before, err := testsys.TreeSums(outside)
+	if err != nil {
+		t.Fatal(err)
+	}
 	w, err := Open(root, Options{StateDir: filepath.Join(base, "state")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	// Probe once that the kernel swaps (renameat2 needs Linux 3.15 and a
-	// file system that supports RENAME_EXCHANGE).
-	a, link := filepath.Join(root, "a"), filepath.Join(root, "link")
-	if err := unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, link, unix.RENAME_EXCHANGE); err != nil {
-		t.Skipf("renameat2 RENAME_EXCHANGE: %v", err)
-	}
-	unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, link, unix.RENAME_EXCHANGE)
-
 	ctx := context.Background()
 	d := raceDuration("HASHLS_SWAP_SECONDS")
+	stopSwapping, err := testsys.SwapLoop(filepath.Join(root, "a"), filepath.Join(root, "link"))
+	if err != nil {
+		t.Skip(err)
+	}
 	stop := make(chan struct{})
-	var swaps atomic.Int64
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			if unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, link, unix.RENAME_EXCHANGE) == nil {
-				swaps.Add(1)
-			}
-		}
-	}()
 	var ops, done, outsideReads atomic.Int64
 	worker := func(id int) {
 		defer wg.Done()
@@ -206,22 +157,12 @@ func TestSwapRace(t *testing.T) {
 	time.Sleep(d)
 	close(stop)
 	wg.Wait()
-	// Put a/ back where it was for the checks below.
-	if fi, err := os.Lstat(a); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, link, unix.RENAME_EXCHANGE)
+	swaps := stopSwapping()
+	after, err := testsys.TreeSums(outside)
+	if err != nil {
+		t.Fatal(err)
 	}
-	after := treeSums(t, outside)
-	var escaped []string
-	for k, v := range after {
-		if before[k] != v {
-			escaped = append(escaped, "made or changed "+k)
-		}
-	}
-	for k := range before {
-		if _, ok := after[k]; !ok {
-			escaped = append(escaped, "removed or moved "+k)
-		}
-	}
+	escaped := testsys.TreeChanges(before, after)
 	log, err := w.Store().AuditLog(0)
 	if err != nil {
 		t.Fatal(err)
@@ -232,11 +173,11 @@ func TestSwapRace(t *testing.T) {
 		}
 	}
 	t.Logf("%v: %d swaps, %d operations (%d succeeded), %d audit rows; outside: %d made/changed/moved/removed, %d reads of outside content",
-		d, swaps.Load(), ops.Load(), done.Load(), len(log), len(escaped), outsideReads.Load())
+		d, swaps, ops.Load(), done.Load(), len(log), len(escaped), outsideReads.Load())
 	if len(escaped) > 0 || outsideReads.Load() > 0 {
 		t.Fatalf("escaped the root: %d reads of outside content; %v", outsideReads.Load(), escaped)
 	}
-	if swaps.Load() == 0 || done.Load() == 0 {
-		t.Fatalf("no race: %d swaps, %d operations done", swaps.Load(), done.Load())
+	if swaps == 0 || done.Load() == 0 {
+		t.Fatalf("no race: %d swaps, %d operations done", swaps, done.Load())
 	}
 }
