@@ -53,7 +53,7 @@ func (c *cli) mcpCmd(args []string) int {
 	logf := func(format string, args ...any) { fmt.Fprintf(c.stderr, "hashls: "+format+"\n", args...) }
 	servers := langserver.NewPool(langserver.Options{Logf: logf})
 	defer servers.Close()
-	srv, err := mcp.New(mcp.Options{Root: c.root, Version: version(), Logf: logf, Edit: editSettingsFromEnv(), NoHub: c.noHub || hub.Disabled(), LangServers: servers})
+	srv, err := mcp.New(mcp.Options{Root: c.root, Version: version(), Logf: logf, Edit: editSettingsFromEnv(), NoHub: c.noHub || hub.Disabled(), LangServers: servers, Sets: c.sets})
 	if err != nil {
 		fmt.Fprintf(c.stderr, "hashls mcp: %v\n", err)
 		return exitTool

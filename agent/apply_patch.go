@@ -22,10 +22,14 @@ type applyPatchTool struct{}
 
 func (applyPatchTool) Name() string { return "apply_patch" }
 func (applyPatchTool) Description() string {
-	return "Apply a Codex-format patch (*** Begin Patch / *** Add File: | *** Delete File: | *** Update File: [*** Move to:] with @@ chunks of ' ', '-', '+' lines / *** End Patch) to several files all-or-nothing, optionally gated by expectedSha256ByPath"
+	return "Apply a Codex-format patch to several files, all or nothing"
 }
 func (applyPatchTool) Schema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"input":{"type":"string","description":"The entire patch: '*** Begin Patch', then file sections ('*** Add File: PATH' followed by '+' lines; '*** Delete File: PATH'; '*** Update File: PATH', optionally '*** Move to: NEW_PATH', then chunks each introduced by '@@' or '@@ <a line before the change>' with ' ' context, '-' removed and '+' added lines, optionally ending with '*** End of File'), then '*** End Patch'. Paths are relative to the workspace root."},"expectedSha256ByPath":{"type":"object","additionalProperties":{"type":"string"},"description":"Optional stale-file gate: path → sha256 (hex) of the file's current bytes, as returned by read. \"\" asserts that the path does not exist (for Add File). Paths not listed are not checked."},"allowVcs":{"type":"boolean","description":"Allow changes under .git, .hg or .svn, refused by default (a write there can make git run code on the next git command)"},` + afterEditProps + `},"required":["input"],"additionalProperties":false}`)
+	return json.RawMessage(`{"type":"object","properties":{` +
+		`"input":{"type":"string","description":"*** Begin Patch, then per file *** Add File: P (+ lines) | *** Delete File: P | *** Update File: P [*** Move to: Q] with @@ chunks of ' ' context, - and + lines, then *** End Patch"},` +
+		`"expectedSha256ByPath":{"type":"object","additionalProperties":{"type":"string"},"description":"optional: path → sha256 it must have (\"\": must not exist)"},` +
+		`"allowVcs":{"type":"boolean","description":"allow changes under .git, .hg or .svn"},` + afterEditProps +
+		`},"required":["input"],"additionalProperties":false}`)
 }
 
 type applyPatchArgs struct {

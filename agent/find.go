@@ -30,16 +30,16 @@ type findTool struct{}
 
 func (findTool) Name() string { return "find" }
 func (findTool) Description() string {
-	return "Find paths by glob (newest first, grouped by directory), gitignore-aware; use search for content matches"
+	return "Find files by glob, newest first, gitignore-aware: *.go matches at any depth, src/*.go only in src, a directory means all below it"
 }
 func (findTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
-		`"paths":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}],"description":"Globs, files or directories (several are merged). *.ts searches recursively; src/*.ts does not; a directory means everything below it"},` +
-		`"literal":{"type":"boolean","description":"Take each path as it is written: * ? [ ] { } and commas are parts of names, not glob syntax (default false)"},` +
-		`"hidden":{"type":"boolean","description":"Include hidden files (default true)"},` +
-		`"gitignore":{"type":"boolean","description":"Respect .gitignore (default true)"},` +
-		`"limit":{"type":"number","description":"Max paths returned, 1..200 (default 200)"},` +
-		`"timeout":{"type":"number","description":"Timeout in seconds, 0.5..60 (default 5); partial results on timeout"}` +
+		`"paths":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}],"description":"Globs, files or directories"},` +
+		`"literal":{"type":"boolean","description":"paths are names as written, not globs"},` +
+		`"hidden":{"type":"boolean","description":"include hidden files (default true)"},` +
+		`"gitignore":{"type":"boolean","description":"respect .gitignore (default true)"},` +
+		`"limit":{"type":"number","description":"1-200 (default 200)"},` +
+		`"timeout":{"type":"number","description":"seconds, 0.5-60 (default 5)"}` +
 		`},"required":["paths"],"additionalProperties":false}`)
 }
 

@@ -25,10 +25,12 @@ type readTool struct{}
 
 func (readTool) Name() string { return "read" }
 func (readTool) Description() string {
-	return "Read a file as ¶PATH#TAG plus N:TEXT rows (selectors :N, :A-B, :A+C, :raw); code files without a selector return a structural summary; also directories, archive members (a.zip:dir/f.txt) and SQLite (db.sqlite, db.sqlite:table[:key], ?limit=&offset=&order=&where=, ?q=SELECT)"
+	return "Read a file as ¶PATH#TAG then N:TEXT rows (a code file without a selector: its structural summary); also directories, archive members and SQLite"
 }
 func (readTool) Schema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"File or directory path inside the root, optionally with a trailing selector: :N, :N-, :A-B, :A+C, :R1,R2, :raw, :A-B:raw. Archive members: a.zip:dir/f.txt[:5-10] (.zip .jar .tar .tgz .tar.gz). SQLite: db.sqlite (tables), db.sqlite:table (schema and 5 rows), db.sqlite:table:key (one row), db.sqlite:table?limit=20&offset=0&order=col:desc&where=..., db.sqlite?q=SELECT ..."}},"required":["path"],"additionalProperties":false}`)
+	return json.RawMessage(`{"type":"object","properties":{` +
+		`"path":{"type":"string","description":"Path, optionally with :N, :A-B, :A+C, :A-B,C-D or :raw (no rows). Archive member: a.zip:dir/f.txt. SQLite: db.sqlite[:table[:key]][?limit=&offset=&order=&where=], db.sqlite?q=SELECT …"}` +
+		`},"required":["path"],"additionalProperties":false}`)
 }
 
 type readArgs struct {

@@ -25,14 +25,14 @@ type readFileTool struct{}
 
 func (readFileTool) Name() string { return "read_file" }
 func (readFileTool) Description() string {
-	return "Read a text file (optionally lines startLine..endLine, at most maxBytes) with the sha256 of its full content for expectedSha256; the file tools' read"
+	return "Read a text file (or lines startLine..endLine, at most maxBytes) with the sha256 of the whole file, for expectedSha256"
 }
 func (readFileTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
-		`"path":{"type":"string","description":"File path inside the workspace root"},` +
-		`"startLine":{"type":"integer","minimum":1,"description":"First line to return (1-based, default 1)"},` +
-		`"endLine":{"type":"integer","minimum":1,"description":"Last line to return, inclusive (default: the last line)"},` +
-		`"maxBytes":{"type":"integer","minimum":1,"description":"Return at most this many bytes of content, cut at a line end (default 262144, at most 16777216)"}` +
+		`"path":{"type":"string","description":"file path"},` +
+		`"startLine":{"type":"integer","minimum":1,"description":"first line (default 1)"},` +
+		`"endLine":{"type":"integer","minimum":1,"description":"last line (default: the end)"},` +
+		`"maxBytes":{"type":"integer","minimum":1,"description":"at most this many bytes (default 262144)"}` +
 		`},"required":["path"],"additionalProperties":false}`)
 }
 

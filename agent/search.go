@@ -39,16 +39,16 @@ type searchTool struct{}
 
 func (searchTool) Name() string { return "search" }
 func (searchTool) Description() string {
-	return "Search file contents with a Go RE2 regex across files, directories and globs (gitignore-aware); results grouped under ¶PATH#TAG with *N: match and  N: context rows"
+	return "Search file contents with a Go RE2 regex, gitignore-aware: files under ¶PATH#TAG headers with *N: match and N: context rows, 20 files a page"
 }
 func (searchTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
-		`"pattern":{"type":"string","description":"Regex (Go RE2 syntax). Braces that cannot be a repetition are literal; multiline only when the pattern holds \\n"},` +
-		`"paths":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}],"description":"File, directory or glob (or several). A single file may carry a line range: path:50-100 or path:5-16,960-973"},` +
-		`"literal":{"type":"boolean","description":"Match pattern as a fixed string, every character as itself, not a regex (default false)"},` +
-		`"i":{"type":"boolean","description":"Case-insensitive search (default false)"},` +
-		`"gitignore":{"type":"boolean","description":"Respect .gitignore during directory scans (default true)"},` +
-		`"skip":{"type":"number","description":"File-page offset for multi-file results (default 0)"}` +
+		`"pattern":{"type":"string","description":"Go RE2 regex"},` +
+		`"paths":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}],"description":"Files, directories or globs; one file may take :A-B"},` +
+		`"literal":{"type":"boolean","description":"pattern is plain text"},` +
+		`"i":{"type":"boolean","description":"case-insensitive"},` +
+		`"gitignore":{"type":"boolean","description":"respect .gitignore (default true)"},` +
+		`"skip":{"type":"number","description":"files to skip: the next page"}` +
 		`},"required":["pattern","paths"],"additionalProperties":false}`)
 }
 

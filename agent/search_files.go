@@ -16,32 +16,32 @@ type globTool struct{}
 
 func (searchFilesTool) Name() string { return "search_files" }
 func (searchFilesTool) Description() string {
-	return "Search files: mode text (a literal string, the default) or regex (Go RE2) over contents, grouped under ¶PATH#TAG with *N: match rows; mode glob matches paths (as the glob tool); gitignore-aware"
+	return "Search files: mode text (default) or regex (Go RE2) over contents, under ¶PATH#TAG headers with *N: rows; mode glob matches paths; gitignore-aware"
 }
 func (searchFilesTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
-		`"pattern":{"type":"string","description":"What to look for: a literal string (mode text), a Go RE2 regex (mode regex) or a glob such as **/*.go (mode glob)"},` +
-		`"mode":{"type":"string","enum":["text","regex","glob"],"description":"text (default), regex or glob"},` +
-		`"path":{"type":"string","description":"Directory or file to search (default \".\", the root)"},` +
-		`"include":{"type":"string","description":"text and regex modes: only files whose path below path matches this glob (e.g. **/*.go)"},` +
-		`"caseSensitive":{"type":"boolean","description":"text and regex modes (default true)"},` +
-		`"gitignore":{"type":"boolean","description":"Respect .gitignore (default true)"},` +
-		`"skip":{"type":"integer","minimum":0,"description":"text and regex modes: file-page offset (20 files a page; nextSkip in the details)"},` +
-		`"limit":{"type":"integer","minimum":1,"description":"glob mode: at most this many paths, 1..200 (default 200)"}` +
+		`"pattern":{"type":"string","description":"text, regex or glob"},` +
+		`"mode":{"type":"string","enum":["text","regex","glob"]},` +
+		`"path":{"type":"string","description":"directory or file (default the root)"},` +
+		`"include":{"type":"string","description":"text, regex: only paths matching this glob"},` +
+		`"caseSensitive":{"type":"boolean","description":"default true"},` +
+		`"gitignore":{"type":"boolean","description":"respect .gitignore (default true)"},` +
+		`"skip":{"type":"integer","minimum":0,"description":"text, regex: files to skip (20 a page)"},` +
+		`"limit":{"type":"integer","minimum":1,"description":"glob: 1-200 (default 200)"}` +
 		`},"required":["pattern"],"additionalProperties":false}`)
 }
 
 func (globTool) Name() string { return "glob" }
 func (globTool) Description() string {
-	return "Match files and folders against a glob (** crosses directories), newest first, gitignore-aware"
+	return "Match files and folders against a glob (** crosses directories; *.go matches at any depth), newest first, gitignore-aware"
 }
 func (globTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
-		`"pattern":{"type":"string","description":"Glob: *, ?, [abc], {a,b}, ** across directories. A pattern without '/' matches at any depth (*.go = **/*.go)"},` +
-		`"path":{"type":"string","description":"Directory to match under (default \".\", the root)"},` +
-		`"hidden":{"type":"boolean","description":"Include hidden files (default true)"},` +
-		`"gitignore":{"type":"boolean","description":"Respect .gitignore (default true)"},` +
-		`"limit":{"type":"integer","minimum":1,"description":"At most this many paths, 1..200 (default 200)"}` +
+		`"pattern":{"type":"string","description":"glob: * ? [ab] {a,b} **"},` +
+		`"path":{"type":"string","description":"directory to match under (default the root)"},` +
+		`"hidden":{"type":"boolean","description":"include hidden files (default true)"},` +
+		`"gitignore":{"type":"boolean","description":"respect .gitignore (default true)"},` +
+		`"limit":{"type":"integer","minimum":1,"description":"1-200 (default 200)"}` +
 		`},"required":["pattern"],"additionalProperties":false}`)
 }
 

@@ -23,10 +23,17 @@ type writeTool struct{}
 
 func (writeTool) Name() string { return "write" }
 func (writeTool) Description() string {
-	return "Create or overwrite a file with the given content (old content to the trash, a fresh ¶PATH#TAG back); also an archive member (a.zip:dir/f.txt) or a SQLite row (db.sqlite:table inserts, db.sqlite:table:key updates, blank content deletes)"
+	return "Create or replace a whole file (parents created); the old content goes to the trash; prints the new ¶PATH#TAG. Also an archive member or a SQLite row"
 }
 func (writeTool) Schema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"File path inside the root (missing parent directories are created), an archive member a.zip:dir/f.txt (the archive is rewritten atomically, created if missing), or a SQLite row: db.sqlite:table (insert) or db.sqlite:table:key (update; blank content deletes)"},"content":{"type":"string","description":"The complete new content of the file or member; for SQLite a JSON5 object of column values. Text only: content with bytes that are not UTF-8 (or a lone \\ud800) is refused; use contentBase64 for those"},"contentBase64":{"type":"string","description":"Instead of content: the file's bytes in standard base64, written exactly as they are (no line-ending or BOM handling); for files and archive members"},"expectedSha256":{"type":"string","description":"Optional stale-file gate: the sha256 (hex) of the file as you read it (read's details.sha256); \"\" means the file must not exist yet"},"allowVcs":{"type":"boolean","description":"Allow changes under .git, .hg or .svn, refused by default (a write there can make git run code on the next git command)"},"allowGenerated":{"type":"boolean","description":"Overwrite a file marked generated (Code generated … DO NOT EDIT, @generated, *.pb.go, zz_generated.*), refused by default: change its generator instead"},` + afterEditProps + `},"required":["path"],"additionalProperties":false}`)
+	return json.RawMessage(`{"type":"object","properties":{` +
+		`"path":{"type":"string","description":"File, a.zip:member, or db.sqlite:table (insert) / db.sqlite:table:key (update; blank content deletes)"},` +
+		`"content":{"type":"string","description":"The whole new text (SQLite: a JSON5 object)"},` +
+		`"contentBase64":{"type":"string","description":"Instead of content: exact bytes, base64"},` +
+		`"expectedSha256":{"type":"string","description":"Optional: the sha256 the file must have (\"\": must not exist)"},` +
+		`"allowGenerated":{"type":"boolean","description":"overwrite a generated file"},` +
+		`"allowVcs":{"type":"boolean","description":"allow changes under .git, .hg or .svn"},` + afterEditProps +
+		`},"required":["path"],"additionalProperties":false}`)
 }
 
 type writeArgs struct {

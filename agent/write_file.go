@@ -20,26 +20,26 @@ type writeFileTool struct{}
 
 func (createFileTool) Name() string { return "create_file" }
 func (createFileTool) Description() string {
-	return "Create a new text file (missing parent directories are created); fails with already_exists when the path exists"
+	return "Create a new file (parents created); already_exists when the path exists"
 }
 func (createFileTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
-		`"path":{"type":"string","description":"The new file's path inside the workspace root"},` +
-		`"content":{"type":"string","description":"The file's content, written as given"},` +
-		`"allowVcs":{"type":"boolean","description":"Allow a file under .git, .hg or .svn, refused by default"}` +
+		`"path":{"type":"string","description":"new file path"},` +
+		`"content":{"type":"string","description":"its content"},` +
+		`"allowVcs":{"type":"boolean","description":"allow changes under .git, .hg or .svn"}` +
 		`},"required":["path","content"],"additionalProperties":false}`)
 }
 
 func (writeFileTool) Name() string { return "write_file" }
 func (writeFileTool) Description() string {
-	return "Overwrite a file with new content, only if expectedSha256 (read_file's sha256) is still its sha256; the old content goes to the trash"
+	return "Replace a file's content, only if expectedSha256 is still its sha256; the old content goes to the trash"
 }
 func (writeFileTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
-		`"path":{"type":"string","description":"File path inside the workspace root"},` +
-		`"content":{"type":"string","description":"The complete new content. Sent with \\n line ends to a CRLF file (or without the BOM to a file with one), the file's line ends and BOM are kept"},` +
-		`"expectedSha256":{"type":"string","description":"Required: the sha256 (hex) read_file returned for the file; \"\" means the file must not exist yet"},` +
-		`"allowVcs":{"type":"boolean","description":"Allow changes under .git, .hg or .svn, refused by default"}` +
+		`"path":{"type":"string","description":"file path"},` +
+		`"content":{"type":"string","description":"the whole new content (a CRLF or BOM file keeps them)"},` +
+		`"expectedSha256":{"type":"string","description":"read_file's sha256 (\"\": must not exist)"},` +
+		`"allowVcs":{"type":"boolean","description":"allow changes under .git, .hg or .svn"}` +
 		`},"required":["path","content","expectedSha256"],"additionalProperties":false}`)
 }
 

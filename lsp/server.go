@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -189,6 +190,12 @@ type Settings struct {
 	// (a call's format argument overrides it; CLI and MCP:
 	// HASHLS_FORMAT_ON_WRITE).
 	FormatOnWrite bool `json:"formatOnWrite"`
+	// Toolsets are the toolsets whose tools the server runs as commands
+	// ("hashline,history" or ["hashline", "history"]; default: all, see
+	// agent.ParseSets). Calls other hashls processes forward through the
+	// hub are not limited by it: their own toolsets chose them.
+	Toolsets json.RawMessage `json:"toolsets"`
+	sets     agent.Sets
 }
 
 // editSettings are the edit tool's settings these settings give.
@@ -220,7 +227,23 @@ func applySettings(cur Settings, raw []byte) (Settings, error) {
 	}
 	next := cur
 	if err := json.Unmarshal(raw, &next); err != nil {
-		return cur, fmt.Errorf("invalid hashls settings (expected {progress: bool, activity: bool, logLevel: string, applyEditTimeoutMs: number, stateDir: string, seenLines: bool, editHeaders: string, diagnosticsMs: number, formatOnWrite: bool}): %w", err)
+		return cur, fmt.Errorf("invalid hashls settings (expected {progress: bool, activity: bool, logLevel: string, applyEditTimeoutMs: number, stateDir: string, seenLines: bool, editHeaders: string, diagnosticsMs: number, formatOnWrite: bool, toolsets: string or [string]}): %w", err)
+	}
+	if len(next.Toolsets) > 0 && string(next.Toolsets) != "null" {
+		var spec string
+		var list []string
+		switch {
+		case json.Unmarshal(next.Toolsets, &spec) == nil:
+		case json.Unmarshal(next.Toolsets, &list) == nil:
+			spec = strings.Join(list, ",")
+		default:
+			return cur, fmt.Errorf("invalid toolsets %s: use a string (\"hashline,history\") or an array of toolset names", next.Toolsets)
+		}
+		sets, err := agent.ParseSets(spec)
+		if err != nil {
+			return cur, fmt.Errorf("invalid toolsets: %w", err)
+		}
+		next.sets = sets
 	}
 	switch next.EditHeaders {
 	case "", "pilcrow", "bracket":

@@ -114,23 +114,40 @@ func text(t *testing.T, res *sdk.CallToolResult) string {
 	return tc.Text
 }
 
-// structured decodes a result's structuredContent.
+// structuredOut is a result's text and its typed result from _meta.
 type structuredOut struct {
-	Text    string          `json:"text"`
+	Text    string
 	Details json.RawMessage `json:"details"`
 	Changes []agent.Change  `json:"changes"`
-	Error   *toolError      `json:"error"`
+	Error   *agent.Error
 }
 
+// structured decodes a result: its text content and the typed result in
+// _meta. A result carries no structuredContent (a client would show it to
+// the model instead of the text).
 func structured(t *testing.T, res *sdk.CallToolResult) structuredOut {
 	t.Helper()
-	b, err := json.Marshal(res.StructuredContent)
-	if err != nil {
-		t.Fatal(err)
+	if res.StructuredContent != nil {
+		t.Errorf("a result carries structuredContent %v", res.StructuredContent)
 	}
-	var out structuredOut
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatalf("structuredContent %s: %v", b, err)
+	out := structuredOut{Text: text(t, res)}
+	if v, ok := res.Meta[ResultMeta]; ok {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &out); err != nil {
+			t.Fatalf("_meta %s: %s: %v", ResultMeta, b, err)
+		}
+	}
+	if v, ok := res.Meta[ErrorMeta]; ok {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &out.Error); err != nil {
+			t.Fatalf("_meta %s: %s: %v", ErrorMeta, b, err)
+		}
 	}
 	return out
 }
@@ -141,11 +158,7 @@ func ok(t *testing.T, res *sdk.CallToolResult) structuredOut {
 	if res.IsError {
 		t.Fatalf("tool error: %s", text(t, res))
 	}
-	out := structured(t, res)
-	if out.Text != text(t, res) {
-		t.Errorf("structuredContent.text %q differs from the text content %q", out.Text, text(t, res))
-	}
-	return out
+	return structured(t, res)
 }
 
 // diffOnce checks the wire contract for a result that changed files: every
@@ -199,7 +212,7 @@ func TestListTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	agentTools := agent.New(agent.Deps{}).Tools()
+	agentTools := agent.New(agent.Deps{}).Tools() // Options.Sets zero: every tool
 	if len(res.Tools) != len(agentTools) {
 		t.Fatalf("%d MCP tools, %d agent tools", len(res.Tools), len(agentTools))
 	}
@@ -225,8 +238,8 @@ func TestListTools(t *testing.T) {
 			if tl.Description != agent.GuideOf(at) {
 				t.Errorf("description %q, want the agent's", tl.Description)
 			}
-			if tl.OutputSchema == nil {
-				t.Error("no outputSchema")
+			if tl.OutputSchema != nil {
+				t.Error("an outputSchema obliges structuredContent, which clients show the model instead of the text")
 			}
 			h := agent.HintsOf(at)
 			a := tl.Annotations
@@ -381,7 +394,7 @@ func TestToolErrors(t *testing.T) {
 			}
 			out := structured(t, res)
 			if out.Error == nil {
-				t.Fatalf("structuredContent has no error: %+v", out)
+				t.Fatalf("_meta has no error: %+v", out)
 			}
 			if tc.kind != "" && out.Error.Kind != tc.kind {
 				t.Errorf("kind %q, want %q (%s)", out.Error.Kind, tc.kind, out.Error.Message)
