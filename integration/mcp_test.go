@@ -69,6 +69,33 @@ func TestMCPNodeClient(t *testing.T) {
 	}
 }
 
+// TestMCPFigures runs integration/mcp-e2e/measure.mjs: with the official
+// TypeScript SDK client, the bytes of the tool list per toolset and what a
+// model receives over a recorded 35-call session ("structuredContent if
+// present, else the text"), failing over the issue's figures (8 KiB for the
+// default toolsets, 16 KiB for every tool, 1.05x the text). The figures are
+// logged (go test -v -run MCPFigures ./integration; .ci/run prints them).
+func TestMCPFigures(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and starts node; skipped with -short")
+	}
+	dir, node := mcpE2E(t, 18)
+	bin := buildHashls(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, "measure.mjs")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "HASHLS_BIN="+bin)
+	out, err := cmd.CombinedOutput()
+	t.Logf("node measure.mjs:\n%s", out)
+	if err != nil {
+		t.Fatalf("the figures are not met or the session did not run as recorded: %v", err)
+	}
+	if !strings.Contains(string(out), "\nPASS") {
+		t.Fatal("measure.mjs did not finish")
+	}
+}
+
 // TestMCPConformance runs the official conformance suite
 // (@modelcontextprotocol/conformance, server scenarios) against
 // `hashls mcp --http 127.0.0.1:0`. The scenarios that do not apply to a
