@@ -109,7 +109,7 @@ func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 	if err == nil && st.Regular && !st.Overlay && st.Size > streamThreshold(env) && !sel.Conflicts && !notebook.IsNotebook(p.Rel) {
 		// Too large to hold for a page of it: streamed (no summary, which
 		// declines files this large anyway).
-		return readStreamed(env, p, a.Path, sel)
+		return readStreamed(ctx, env, p, a.Path, sel)
 	}
 	f, err := env.WS.ReadFile(p)
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hashls/hashls/edit"
+	"github.com/hashls/hashls/internal/ctxio"
 	"github.com/hashls/hashls/workspace"
 	"github.com/hashls/hashls/workspace/search"
 )
@@ -211,7 +212,7 @@ func (searchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resu
 			// Rendered ahead with the per-file cap; the page's remaining
 			// budget is smaller: render it again with that.
 			var one []workspace.Recording
-			fr, err = renderSearchFile(env, m, h, perFile, min(perFile, budget), ranges, &one)
+			fr, err = renderSearchFile(ctx, env, m, h, perFile, min(perFile, budget), ranges, &one)
 			rec = one
 		}
 		if err != nil {
@@ -812,7 +813,7 @@ func renderAhead(ctx context.Context, env *Env, m *search.Matcher, page []search
 				} else if r.cut.Load() {
 					r.errs[i] = context.Canceled
 				} else {
-					r.fr[i], r.errs[i] = renderSearchFile(env, m, page[i], perFile, perFile, ranges, &r.recs[i])
+					r.fr[i], r.errs[i] = renderSearchFile(ctx, env, m, page[i], perFile, perFile, ranges, &r.recs[i])
 				}
 				close(r.done[i])
 			}
@@ -838,12 +839,12 @@ func (r *pageRenders) stop() {
 // context rows. Content comes from
 // the workspace (an open editor buffer wins over the disk); files over
 // 64 MiB are streamed instead, without context and without a snapshot.
-func renderSearchFile(env *Env, m *search.Matcher, h searchHit, perFile, budget int, ranges []workspace.LineRange, recs *[]workspace.Recording) (*renderedFile, error) {
+func renderSearchFile(ctx context.Context, env *Env, m *search.Matcher, h searchHit, perFile, budget int, ranges []workspace.LineRange, recs *[]workspace.Recording) (*renderedFile, error) {
 	p := workspace.Path{Abs: h.abs, Rel: h.rel}
 	content := h.content
 	if content == nil {
 		if st, err := env.WS.Stat(p); err == nil && !st.Overlay && st.Size > searchMaxRenderedFile {
-			return renderStreamed(env, m, h, budget, ranges)
+			return renderStreamed(ctx, env, m, h, budget, ranges)
 		}
 		f, err := env.WS.ReadFile(p)
 		if err != nil {
@@ -875,7 +876,7 @@ func renderSearchFile(env *Env, m *search.Matcher, h searchHit, perFile, budget 
 	var matches []span
 	total := 0
 	lineNo, counted := 1, 0
-	m.MatchLines(content, func(s, e int) bool {
+	err := matchLines(ctx, m, content, func(s, e int) bool {
 		lineNo += bytes.Count(content[counted:s], []byte{'\n'})
 		counted = s
 		if !inRanges(lineNo) {
@@ -887,6 +888,9 @@ func renderSearchFile(env *Env, m *search.Matcher, h searchHit, perFile, budget 
 		}
 		return true
 	})
+	if err != nil {
+		return nil, err
+	}
 	if len(matches) == 0 {
 		return &renderedFile{}, nil
 	}
@@ -990,8 +994,46 @@ func loneCRToLF(b []byte) []byte {
 	return out
 }
 
-// renderStreamed renders a huge file's matching lines without loading it.
-func renderStreamed(env *Env, m *search.Matcher, h searchHit, budget int, ranges []workspace.LineRange) (*renderedFile, error) {
+// matchChunk is how much of a file matchLines matches between two looks at
+// its context.
+const matchChunk = 4 << 20
+
+// matchLines is m.MatchLines over content in line-aligned chunks of about
+// matchChunk bytes, stopping with ctx's error when ctx ends between two
+// (a multiline pattern, which may span chunks, takes content whole).
+func matchLines(ctx context.Context, m *search.Matcher, content []byte, fn func(start, end int) bool) error {
+	if m.Multiline() {
+		m.MatchLines(content, fn)
+		return ctx.Err()
+	}
+	for off := 0; off < len(content); {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		end := len(content)
+		if off+matchChunk < end {
+			if i := bytes.IndexByte(content[off+matchChunk:], '\n'); i >= 0 {
+				end = off + matchChunk + i + 1
+			}
+		}
+		stopped := false
+		m.MatchLines(content[off:end], func(s, e int) bool {
+			if !fn(off+s, off+e) {
+				stopped = true
+			}
+			return !stopped
+		})
+		if stopped {
+			return nil
+		}
+		off = end
+	}
+	return nil
+}
+
+// renderStreamed renders a huge file's matching lines without loading it;
+// it stops with ctx's error at its next read once ctx ends.
+func renderStreamed(ctx context.Context, env *Env, m *search.Matcher, h searchHit, budget int, ranges []workspace.LineRange) (*renderedFile, error) {
 	f, err := env.WS.OpenReader(workspace.Path{Abs: h.abs, Rel: h.rel})
 	if err != nil {
 		return nil, err
@@ -1000,7 +1042,7 @@ func renderStreamed(env *Env, m *search.Matcher, h searchHit, budget int, ranges
 	rf := &renderedFile{}
 	var sb strings.Builder
 	sb.WriteString("¶" + h.rel + " (over 64 MiB: no tag, no context)\n")
-	_, _, err = m.ScanReader(f, nil, func(n int, line []byte) bool {
+	_, _, err = m.ScanReader(ctxio.Reader(ctx, f), nil, func(n int, line []byte) bool {
 		if len(ranges) > 0 {
 			in := false
 			for _, r := range ranges {

@@ -725,3 +725,30 @@ func waitFor(t *testing.T, cond func() bool, what string) {
 	}
 	t.Fatalf("timed out waiting for %s", what)
 }
+
+// TestAllowRoots: with AllowRoots, a client's root outside them (or a link
+// leading out of them) is skipped, the next one under them taken, and a
+// current directory outside them is refused.
+func TestAllowRoots(t *testing.T) {
+	allowed := t.TempDir()
+	inside := filepath.Join(allowed, "proj")
+	outside := workspaceDir(t, map[string]string{"which.txt": "outside\n"})
+	if err := os.MkdirAll(inside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(inside, "which.txt"), []byte("inside\n"), 0o644)
+	link := filepath.Join(allowed, "escape")
+	if err := os.Symlink(outside, link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	getwd := func() (string, error) { return outside, nil }
+	s := connect(t, Options{AllowRoots: []string{allowed}, getwd: getwd}, nil, &sdk.Root{URI: fileURI(outside)}, &sdk.Root{URI: fileURI(link)}, &sdk.Root{URI: fileURI(inside)})
+	if txt := ok(t, s.call(t, "read", map[string]any{"path": "which.txt"})).Text; !strings.Contains(txt, "1:inside") {
+		t.Fatalf("read: %s", txt)
+	}
+	s = connect(t, Options{AllowRoots: []string{allowed}, getwd: getwd}, nil, &sdk.Root{URI: fileURI(outside)})
+	res := s.call(t, "read", map[string]any{"path": "which.txt"})
+	if out := structured(t, res); !res.IsError || out.Error.Kind != agent.KindPermission || !strings.Contains(out.Error.Message, "not under the allowed roots") {
+		t.Fatalf("a root outside the allowed ones: %s", text(t, res))
+	}
+}

@@ -157,9 +157,11 @@ func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
 }
 
 // RunIO serves one client over r and w (stdin and stdout): newline-delimited
-// JSON-RPC, nothing else written to w.
-func (s *Server) RunIO(ctx context.Context, r io.ReadCloser, w io.WriteCloser) error {
-	return s.Run(ctx, &sdk.IOTransport{Reader: r, Writer: w})
+// JSON-RPC, nothing else written to w. A malformed frame gets a JSON-RPC
+// error and the session goes on; batches are answered as the negotiated
+// protocol version says (lineTransport).
+func (s *Server) RunIO(ctx context.Context, r io.ReadCloser, w io.Writer) error {
+	return s.Run(ctx, &lineTransport{r: r, w: w})
 }
 
 // Close closes every workspace the server opened.
