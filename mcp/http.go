@@ -134,12 +134,15 @@ func requireToken(token string, next http.Handler) http.Handler {
 // connections are served at once; the others wait to be accepted.
 func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, opts HTTPOptions) error {
 	opts = opts.withDefaults()
-	ln = limitListener(ln, opts.MaxConns)
+	lim := limitListener(ln, opts.MaxConns)
 	hs := &http.Server{
 		Handler:           s.Handler(opts),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
+		ConnState:         lim.connState,
+		ConnContext:       func(ctx context.Context, c net.Conn) context.Context { return context.WithValue(ctx, connKey{}, c) },
 	}
+	ln = lim
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {

@@ -111,6 +111,10 @@ func (f *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (f *httpFront) readBody(w http.ResponseWriter, r *http.Request) (body []byte, ok bool) {
 	rc := http.NewResponseController(w)
 	rc.SetReadDeadline(time.Now().Add(f.opts.BodyTimeout))
+	if c, ok := r.Context().Value(connKey{}).(*limitedConn); ok {
+		c.l.wait(c, true)
+		defer c.l.wait(c, false)
+	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, int64(maxFrame)+1))
 	if err == nil && len(body) <= maxFrame {
 		// Only a body that arrived lifts the deadline: after a refusal the
@@ -222,30 +226,104 @@ func writeFrame(w http.ResponseWriter, status int, frame []byte) {
 
 // limitListener accepts at most n connections at once: a connection is
 // accepted only when one of the n is closed, so the ones waiting hold no
-// file descriptor of this process.
-func limitListener(ln net.Listener, n int) net.Listener {
-	return &limited{Listener: ln, slots: make(chan struct{}, n), closed: make(chan struct{})}
+// file descriptor of this process. When all n are taken, the one that has
+// waited longest for its client (an idle keep-alive connection, or one
+// still sending its headers or body) for over shedAfter is closed to make
+// room: a flood of slow clients cannot keep an ordinary one out for long.
+func limitListener(ln net.Listener, n int) *limited {
+	return &limited{Listener: ln, slots: make(chan struct{}, n), closed: make(chan struct{}), conns: map[*limitedConn]struct{}{}}
 }
+
+// shedAfter is how long a connection must have waited on its client
+// before it may be closed for a new one.
+var shedAfter = time.Second
 
 type limited struct {
 	net.Listener
 	slots  chan struct{}
 	closed chan struct{}
 	once   sync.Once
+
+	mu    sync.Mutex
+	conns map[*limitedConn]struct{}
+	shed  int // connections closed for new ones
 }
 
 func (l *limited) Accept() (net.Conn, error) {
-	select {
-	case l.slots <- struct{}{}:
-	case <-l.closed:
-		return nil, net.ErrClosed
+	for {
+		select {
+		case l.slots <- struct{}{}:
+		case <-l.closed:
+			return nil, net.ErrClosed
+		default:
+			if l.shedOne() {
+				continue
+			}
+			// Wait for a slot, and look again for a connection to shed
+			// once the ones there may have waited long enough.
+			select {
+			case l.slots <- struct{}{}:
+			case <-l.closed:
+				return nil, net.ErrClosed
+			case <-time.After(shedAfter / 4):
+				continue
+			}
+		}
+		break
 	}
 	c, err := l.Listener.Accept()
 	if err != nil {
 		<-l.slots
 		return nil, err
 	}
-	return &limitedConn{Conn: c, release: func() { <-l.slots }}, nil
+	lc := &limitedConn{Conn: c, l: l, since: time.Now(), waiting: true}
+	l.mu.Lock()
+	l.conns[lc] = struct{}{}
+	l.mu.Unlock()
+	return lc, nil
+}
+
+// shedOne closes the connection waiting on its client longest, when one
+// has waited over shedAfter.
+func (l *limited) shedOne() bool {
+	l.mu.Lock()
+	var oldest *limitedConn
+	for c := range l.conns {
+		if c.waiting && time.Since(c.since) > shedAfter && (oldest == nil || c.since.Before(oldest.since)) {
+			oldest = c
+		}
+	}
+	if oldest != nil {
+		l.shed++
+	}
+	l.mu.Unlock()
+	if oldest == nil {
+		return false
+	}
+	oldest.Close()
+	return true
+}
+
+// wait marks c as waiting on its client (or not), from now.
+func (l *limited) wait(c net.Conn, waiting bool) {
+	lc, ok := c.(*limitedConn)
+	if !ok {
+		return
+	}
+	l.mu.Lock()
+	lc.waiting, lc.since = waiting, time.Now()
+	l.mu.Unlock()
+}
+
+// connState follows http.Server's view of each connection: new and idle
+// connections wait on their client, active ones are served.
+func (l *limited) connState(c net.Conn, st http.ConnState) {
+	switch st {
+	case http.StateNew, http.StateIdle:
+		l.wait(c, true)
+	case http.StateActive:
+		l.wait(c, false)
+	}
 }
 
 func (l *limited) Close() error {
@@ -255,12 +333,23 @@ func (l *limited) Close() error {
 
 type limitedConn struct {
 	net.Conn
+	l       *limited
 	once    sync.Once
-	release func()
+	waiting bool      // guarded by l.mu
+	since   time.Time // guarded by l.mu
 }
 
 func (c *limitedConn) Close() error {
 	err := c.Conn.Close()
-	c.once.Do(c.release)
+	c.once.Do(func() {
+		c.l.mu.Lock()
+		delete(c.l.conns, c)
+		c.l.mu.Unlock()
+		<-c.l.slots
+	})
 	return err
 }
+
+// connKey holds a request's connection in its context (http.Server's
+// ConnContext), for readBody to mark it as waiting on its client.
+type connKey struct{}

@@ -286,3 +286,37 @@ func TestOpenFileLimit(t *testing.T) {
 		t.Error("no open-file limit read on a system that has one")
 	}
 }
+
+// TestHTTPShedSlowClients: when every connection slot holds a client that
+// sends nothing, a new connection closes the one waiting longest (after
+// shedAfter) instead of waiting for the body timeout.
+func TestHTTPShedSlowClients(t *testing.T) {
+	old := shedAfter
+	shedAfter = 100 * time.Millisecond
+	defer func() { shedAfter = old }()
+	c := startHTTP(t, Options{}, HTTPOptions{BodyTimeout: time.Minute, MaxConns: 3})
+	addr := strings.TrimSuffix(strings.TrimPrefix(c.url, "http://"), "/mcp")
+	closed := make(chan struct{}, 3)
+	for range 3 {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n{", addr)
+		go func() { io.Copy(io.Discard, conn); closed <- struct{}{} }()
+	}
+	time.Sleep(200 * time.Millisecond)
+	start := time.Now()
+	if st, _, _ := c.post("", "", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"w","version":"1"}}}`); st != http.StatusOK {
+		t.Fatalf("the client after the slow ones: %d", st)
+	}
+	if el := time.Since(start); el > 20*time.Second {
+		t.Errorf("served after %v: the body timeout, not shedding", el)
+	}
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Error("no slow connection was closed")
+	}
+}
