@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/hashls/hashls/hub"
@@ -80,13 +81,21 @@ func (c *cli) mcpCmd(args []string) int {
 	}
 	gcfloor.Start(gcfloor.Default) // a long-lived process: see the package doc
 	logf := func(format string, args ...any) { fmt.Fprintf(c.stderr, "hashls: "+format+"\n", args...) }
-	servers := langserver.NewPool(langserver.Options{Logf: logf})
+	// The language servers' events (started, restarted, failed) go to the
+	// MCP clients too, once the server that tells them exists.
+	var told atomic.Pointer[mcp.Server]
+	servers := langserver.NewPool(langserver.Options{Logf: logf, Notify: func(level, msg string) {
+		if s := told.Load(); s != nil {
+			s.Notify(level, msg)
+		}
+	}})
 	defer servers.Close()
 	srv, err := mcp.New(mcp.Options{Root: c.root, Version: version(), Logf: logf, Edit: editSettingsFromEnv(), NoHub: c.noHub || hub.Disabled(), LangServers: servers, Sets: c.sets, AllowRoots: allowRoots})
 	if err != nil {
 		fmt.Fprintf(c.stderr, "hashls mcp: %v\n", err)
 		return exitTool
 	}
+	told.Store(srv)
 	defer func() {
 		if err := srv.Close(); err != nil {
 			logf("mcp: %v", err)

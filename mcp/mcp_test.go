@@ -752,3 +752,19 @@ func TestAllowRoots(t *testing.T) {
 		t.Fatalf("a root outside the allowed ones: %s", text(t, res))
 	}
 }
+
+// TestNotify: a server-side event (a language server starting, a store
+// recovery, a hub lost mid-call) reaches the client through MCP logging
+// once it set a level.
+func TestNotify(t *testing.T) {
+	rec := &recorder{}
+	s := connect(t, Options{Root: t.TempDir()}, rec.options())
+	if err := s.SetLoggingLevel(context.Background(), &sdk.SetLoggingLevelParams{Level: "info"}); err != nil {
+		t.Fatal(err)
+	}
+	s.srv.Notify("warning", "language server gopls exited (signal: killed); restarting it")
+	waitFor(t, func() bool {
+		_, logs := rec.snapshot()
+		return strings.Contains(strings.Join(logs, "\n"), "gopls exited")
+	}, "the event as a log message")
+}

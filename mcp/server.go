@@ -221,6 +221,9 @@ func (s *Server) handler(name string) sdk.ToolHandler {
 		}
 		call := agent.Call{Transport: "mcp", Progress: s.progress(ctx, req), ID: hub.NewCallID()}
 		direct := func(ctx context.Context, retry bool) (*agent.Result, error) {
+			if retry {
+				s.Notify("warning", fmt.Sprintf("the hub of %s (an editor's hashls serve) was lost during %s; running the call here (the store keeps it from being applied twice)", root, name))
+			}
 			ts, err := s.toolset(root)
 			if err != nil {
 				return nil, err
@@ -340,6 +343,21 @@ func (s *Server) log(ctx context.Context, ss *sdk.ServerSession, level sdk.Loggi
 	}
 }
 
+// Notify tells every client (through MCP logging, to those that set a
+// level) and stderr of a server-side event: a language server starting,
+// restarting or failing (langserver.Options.Notify), a recovery of the
+// store, a call the hub could not finish running here instead. level is
+// an MCP logging level ("info", "warning", "error").
+func (s *Server) Notify(level, message string) {
+	s.opts.Logf("mcp: %s", message)
+	for ss := range s.srv.Sessions() {
+		//lint:ignore SA1019 MCP logging is how a server tells the client; deprecated only from protocol 2026-07-28 on
+		if err := ss.Log(context.Background(), &sdk.LoggingMessageParams{Level: sdk.LoggingLevel(level), Logger: "hashls", Data: message}); err != nil {
+			s.opts.Logf("mcp: notifications/message: %v", err)
+		}
+	}
+}
+
 // toolset returns the tools over the workspace at root, opening it on
 // first use.
 func (s *Server) toolset(root string) (*agent.Toolset, error) {
@@ -357,7 +375,7 @@ func (s *Server) toolset(root string) (*agent.Toolset, error) {
 		return nil, &agent.Error{Kind: ae.Kind, Message: fmt.Sprintf("opening the workspace %s: %s", root, ae.Message), Err: err}
 	}
 	for _, r := range ws.Recovered() {
-		s.opts.Logf("mcp: store recovery at open: %v", r)
+		go s.Notify("warning", fmt.Sprintf("the store of %s finished a change an earlier process left half done: %v", root, r))
 	}
 	o := &opened{ws: ws, tools: agent.New(agent.Deps{WS: ws, Resolver: &treesitter.Resolver{}, Edit: s.opts.Edit, LangServers: s.opts.LangServers, Sets: s.opts.Sets})}
 	s.workspaces[root] = o
