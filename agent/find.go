@@ -93,19 +93,36 @@ func (findTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 		t := time.Duration(*a.Timeout * float64(time.Second))
 		timeout = min(max(t, findMinTimeout), findMaxTimeout)
 	}
-	hidden := a.Hidden == nil || *a.Hidden
-	gitignore := a.Gitignore == nil || *a.Gitignore
-
 	if !a.Literal {
 		entries = expandDelimitedEntries(env, entries)
 	}
+	specs := make([]findSpec, len(entries))
+	for i, e := range entries {
+		specs[i] = findSpec{input: e, base: e}
+		if !a.Literal {
+			specs[i].base, specs[i].glob = splitGlobPath(e)
+		}
+	}
+	return runFind(ctx, env, specs, a.Hidden == nil || *a.Hidden, a.Gitignore == nil || *a.Gitignore, limit, timeout)
+}
+
+// findSpec is one scope of a find: base, a path taken as it is written, and
+// glob, matched below it ("" for base itself, or everything under a
+// directory). The find tool splits its paths into them; glob and
+// search_files' glob mode give base and glob apart, so that a directory
+// named a[b] is a name, not a pattern.
+type findSpec struct {
+	input      string // as the caller wrote it, for messages
+	base, glob string
+}
+
+// runFind is find, glob and search_files' glob mode: the paths matching
+// specs, newest first, grouped by directory.
+func runFind(ctx context.Context, env *Env, specs []findSpec, hidden, gitignore bool, limit int, timeout time.Duration) (*Result, error) {
 	var queries []findQuery
 	var missing []string
-	for _, e := range entries {
-		base, glob := e, ""
-		if !a.Literal {
-			base, glob = splitGlobPath(e)
-		}
+	for _, sp := range specs {
+		e, base, glob := sp.input, sp.base, sp.glob
 		p, err := env.WS.Resolve(base)
 		if err != nil {
 			return nil, err

@@ -120,14 +120,9 @@ func (t searchTarget) exactMember() bool {
 }
 
 func (searchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
-	lim := env.limits()
 	var a searchArgs
 	if err := json.Unmarshal(raw, &a); err != nil {
 		return nil, &Error{Kind: KindUsage, Message: "search: " + err.Error()}
-	}
-	pattern := strings.TrimSpace(a.Pattern)
-	if pattern == "" {
-		return nil, &Error{Kind: KindUsage, Message: "Pattern must not be empty"}
 	}
 	skip := 0
 	if a.Skip != nil {
@@ -140,20 +135,54 @@ func (searchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resu
 	if err != nil {
 		return nil, err
 	}
-	if a.Literal {
-		// Every character as itself, leading and trailing spaces too.
-		pattern = regexp.QuoteMeta(a.Pattern)
+	return runSearch(ctx, env, searchQuery{pattern: a.Pattern, literal: a.Literal, i: a.I, entries: entries, gitignore: a.Gitignore == nil || *a.Gitignore, skip: skip})
+}
+
+// searchQuery is one search, as search and search_files ask for it.
+type searchQuery struct {
+	pattern string // a Go RE2 regex, or text when literal
+	literal bool
+	i       bool // case-insensitive
+	// entries are search's paths: files, directories, globs, line-range
+	// selectors, archive members. search_files gives scope instead.
+	entries   []string
+	scope     *literalScope
+	gitignore bool
+	skip      int
+}
+
+// literalScope is a path taken as it is written (a directory named a[b]
+// is a name) and a glob matched below it ("" for all).
+type literalScope struct{ path, glob string }
+
+// runSearch is search and search_files' text and regex modes: one engine,
+// one walk, one result format.
+func runSearch(ctx context.Context, env *Env, q searchQuery) (*Result, error) {
+	lim := env.limits()
+	skip := q.skip
+	pattern := strings.TrimSpace(q.pattern)
+	if pattern == "" {
+		return nil, &Error{Kind: KindUsage, Message: "Pattern must not be empty"}
 	}
-	m, err := search.Compile(pattern, a.I)
+	if q.literal {
+		// Every character as itself, leading and trailing spaces too.
+		pattern = regexp.QuoteMeta(q.pattern)
+	}
+	m, err := search.Compile(pattern, q.i)
 	if err != nil {
 		return nil, &Error{Kind: KindUsage, Message: err.Error() + `; argument "pattern" is a Go RE2 regex: escape a metacharacter (\ ( [ { . * + ? | ^ $) with \ to match it literally`, Err: err}
 	}
-	entries = expandDelimitedEntries(env, entries)
-	targets, missing, err := resolveSearchTargets(env, entries)
+	var targets []searchTarget
+	var missing []string
+	if q.scope != nil {
+		targets, err = resolveLiteralScope(env, *q.scope)
+	} else {
+		targets, missing, err = resolveSearchTargets(env, expandDelimitedEntries(env, q.entries))
+	}
 	if err != nil {
 		return nil, err
 	}
-	gitignore := a.Gitignore == nil || *a.Gitignore
+	gitignore := q.gitignore
 	single := len(targets) == 1 && !targets[0].isDir && targets[0].glob == nil && (!targets[0].archive || targets[0].exactMember())
 
 	d := &searchDetails{ScopePath: scopeOf(targets), MissingPaths: missing, FileMatches: map[string]int{}, Files: []string{}}
@@ -523,6 +552,39 @@ func resolveSearchTargets(env *Env, entries []string) ([]searchTarget, []string,
 		}
 	}
 	return targets, missing, nil
+}
+
+// resolveLiteralScope resolves search_files' path, as it is written, and
+// its include glob below it (one without '/' matches at any depth).
+func resolveLiteralScope(env *Env, sc literalScope) ([]searchTarget, error) {
+	p, err := env.WS.Resolve(defaultDot(sc.path))
+	if err != nil {
+		return nil, err
+	}
+	st, err := env.WS.Stat(p)
+	switch {
+	case err != nil:
+		return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot search %s: %v", sc.path, err), Err: err}
+	case !st.Exists:
+		return nil, &Error{Kind: KindNotFound, Message: "Path not found: " + defaultDot(sc.path)}
+	case !st.Dir && sc.glob != "":
+		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("Path is not a directory: %s (include applies to a directory's files)", sc.path)}
+	case !st.Dir && search.IsArchiveName(p.Rel) && st.Regular:
+		return []searchTarget{{input: sc.path, path: p, archive: true}}, nil
+	}
+	t := searchTarget{input: sc.path, path: p, isDir: st.Dir}
+	if sc.glob != "" {
+		glob := sc.glob
+		if !strings.Contains(glob, "/") {
+			glob = "**/" + glob
+		}
+		g, err := search.CompileGlob(glob)
+		if err != nil {
+			return nil, &Error{Kind: KindUsage, Message: err.Error()}
+		}
+		t.glob = g
+	}
+	return []searchTarget{t}, nil
 }
 
 // pathExists reports whether p exists inside the root.
