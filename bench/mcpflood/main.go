@@ -4,15 +4,17 @@
 //   - initialize: N initialize requests over Streamable HTTP, each opening a
 //     session that is never used again (84,000 took an unbounded server to
 //     1 GB); prints the server's peak RSS (VmHWM) and the sessions left;
+//
 //   - slowbody: N connections that send headers and a few bytes of a body,
 //     then nothing (1,100 exhausted a 1,024 open-file limit), while one
 //     ordinary client initializes: prints how long it waited, and what the
 //     slow ones got;
+//
 //   - cancel: a search of one big file over stdio, cancelled mid-file:
 //     prints the CPU time the server spent from 100 ms after the cancel
 //     on (zero when the work stopped within 100 ms).
 //
-//	go build -o /tmp/hashls . && go run ./bench/mcpflood -bin /tmp/hashls -mode initialize -n 84000
+//     go build -o /tmp/hashls . && go run ./bench/mcpflood -bin /tmp/hashls -mode initialize -n 84000
 package main
 
 import (
