@@ -55,6 +55,15 @@ func (c *cli) mcpCmd(args []string) int {
 			return c.usageError(fmt.Sprintf("mcp: unknown argument %q (usage: hashls [--root DIR] mcp [--http ADDR [--allow-remote]] [--allow-roots DIRS]; 'hashls mcp --help')", a))
 		}
 	}
+	if allowRemote && httpAddr == "" {
+		return c.usageError("mcp: --allow-remote applies only with --http ADDR")
+	}
+	token := os.Getenv(mcp.TokenEnv)
+	if httpAddr != "" {
+		if err := mcp.CheckHTTPAddr(httpAddr, allowRemote, token); err != nil {
+			return c.usageError("mcp: " + err.Error())
+		}
+	}
 	if len(allowRoots) == 0 {
 		allowRoots = filepath.SplitList(os.Getenv(allowRootsEnv))
 	}
@@ -69,15 +78,6 @@ func (c *cli) mcpCmd(args []string) int {
 	// root: without --root the user must say which roots it may name.
 	if httpAddr != "" && c.root == "" && len(allowRoots) == 0 {
 		return c.usageError(fmt.Sprintf("mcp --http serves the files of its root to every client that connects: pass --root DIR, or --allow-roots DIRS (or %s) for the roots clients may choose", allowRootsEnv))
-	}
-	if allowRemote && httpAddr == "" {
-		return c.usageError("mcp: --allow-remote applies only with --http ADDR")
-	}
-	token := os.Getenv(mcp.TokenEnv)
-	if httpAddr != "" {
-		if err := mcp.CheckHTTPAddr(httpAddr, allowRemote, token); err != nil {
-			return c.usageError("mcp: " + err.Error())
-		}
 	}
 	gcfloor.Start(gcfloor.Default) // a long-lived process: see the package doc
 	logf := func(format string, args ...any) { fmt.Fprintf(c.stderr, "hashls: "+format+"\n", args...) }

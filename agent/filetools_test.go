@@ -731,3 +731,37 @@ func TestLiteralPaths(t *testing.T) {
 		t.Fatalf("find a[b]/*.txt: %v\n%v", err, res)
 	}
 }
+
+// TestDirectoryRulesAgree: a read of a directory and list_directory list
+// by the same rules (.gitignore applies, hidden names are listed, .git
+// never), at the top and below it.
+func TestDirectoryRulesAgree(t *testing.T) {
+	env := newTestEnv(t)
+	writeRootFile(t, env, ".gitignore", "build/\n*.log\n")
+	writeRootFile(t, env, "src/.gitignore", "gen.go\n")
+	for _, f := range []string{"src/a.go", "src/gen.go", "src/x.log", "build/out", ".hidden", ".git/config", "top.log", "keep.txt"} {
+		writeRootFile(t, env, f, "x\n")
+	}
+	read, err := runTool(env, "read", map[string]any{"path": "."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := runTool(env, "list_directory", map[string]any{"path": ".", "recursive": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"src/", "a.go", ".hidden", "keep.txt", ".gitignore"} {
+		if !strings.Contains(read.Text, name) || !strings.Contains(list.Text, name) {
+			t.Errorf("%s: listed by read %v, by list_directory %v", name, strings.Contains(read.Text, name), strings.Contains(list.Text, name))
+		}
+	}
+	for _, name := range []string{"gen.go", "x.log", "build", "top.log", ".git/", "config"} {
+		if strings.Contains(read.Text, name) || strings.Contains(list.Text, name) {
+			t.Errorf("%s: listed by read %v, by list_directory %v", name, strings.Contains(read.Text, name), strings.Contains(list.Text, name))
+		}
+	}
+	sub, err := runTool(env, "read", map[string]any{"path": "src"})
+	if err != nil || strings.Contains(sub.Text, "gen.go") || !strings.Contains(sub.Text, "a.go") {
+		t.Errorf("read src: %v\n%v", err, sub)
+	}
+}
