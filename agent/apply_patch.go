@@ -194,7 +194,7 @@ func (applyPatchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*
 				return nil, &Error{Kind: KindNotFound, Message: fmt.Sprintf("Failed to read file to update %s: file not found. Check the path, or create the file with '*** Add File: %s'; nothing was changed.", op.Path, op.Path)}
 			}
 			if workspace.IsBinary(src.file.Bytes) {
-				return nil, &Error{Kind: KindBinary, Message: fmt.Sprintf("Cannot update %s: it is a binary file. apply_patch edits text files only.", op.Path)}
+				return nil, errBinary("apply_patch", op.Path, -1)
 			}
 			if s.dst != nil && src.symlink {
 				return nil, &Error{Kind: KindInput, Message: fmt.Sprintf("Failed to move %s: it is a symbolic link to %s. apply_patch does not move links; update the target path instead.", op.Path, src.path.Rel)}

@@ -193,7 +193,7 @@ func planAndCommitEdit(ctx context.Context, env *Env, a editArgs, secs []edit.Se
 			return nil, err
 		}
 		if workspace.IsBinary(f.Bytes) {
-			return nil, &Error{Kind: KindBinary, Message: fmt.Sprintf("Cannot edit %s: it is a binary file. hashline edits apply to text files only.", sec.Path)}
+			return nil, errBinary("edit", sec.Path, len(f.Bytes))
 		}
 		// A notebook is edited as its cell text, under the cell text's key.
 		key, text := paths[i], f.Bytes

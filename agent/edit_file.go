@@ -74,7 +74,7 @@ func (editFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Re
 		return nil, err
 	}
 	if workspace.IsBinary(f.Bytes) {
-		return nil, toolErr(KindBinary, "", "edit_file: %s is a binary file; edit_file changes text files only", p.Rel)
+		return nil, errBinary("edit_file", p.Rel, len(f.Bytes))
 	}
 	out, err := applyTextEdits(p.Rel, f.Bytes, a.Edits)
 	if err != nil {
@@ -139,11 +139,11 @@ func applyTextEdits(path string, content []byte, edits []textEdit) (*textEditOut
 		case n == 0:
 			return nil, missError(path, text, i, e.OldText)
 		case n > 1 && !e.ReplaceAll:
-			starts := lineStarts([]byte(text))
+			ls := newDisplayLines([]byte(text))
 			var lines []string
 			for off, k := 0, 0; k < n && k < editFileShownLines; k++ {
 				j := strings.Index(text[off:], oldText)
-				lines = append(lines, fmt.Sprint(lineAt(starts, off+j)))
+				lines = append(lines, fmt.Sprint(ls.lineOf(off+j)))
 				off += j + len(oldText)
 			}
 			if n > editFileShownLines {
@@ -214,6 +214,6 @@ func nearMiss(text, oldText string) (from, to int, ok bool) {
 	if j < 0 || len(at) != len(hay) {
 		return 0, 0, false
 	}
-	starts := lineStarts([]byte(text))
-	return lineAt(starts, at[j]), lineAt(starts, at[j+len(want)-1]), true
+	ls := newDisplayLines([]byte(text))
+	return ls.lineOf(at[j]), ls.lineOf(at[j+len(want)-1]), true
 }

@@ -55,6 +55,16 @@ func SuggestedAction(kind string) string {
 	}
 }
 
+// errBinary is every tool's refusal of a binary file (n bytes) where it
+// needs text.
+func errBinary(tool, path string, n int) *Error {
+	size := ""
+	if n >= 0 {
+		size = fmt.Sprintf(" (%d bytes)", n)
+	}
+	return &Error{Kind: KindBinary, Message: fmt.Sprintf("%s: %s is a binary file%s; hashls reads and changes text files only", tool, path, size)}
+}
+
 // toolErr is an *Error with its own suggested action.
 func toolErr(kind, action, format string, args ...any) *Error {
 	return &Error{Kind: kind, Message: fmt.Sprintf(format, args...), SuggestedAction: action}
@@ -120,7 +130,7 @@ func readExisting(env *Env, tool string, p workspace.Path, binaryOK bool) (*work
 		return nil, err
 	}
 	if !binaryOK && workspace.IsBinary(f.Bytes) {
-		return nil, toolErr(KindBinary, "", "%s: %s is a binary file (%d bytes); the file tools handle text files only", tool, p.Rel, len(f.Bytes))
+		return nil, errBinary(tool, p.Rel, len(f.Bytes))
 	}
 	return f, nil
 }

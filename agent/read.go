@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/hashls/hashls/edit"
@@ -121,7 +122,7 @@ func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 				return res, err
 			}
 		}
-		return nil, &Error{Kind: KindBinary, Message: fmt.Sprintf("Cannot read %s: it is a binary file (%d bytes). hashls reads and edits text files only.", p.Rel, len(f.Bytes))}
+		return nil, errBinary("read", p.Rel, len(f.Bytes))
 	}
 	sum := sha256.Sum256(f.Bytes)
 	d := &readDetails{Path: a.Path, ResolvedPath: p.Rel, SHA256: hex.EncodeToString(sum[:]), Raw: sel.Raw, Overlay: f.Overlay}
@@ -199,13 +200,15 @@ func splitDisplayLines(b []byte) []string {
 // copies only those (a lineSource).
 type displayLines struct {
 	b      []byte
-	starts []int // start of each line; the line ends at the break before the next start
+	bom    int   // bytes of BOM dropped before b
+	starts []int // start of each line in b; the line ends at the break before the next start
 	ends   []int // end of each line's content (before its break)
 }
 
 func newDisplayLines(b []byte) displayLines {
-	b = bytes.TrimPrefix(b, []byte("\xEF\xBB\xBF"))
-	ls := displayLines{b: b}
+	body := bytes.TrimPrefix(b, []byte("\xEF\xBB\xBF"))
+	ls := displayLines{b: body, bom: len(b) - len(body)}
+	b = body
 	if len(b) == 0 {
 		return ls
 	}
@@ -230,7 +233,23 @@ func newDisplayLines(b []byte) displayLines {
 	return ls
 }
 
-func (l displayLines) Len() int          { return len(l.starts) }
+func (l displayLines) Len() int { return len(l.starts) }
+
+// lineOf returns the 1-based line holding byte off of the content (BOM
+// included, as the caller's offsets are).
+func (l displayLines) lineOf(off int) int {
+	return sort.Search(len(l.starts), func(i int) bool { return l.starts[i] > off-l.bom })
+}
+
+// span returns the bytes of b from line a's start to the end of line z,
+// its break included.
+func (l displayLines) span(a, z int) (from, to int) {
+	from, to = l.starts[a-1], len(l.b)
+	if z < len(l.starts) {
+		to = l.starts[z]
+	}
+	return from, to
+}
 func (l displayLines) Line(n int) string { return string(l.b[l.starts[n-1]:l.ends[n-1]]) }
 func (l displayLines) LineLen(n int) int { return l.ends[n-1] - l.starts[n-1] }
 

@@ -247,7 +247,7 @@ func readStreamed(ctx context.Context, env *Env, p workspace.Path, path string, 
 	// IsBinary looks at 8 KiB, and past them only to know that the file
 	// goes on: the head it is given answers as the whole file would.
 	if workspace.IsBinary(sniff.head) {
-		return nil, &Error{Kind: KindBinary, Message: fmt.Sprintf("Cannot read %s: it is a binary file (%d bytes). hashls reads and edits text files only.", p.Rel, size)}
+		return nil, errBinary("read", p.Rel, int(size))
 	}
 	lines := ls.finish()
 	var sum [32]byte
