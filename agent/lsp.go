@@ -58,7 +58,7 @@ const lspPositionProps = `"file":{"type":"string","description":"file; diagnosti
 
 func (lspTool) Name() string { return "lsp" }
 func (lspTool) Description() string {
-	return "Ask the project's language servers (gopls, pyright, typescript-language-server, rust-analyzer, clangd), read-only: diagnostics, definition, references, hover, symbols; locations come back as ¶PATH#TAG rows"
+	return "Ask the project's language servers (gopls, pyright, clangd, ...), read-only: diagnostics, definition, references, hover, symbols; locations come back as ¶PATH#TAG rows"
 }
 func (lspTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
@@ -69,7 +69,7 @@ func (lspTool) Schema() json.RawMessage {
 
 func (lspEditTool) Name() string { return "lsp_edit" }
 func (lspEditTool) Description() string {
-	return "Change code through the language servers, all or nothing, replaced content to the trash: rename, rename_file (fixes imports), code_actions (list, or apply one), format; request sends a raw LSP request"
+	return "Change code through the language servers, all or nothing, old content to the trash: rename, rename_file (fixes imports), code_actions (list or apply), format; request: a raw LSP request"
 }
 func (lspEditTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
