@@ -93,7 +93,7 @@ func newServer(opts Options) *server {
 		inflight: map[jsonrpc2.ID]context.CancelFunc{},
 		docs:     map[uri.URI]*document{},
 		byPath:   map[string]*document{},
-		settings: defaultSettings(),
+		settings: defaultSettings(opts.Sets),
 
 		forwardedNotes: make(chan struct{}, maxForwardedNotes),
 	}
@@ -208,8 +208,8 @@ func (st Settings) editSettings() agent.EditSettings {
 	}
 }
 
-func defaultSettings() Settings {
-	return Settings{Progress: true, Activity: true, LogLevel: "warning", ApplyEditTimeoutMs: 10000}
+func defaultSettings(sets agent.Sets) Settings {
+	return Settings{Progress: true, Activity: true, LogLevel: "warning", ApplyEditTimeoutMs: 10000, sets: sets}
 }
 
 // applySettings merges a settings object into cur; unknown fields are
@@ -259,7 +259,7 @@ func applySettings(cur Settings, raw []byte) (Settings, error) {
 		return cur, fmt.Errorf("invalid diagnosticsMs %d: use 0 (off) to 30000 milliseconds", next.DiagnosticsMs)
 	}
 	if next.ApplyEditTimeoutMs <= 0 {
-		next.ApplyEditTimeoutMs = defaultSettings().ApplyEditTimeoutMs
+		next.ApplyEditTimeoutMs = defaultSettings(agent.Sets{}).ApplyEditTimeoutMs
 	}
 	return next, nil
 }
@@ -272,7 +272,7 @@ func (s *server) currentSettings() Settings {
 
 // Initialize answers the capabilities and opens the workspace.
 func (s *server) Initialize(ctx context.Context, params *protocol.InitializeParams) (*protocol.InitializeResult, error) {
-	settings, serr := applySettings(defaultSettings(), params.InitializationOptions)
+	settings, serr := applySettings(defaultSettings(s.opts.Sets), params.InitializationOptions)
 	if serr != nil {
 		s.logf("lsp: initializationOptions: %v", serr)
 	}

@@ -25,7 +25,7 @@ func TestEditSettings(t *testing.T) {
 		{`{"formatOnWrite":"yes"}`, agent.EditSettings{}, true},
 	}
 	for _, tt := range tests {
-		st, err := applySettings(defaultSettings(), []byte(tt.raw))
+		st, err := applySettings(defaultSettings(agent.Sets{}), []byte(tt.raw))
 		if (err != nil) != tt.wantErr {
 			t.Errorf("%s: err %v", tt.raw, err)
 			continue
@@ -51,7 +51,7 @@ func TestToolsetsSetting(t *testing.T) {
 		{`{"toolsets":"nope"}`, "all", true},
 		{`{"toolsets":5}`, "all", true},
 	} {
-		st, err := applySettings(defaultSettings(), []byte(tt.raw))
+		st, err := applySettings(defaultSettings(agent.Sets{}), []byte(tt.raw))
 		if (err != nil) != tt.wantErr {
 			t.Errorf("%s: err %v", tt.raw, err)
 		}
@@ -59,8 +59,12 @@ func TestToolsetsSetting(t *testing.T) {
 			t.Errorf("%s: toolsets %s, want %s", tt.raw, st.sets, tt.want)
 		}
 	}
+	// --toolsets (Options.Sets) is the default the setting overrides.
+	if st, _ := applySettings(defaultSettings(agent.MustParseSets("patch")), []byte(`{}`)); st.sets.String() != "patch" {
+		t.Errorf("the default from Options.Sets: %s", st.sets)
+	}
 	s := newServer(Options{tools: agent.New(agent.Deps{}).Tools})
-	s.settings, _ = applySettings(defaultSettings(), []byte(`{"toolsets":"hashline"}`))
+	s.settings, _ = applySettings(defaultSettings(agent.Sets{}), []byte(`{"toolsets":"hashline"}`))
 	if !s.hasTool("edit") || s.hasTool("edit_file") || slices.Contains(s.commandNames(), "hashls.read_file") || !slices.Contains(s.commandNames(), "hashls.read") {
 		t.Errorf("hashline toolset: commands %v", s.commandNames())
 	}
