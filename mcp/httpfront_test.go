@@ -320,3 +320,22 @@ func TestHTTPShedSlowClients(t *testing.T) {
 		t.Error("no slow connection was closed")
 	}
 }
+
+// TestHTTPSessionIdle: a session unused for SessionTimeout is closed; its
+// client gets 404 and may initialize again.
+func TestHTTPSessionIdle(t *testing.T) {
+	c := startHTTP(t, Options{}, HTTPOptions{SessionTimeout: 200 * time.Millisecond})
+	sid := c.initialize("2025-06-18")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		time.Sleep(300 * time.Millisecond)
+		st, _, _ := c.post(sid, "2025-06-18", `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+		if st == http.StatusNotFound {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the idle session still answers (%d)", st)
+		}
+	}
+	c.initialize("2025-06-18")
+}
