@@ -58,9 +58,10 @@ func MultipleSectionsSameFileMessage(a, b string) string {
 	return "Multiple hashline sections resolve to the same file (" + a + " and " + b + "). Merge their ops under one header before applying."
 }
 
-// MissingTagMessage is the error for a section header without a tag.
-func MissingTagMessage(path string) string {
-	return "Missing hashline snapshot tag for edit to " + path + "; use `[" + path + "#tag]` from your latest read/search output. To create a new file, use the write tool."
+// MissingTagMessage is the error for a section header without a tag,
+// written in the header form the caller used.
+func MissingTagMessage(path string, bracket bool) string {
+	return "Missing hashline snapshot tag for edit to " + path + "; use `" + header(path, "TAG", bracket) + "` from your latest read/search output. To create a new file, use the write tool."
 }
 
 // FileNotFoundMessage is the error for a section naming a missing file.
@@ -217,7 +218,7 @@ func ApplySection(sec Section, f File, opts Options) (*Result, error) {
 		return nil, err
 	}
 	if sec.Tag == "" {
-		return nil, parseErr(MissingTagMessage(path))
+		return nil, parseErr(MissingTagMessage(path, sec.Bracket))
 	}
 	tag := strings.ToUpper(sec.Tag)
 	liveSum := sumAsync(f.Bytes) // the line index and the lookup meanwhile
@@ -259,7 +260,7 @@ func ApplySection(sec Section, f File, opts Options) (*Result, error) {
 		}
 		if !match {
 			return nil, &Error{Kind: KindStale, Msg: "Edit rejected for " + path + ": `" + op + "` needs the content you read, but the section is bound to #" + tag +
-				" and the current file hashes to #" + liveTag + ". Re-read the file to check what changed, then retry with " + header(path, liveTag, opts.BracketHeaders) + "."}
+				" and the current file hashes to #" + liveTag + ". Re-read the file to check what changed, then retry with " + header(path, liveTag, sec.Bracket) + "."}
 		}
 		res := &Result{Path: path, Old: f.Bytes, OldTag: liveTag, OldSHA256: liveSHA, Warnings: parsed.Warnings}
 		if parsed.Remove {
@@ -294,7 +295,7 @@ func ApplySection(sec Section, f File, opts Options) (*Result, error) {
 		}
 		if known {
 			if bad := unseen(seenTargets(parsed.Hunks, displayLines(ref)), mergeRanges(rs)); len(bad) > 0 {
-				return nil, unseenError(path, tag, liveTag, live, bad, opts.BracketHeaders)
+				return nil, unseenError(path, tag, liveTag, live, bad, sec.Bracket)
 			}
 			if match {
 				fin.seen, fin.seenKnown, fin.mapSeen = rs, true, true
@@ -356,10 +357,10 @@ func ApplySection(sec Section, f File, opts Options) (*Result, error) {
 			second += " (the same 4-hex tag, but different content than the snapshot it names)"
 		}
 		msg = "Edit rejected for " + path + ": file changed between read and edit.\n" + second +
-			". If a prior edit in this session modified this file, copy the [path#newhash] header from that edit's response; otherwise re-read the file with `read` to refresh the tag before retrying."
+			". If a prior edit in this session modified this file, copy the " + header("PATH", "TAG", sec.Bracket) + " header from that edit's response; otherwise re-read the file with `read` to refresh the tag before retrying."
 	} else {
 		msg = "Edit rejected for " + path + ": hash #" + tag + " is not from this session.\nThe current file hashes to #" + liveTag +
-			". Re-read the file with `read` to copy a current [path#tag] header — never invent the tag and never reuse one from a prior session."
+			". Re-read the file with `read` to copy a current " + header("PATH", "TAG", sec.Bracket) + " header — never invent the tag and never reuse one from a prior session."
 	}
 	return nil, &Error{Kind: KindStale, Msg: withContext(msg, ctx), Shown: contextRanges(live, anchors)}
 }
