@@ -10,10 +10,10 @@
 # the point where the release branch was cut, one side = the branch's last
 # patch release (its backports), the other = the next minor release (the
 # main line). Every file that both sides changed and git merge-file merges
-# cleanly is a case, once with the branch as ours and once with the main
-# line as ours (OUT/NAME.A.jsonl.gz, OUT/NAME.B.jsonl.gz). The versions
+# cleanly is a case, once with the branch as ours (OUT/NAME-BASE.A.jsonl.gz)
+# and once with the main line as ours (OUT/NAME-BASE.B.jsonl.gz). The versions
 # come from the Go module proxy (go mod download into OUT/modcache, about
-# 6 GB: the Go trees are its toolchain modules); the cases are a few MB.
+# 6 GB: the Go trees are its toolchain modules); the cases are about 22 MB.
 set -eu
 out=${1:?usage: heldout.sh OUT}
 mkdir -p "$out"

@@ -100,24 +100,17 @@ func usable(b []byte) bool {
 }
 
 func run(repo, name, out string, maxCases int) error {
-	f, err := os.Create(out)
+	w, err := create(out)
 	if err != nil {
 		return err
 	}
-	zw := gzip.NewWriter(f)
-	enc := json.NewEncoder(zw)
-	tmp, err := os.MkdirTemp("", "mkreplay")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
+	defer w.abort()
 	merges, err := git(repo, "rev-list", "--merges", "HEAD")
 	if err != nil {
 		return err
 	}
-	n := 0
 	for _, m := range lines(merges) {
-		if n >= maxCases {
+		if w.n >= maxCases {
 			break
 		}
 		parents := strings.Fields(string(must(git(repo, "rev-list", "--parents", "-n", "1", m))))
@@ -135,7 +128,7 @@ func run(repo, name, out string, maxCases int) error {
 			changed[p] = true
 		}
 		for _, p := range lines(must(git(repo, "diff", "--name-only", "--no-renames", base, p2))) {
-			if !changed[p] || n >= maxCases {
+			if !changed[p] || w.n >= maxCases {
 				continue
 			}
 			vs := make([][]byte, 3)
@@ -151,46 +144,77 @@ func run(repo, name, out string, maxCases int) error {
 			if !ok {
 				continue
 			}
-			wrote, err := emit(enc, tmp, name, m, p, vs[0], vs[1], vs[2])
-			if err != nil {
+			if err := w.add(name, m, p, vs[0], vs[1], vs[2]); err != nil {
 				return err
-			}
-			if wrote {
-				n++
 			}
 		}
 	}
-	if err := zw.Close(); err != nil {
-		return err
-	}
-	fmt.Fprintf(os.Stderr, "mkreplay: %d cases in %s\n", n, out)
-	return f.Close()
+	return w.close()
 }
 
-// emit writes the case of one file when its three versions are usable,
+// caseWriter writes cases to a gzipped JSON-lines file.
+type caseWriter struct {
+	out string
+	f   *os.File
+	zw  *gzip.Writer
+	enc *json.Encoder
+	tmp string // where git merge-file's inputs are written
+	n   int    // cases written
+}
+
+func create(out string) (*caseWriter, error) {
+	tmp, err := os.MkdirTemp("", "mkreplay")
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Create(out)
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	zw := gzip.NewWriter(f)
+	return &caseWriter{out: out, f: f, zw: zw, enc: json.NewEncoder(zw), tmp: tmp}, nil
+}
+
+// add writes the case of one file when its three versions are usable,
 // pairwise different, and git merge-file merges them cleanly.
-func emit(enc *json.Encoder, tmp, name, merge, path string, base, ours, theirs []byte) (bool, error) {
+func (w *caseWriter) add(name, merge, path string, base, ours, theirs []byte) error {
 	if !usable(base) || !usable(ours) || !usable(theirs) ||
 		bytes.Equal(base, ours) || bytes.Equal(base, theirs) || bytes.Equal(ours, theirs) {
-		return false, nil
+		return nil
 	}
-	paths := []string{filepath.Join(tmp, "ours"), filepath.Join(tmp, "base"), filepath.Join(tmp, "theirs")}
+	paths := []string{filepath.Join(w.tmp, "ours"), filepath.Join(w.tmp, "base"), filepath.Join(w.tmp, "theirs")}
 	for i, v := range [][]byte{ours, base, theirs} {
 		if err := os.WriteFile(paths[i], v, 0o644); err != nil {
-			return false, err
+			return err
 		}
 	}
 	merged, err := exec.Command("git", "merge-file", "-p", paths[0], paths[1], paths[2]).Output()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
-		return false, nil // a conflict
+		return nil // a conflict
 	}
 	if err != nil {
-		return false, err
+		return err
 	}
-	return true, enc.Encode(map[string]string{"repo": name, "merge": merge, "path": path,
+	w.n++
+	return w.enc.Encode(map[string]string{"repo": name, "merge": merge, "path": path,
 		"base": string(base), "ours": string(ours), "theirs": string(theirs), "merged": string(merged)})
 }
+
+// close finishes the file and says how many cases it holds.
+func (w *caseWriter) close() error {
+	defer os.RemoveAll(w.tmp)
+	if err := w.zw.Close(); err != nil {
+		w.f.Close()
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "mkreplay: %d cases in %s\n", w.n, w.out)
+	return w.f.Close()
+}
+
+// abort removes the temporary folder (after close, a no-op).
+func (w *caseWriter) abort() { os.RemoveAll(w.tmp) }
 
 // runTrees writes the cases of three trees: every regular file the base
 // holds at the same path as both sides (in lexical order), up to limit
@@ -199,20 +223,13 @@ func runTrees(baseDir, oursDir, theirsDir, name, merge, out string, limit int) e
 	if baseDir == "" || oursDir == "" || theirsDir == "" {
 		return errors.New("-base, -ours and -theirs go together")
 	}
-	f, err := os.Create(out)
+	w, err := create(out)
 	if err != nil {
 		return err
 	}
-	zw := gzip.NewWriter(f)
-	enc := json.NewEncoder(zw)
-	tmp, err := os.MkdirTemp("", "mkreplay")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	n := 0
+	defer w.abort()
 	err = filepath.WalkDir(baseDir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || !d.Type().IsRegular() || (limit >= 0 && n >= limit) {
+		if err != nil || !d.Type().IsRegular() || (limit >= 0 && w.n >= limit) {
 			return err
 		}
 		rel, err := filepath.Rel(baseDir, p)
@@ -229,20 +246,12 @@ func runTrees(baseDir, oursDir, theirsDir, name, merge, out string, limit int) e
 				return err
 			}
 		}
-		wrote, err := emit(enc, tmp, name, merge, filepath.ToSlash(rel), vs[0], vs[1], vs[2])
-		if wrote {
-			n++
-		}
-		return err
+		return w.add(name, merge, filepath.ToSlash(rel), vs[0], vs[1], vs[2])
 	})
 	if err != nil {
 		return err
 	}
-	if err := zw.Close(); err != nil {
-		return err
-	}
-	fmt.Fprintf(os.Stderr, "mkreplay: %d cases in %s\n", n, out)
-	return f.Close()
+	return w.close()
 }
 
 func must(b []byte, err error) []byte {
