@@ -18,8 +18,12 @@ package edit
 // when every longest common subsequence keeps it, paired with the same
 // line (sureMatches): the merge then is the same whichever one git or any
 // diff3 picks, and where the choice would matter the edit is refused.
-// Nothing is located by searching for context, so repeated lines cannot
-// move a change.
+// This refuses no more than that: between two lines both sides surely
+// keep, a change of both sides that differs always has some choice of
+// alignment that conflicts (TestRecoveryDecidesAsEveryAlignment checks
+// that the rule lands exactly what every choice merges alike, on every
+// small case). Nothing is located by searching for context, so repeated
+// lines cannot move a change.
 
 // maxMergeCells bounds the table sureMatches fills (two bytes a cell, 32
 // MiB at most): a file of n lines whose side differs from the base by d

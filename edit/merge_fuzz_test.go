@@ -17,7 +17,13 @@ import (
 // An unstable chunk takes the side that changed it, either when both made
 // the same change, and is a conflict otherwise (ok false).
 func diff3(o, a, b []string) ([]string, bool) {
-	ma, mb := lcsMatch(o, a), lcsMatch(o, b)
+	return diff3With(o, a, b, lcsMatch(o, a), lcsMatch(o, b))
+}
+
+// diff3With is diff3 over given matchings of o with a and with b (for
+// each line of o, the line of the side it is matched to, or -1), which
+// must be common subsequences.
+func diff3With(o, a, b []string, ma, mb []int) ([]string, bool) {
 	var out []string
 	lo, la, lb := 0, 0, 0 // lines consumed of o, a, b
 	for {

@@ -2,8 +2,11 @@ package edit
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hashls/hashls/internal/replaytest"
 )
 
 // TestRecoveryMergesAsGit: a stale edit lands as git merge-file merges the
@@ -120,6 +123,50 @@ func TestRecoveryMergesAsGit(t *testing.T) {
 	}
 }
 
+// everyLCS lists every longest common subsequence of a and b, by brute
+// force, as matchings: for each line of a, the line of b it is paired
+// with, or -1.
+func everyLCS[T comparable](a, b []T) [][]int {
+	n, m := len(a), len(b)
+	dp := make([][]int, n+1) // dp[i][j]: the LCS length of a[i:], b[j:]
+	for i := range dp {
+		dp[i] = make([]int, m+1)
+	}
+	for i := n - 1; i >= 0; i-- {
+		for j := m - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				dp[i][j] = dp[i+1][j+1] + 1
+			} else {
+				dp[i][j] = max(dp[i+1][j], dp[i][j+1])
+			}
+		}
+	}
+	var out [][]int
+	cur := make([]int, n)
+	for i := range cur {
+		cur[i] = -1
+	}
+	var walk func(i, j int)
+	walk = func(i, j int) {
+		if dp[i][j] == 0 {
+			out = append(out, append([]int(nil), cur...))
+			return
+		}
+		// Each choice of the next pair that a longest one can continue with.
+		for ii := i; ii < n; ii++ {
+			for jj := j; jj < m; jj++ {
+				if a[ii] == b[jj] && dp[ii+1][jj+1] == dp[i][j]-1 {
+					cur[ii] = jj
+					walk(ii+1, jj+1)
+					cur[ii] = -1
+				}
+			}
+		}
+	}
+	walk(0, 0)
+	return out
+}
+
 func errorsAs(err error, e **Error) bool {
 	x, ok := err.(*Error)
 	if ok {
@@ -143,46 +190,20 @@ func TestSureMatches(t *testing.T) {
 		for j := range b {
 			b[j] = int32(rng.IntN(3))
 		}
-		// Every maximal matching, by brute force.
-		var best [][][2]int
-		bestLen := -1
-		var walk func(i, j int, cur [][2]int)
-		walk = func(i, j int, cur [][2]int) {
-			if i == len(a) || j == len(b) {
-				switch {
-				case len(cur) > bestLen:
-					bestLen, best = len(cur), [][][2]int{append([][2]int(nil), cur...)}
-				case len(cur) == bestLen:
-					best = append(best, append([][2]int(nil), cur...))
-				}
-				return
+		every := everyLCS(a, b)
+		bestLen := 0
+		for _, p := range every[0] {
+			if p >= 0 {
+				bestLen++
 			}
-			if a[i] == b[j] {
-				walk(i+1, j+1, append(cur, [2]int{i, j}))
-			}
-			walk(i+1, j, cur)
-			walk(i, j+1, cur)
 		}
-		walk(0, 0, nil)
 		want := make([]int32, len(a))
 		for i := range want {
-			want[i] = -1
-			partner := -2
-			for _, m := range best {
-				p := -1
-				for _, pr := range m {
-					if pr[0] == i {
-						p = pr[1]
-					}
+			want[i] = int32(every[0][i])
+			for _, m := range every {
+				if m[i] != every[0][i] {
+					want[i] = -1
 				}
-				if partner == -2 {
-					partner = p
-				} else if partner != p {
-					partner = -1
-				}
-			}
-			if partner >= 0 {
-				want[i] = int32(partner)
 			}
 		}
 		// The shortest edit script's length, and a longer one (delete
@@ -198,5 +219,131 @@ func TestSureMatches(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestRecoveryDecidesAsEveryAlignment proves the recovery's rule on every
+// small case: a stale edit lands exactly when every choice of longest
+// common subsequences (of the base with ours, and with theirs) gives diff3
+// the same clean merge, and then lands that merge; it is refused exactly
+// when some choice conflicts or merges differently. So it refuses no more
+// than the ambiguity of alignment forces, whichever alignment git or
+// another diff3 picks. One proviso: where both sides wrote the same lines
+// between two lines both surely keep, the two sides are aligned alike
+// there (any deterministic diff aligns equal inputs alike).
+//
+// Every base, ours and theirs of up to 4 lines over two distinct lines,
+// then random ones of up to 6 lines over three.
+func TestRecoveryDecidesAsEveryAlignment(t *testing.T) {
+	var seqs [][]string
+	var gen func(cur []string, n int, alphabet []string)
+	gen = func(cur []string, n int, alphabet []string) {
+		seqs = append(seqs, append([]string(nil), cur...))
+		if len(cur) == n {
+			return
+		}
+		for _, l := range alphabet {
+			gen(append(cur, l), n, alphabet)
+		}
+	}
+	gen(nil, 4, []string{"a", "b"})
+	check := func(base, ours, theirs []string) {
+		text := func(ls []string) string {
+			if len(ls) == 0 {
+				return ""
+			}
+			return strings.Join(ls, "\n") + "\n"
+		}
+		bt, ot, tt := text(base), text(ours), text(theirs)
+		if len(base) == 0 || ot == bt || tt == bt {
+			return // an empty file is edited whole; nothing to merge
+		}
+		// Every alignment's merge.
+		ao, at := everyLCS(base, ours), everyLCS(base, theirs)
+		sure := func(all [][]int, i int) int {
+			for _, m := range all {
+				if m[i] != all[0][i] {
+					return -1
+				}
+			}
+			return all[0][i]
+		}
+		// The regions between lines both sides surely keep in which both
+		// wrote the same lines: a pair of alignments must agree there.
+		type region struct{ b0, b1, o0, t0 int } // base lines [b0, b1); ours from o0, theirs from t0
+		var same []region
+		pb, po, pt := 0, 0, 0
+		for i := 0; i <= len(base); i++ {
+			eb, eo, et := len(base), len(ours), len(theirs)
+			if i < len(base) {
+				so, st := sure(ao, i), sure(at, i)
+				if so < 0 || st < 0 {
+					continue
+				}
+				eb, eo, et = i, so, st
+			}
+			if slices.Equal(ours[po:eo], theirs[pt:et]) && !slices.Equal(ours[po:eo], base[pb:eb]) {
+				same = append(same, region{pb, eb, po, pt})
+			}
+			pb, po, pt = eb+1, eo+1, et+1
+		}
+		alike := func(mo, mt []int) bool {
+			for _, r := range same {
+				for i := r.b0; i < r.b1; i++ {
+					if (mo[i] < 0) != (mt[i] < 0) || (mo[i] >= 0 && mo[i]-r.o0 != mt[i]-r.t0) {
+						return false
+					}
+				}
+			}
+			return true
+		}
+		var want []string
+		robust, first := true, true
+		for _, mo := range ao {
+			for _, mt := range at {
+				if !alike(mo, mt) {
+					continue
+				}
+				got, clean := diff3With(base, ours, theirs, mo, mt)
+				if !clean || (!first && !slices.Equal(got, want)) {
+					robust = false
+				}
+				want, first = got, false
+			}
+		}
+		st := newMemStore()
+		st.record("k", []byte(bt))
+		sec := Section{Path: "f", Tag: Tag([]byte(bt)), Body: replaytest.Ops(bt, ot)}
+		fresh, err := ApplySection(sec, File{Path: "f", Key: "k", Bytes: []byte(bt)}, Options{Snapshots: st})
+		if err != nil || string(fresh.New) != ot {
+			t.Fatalf("base %q ours %q: the fresh edit gave %q, %v", base, ours, fresh.New, err)
+		}
+		res, err := ApplySection(sec, File{Path: "f", Key: "k", Bytes: []byte(tt)}, Options{Snapshots: st})
+		switch {
+		case err != nil && robust:
+			t.Fatalf("base %q ours %q theirs %q: refused, but every alignment merges to %q", base, ours, theirs, want)
+		case err == nil && !robust:
+			t.Fatalf("base %q ours %q theirs %q: landed %q, but alignments conflict or differ", base, ours, theirs, res.New)
+		case err == nil && string(res.New) != text(want):
+			t.Fatalf("base %q ours %q theirs %q: landed %q, want %q", base, ours, theirs, res.New, text(want))
+		}
+	}
+	for _, b := range seqs {
+		for _, o := range seqs {
+			for _, th := range seqs {
+				check(b, o, th)
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	mk := func() []string {
+		s := make([]string, rng.IntN(7))
+		for i := range s {
+			s[i] = []string{"a", "b", ""}[rng.IntN(3)]
+		}
+		return s
+	}
+	for iter := 0; iter < 20000; iter++ {
+		check(mk(), mk(), mk())
 	}
 }

@@ -84,16 +84,36 @@ func (s *balScanner) line(l string) {
 	}
 }
 
-func balanceOf(rows []string) balance {
-	var s balScanner
+// balanceOf counts the delimiters of rows that start in scanner state
+// state (scanCode, or inside a block comment or a template the file opened
+// above them: see stateAt).
+func balanceOf(state int, rows []string) balance {
+	s := balScanner{state: state}
 	for _, r := range rows {
 		s.line(r)
 	}
 	return s.b
 }
 
+// stateAt is the scanner's state at the start of line i (0-based; past
+// the end: at the end of the file), scanning the file from its first line:
+// delimiters in a block comment or a multi-line template that began above
+// a range are text, not structure.
+func (d *doc) stateAt(i int) int {
+	if d.scan == nil {
+		d.scan = make([]int, d.n()+1)
+		var sc balScanner
+		for k := 0; k < d.n(); k++ {
+			d.scan[k] = sc.state
+			sc.line(string(d.line(k)))
+		}
+		d.scan[d.n()] = sc.state
+	}
+	return d.scan[max(0, min(i, d.n()))]
+}
+
 func (d *doc) balanceRange(s, e int) balance { // 0-based inclusive
-	var sc balScanner
+	sc := balScanner{state: d.stateAt(s)}
 	for i := s; i <= e && i < d.n(); i++ {
 		sc.line(string(d.line(i)))
 	}
@@ -177,8 +197,14 @@ func editBalance(d *doc, hunks []Hunk) balance {
 			}
 		}
 		switch h.Kind {
-		case OpReplace, OpInsertBefore, OpInsertAfter, OpInsertHead, OpInsertTail:
-			t = t.add(balanceOf(h.Rows))
+		case OpReplace, OpInsertBefore:
+			t = t.add(balanceOf(d.stateAt(h.Start-1), h.Rows))
+		case OpInsertAfter:
+			t = t.add(balanceOf(d.stateAt(h.Start), h.Rows))
+		case OpInsertHead:
+			t = t.add(balanceOf(scanCode, h.Rows))
+		case OpInsertTail:
+			t = t.add(balanceOf(d.stateAt(d.n()), h.Rows))
 		}
 	}
 	return t
@@ -210,8 +236,11 @@ func repairReplacement(d *doc, n, m int, rows []string, total *balance) (int, []
 	var warns []string
 	var declined *decline
 	R := len(rows)
+	// Rows are scanned in the state of the lines they stand for: the
+	// range's first line, or the lines above or below it they restate.
+	st := d.stateAt(n)
 	orig := d.balanceRange(n, m)
-	delta := balanceOf(rows).sub(orig)
+	delta := balanceOf(st, rows).sub(orig)
 
 	// Boundary echo.
 	a := 0
@@ -231,7 +260,7 @@ func repairReplacement(d *doc, n, m int, rows []string, total *balance) (int, []
 		}
 	}
 	if a > 0 && b > 0 && a+b < R {
-		dropped := balanceOf(rows[:a]).add(balanceOf(rows[R-b:]))
+		dropped := balanceOf(d.stateAt(n-a), rows[:a]).add(balanceOf(d.stateAt(m+1), rows[R-b:]))
 		switch {
 		case dropped.zero() || (dropped == delta && towardZero(*total, dropped.neg())):
 			*total = total.sub(dropped)
@@ -239,7 +268,7 @@ func repairReplacement(d *doc, n, m int, rows []string, total *balance) (int, []
 			R = len(rows)
 			warns = append(warns, "Auto-repaired a replacement boundary echo at line "+strconv.Itoa(n+1)+": dropped "+
 				strconv.Itoa(a)+" leading and "+strconv.Itoa(b)+" trailing payload line(s) already present outside the range. Issue the payload as the final desired content for the selected range only — never restate unchanged lines bordering the range.")
-			delta = balanceOf(rows).sub(orig)
+			delta = balanceOf(st, rows).sub(orig)
 		case dropped == delta:
 			declined = &decline{repairEcho, declinedBalance}
 		}
@@ -256,7 +285,7 @@ func repairReplacement(d *doc, n, m int, rows []string, total *balance) (int, []
 		return m, rows, warns, &decline{repairBalance, declinedBalance}
 	}
 	for k := min(R-1, d.n()-1-m, maxEcho); k >= 1; k-- {
-		if d.rowsMatch(rows[R-k:], m+1) && balanceOf(rows[R-k:]) == delta {
+		if d.rowsMatch(rows[R-k:], m+1) && balanceOf(d.stateAt(m+1), rows[R-k:]) == delta {
 			if !proven {
 				return refuse()
 			}
@@ -266,7 +295,7 @@ func repairReplacement(d *doc, n, m int, rows []string, total *balance) (int, []
 		}
 	}
 	for j := min(R-1, n, maxEcho); j >= 1; j-- {
-		if d.rowsMatch(rows[:j], n-j) && balanceOf(rows[:j]) == delta {
+		if d.rowsMatch(rows[:j], n-j) && balanceOf(d.stateAt(n-j), rows[:j]) == delta {
 			if !proven {
 				return refuse()
 			}

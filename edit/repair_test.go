@@ -97,6 +97,15 @@ func TestRepairsNeedABrokenEdit(t *testing.T) {
 		want:     []string{"func f(a bool) {", "\tif a {", "\t\tx()", "\t}", "\ty()", "\tz()", "}"},
 		declined: "delimiter balance",
 	}, {
+		// Real history (Go's rangefunc/rewrite.go, between go1.22rc1 and
+		// go1.23.0): pseudo-code in the package's /* */ comment, its
+		// block replaced by a line that opens one. The brackets of a
+		// comment that began above the range are text.
+		name: "balance/inside a block comment",
+		file: []string{"/*", "Return is rewritten:", "", "\t{", "\t\tf()", "\t}", "", "as above.", "*/", "package p"},
+		ops:  "replace 4..6:\n+\t  func foo() (#rv1 A) {",
+		want: []string{"/*", "Return is rewritten:", "", "\t  func foo() (#rv1 A) {", "", "as above.", "*/", "package p"},
+	}, {
 		// The reference's two-sided echo that drops bracket lines.
 		name:     "echo/restated wrapper",
 		file:     []string{"function f() {", "old();", "}"},
