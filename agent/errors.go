@@ -5,11 +5,12 @@ import (
 
 	"github.com/hashls/hashls/edit"
 	"github.com/hashls/hashls/workspace"
+	"github.com/hashls/hashls/workspace/sqlitedb"
 )
 
 // KindOf decides the tool error kind of any error, in one place: a tool's
-// *Error keeps its kind, edit and workspace errors are mapped, anything
-// else is KindIO.
+// *Error keeps its kind, edit, workspace and sqlitedb errors are mapped,
+// anything else is KindIO. AsError builds the *Error of any error with it.
 func KindOf(err error) string {
 	var ae *Error
 	if errors.As(err, &ae) {
@@ -55,5 +56,37 @@ func KindOf(err error) string {
 			return KindIO
 		}
 	}
+	var se *sqlitedb.Error
+	if errors.As(err, &se) {
+		switch se.Kind {
+		case sqlitedb.KindUsage:
+			return KindUsage
+		case sqlitedb.KindNotFound:
+			return KindNotFound
+		case sqlitedb.KindTooLarge:
+			return KindTooLarge
+		}
+	}
 	return KindIO
+}
+
+// AsError converts any error into an *Error: an *Error is kept, any other
+// error gets its kind from KindOf. The message is bounded (BoundMessage):
+// it may quote input, never all of a long one. The result always has a
+// suggested action: the tool's own, else the kind's default
+// (SuggestedAction).
+func AsError(err error) *Error {
+	var ae *Error
+	if !errors.As(err, &ae) {
+		ae = &Error{Kind: KindOf(err), Message: err.Error(), Err: err}
+	}
+	if msg := BoundMessage(ae.Message); len(msg) != len(ae.Message) || ae.SuggestedAction == "" {
+		c := *ae
+		c.Message = msg
+		if c.SuggestedAction == "" {
+			c.SuggestedAction = SuggestedAction(c.Kind)
+		}
+		ae = &c
+	}
+	return ae
 }

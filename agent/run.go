@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"runtime/debug"
 	"sort"
@@ -197,27 +196,6 @@ func checkArgSizes(t Tool, obj map[string]json.RawMessage) error {
 		}
 	}
 	return nil
-}
-
-// AsError converts any error into an *Error: an *Error is kept, any other
-// error gets its kind from KindOf. The message is bounded (BoundMessage):
-// it may quote input, never all of a long one. The result always has a
-// suggested action: the tool's own, else the kind's default
-// (SuggestedAction).
-func AsError(err error) *Error {
-	var ae *Error
-	if !errors.As(err, &ae) {
-		ae = &Error{Kind: KindOf(err), Message: err.Error(), Err: err}
-	}
-	if msg := BoundMessage(ae.Message); len(msg) != len(ae.Message) || ae.SuggestedAction == "" {
-		c := *ae
-		c.Message = msg
-		if c.SuggestedAction == "" {
-			c.SuggestedAction = SuggestedAction(c.Kind)
-		}
-		ae = &c
-	}
-	return ae
 }
 
 // ArgPaths returns the files a tool's arguments name: the top-level path
