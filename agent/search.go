@@ -156,32 +156,16 @@ type searchQuery struct {
 type literalScope struct{ path, glob string }
 
 // runSearch is search and search_files' text and regex modes: one engine,
-// one walk, one result format.
+// one walk, one result format. It compiles the query and resolves its
+// paths (prepareSearch), finds the matching files (scanTargets), renders a
+// page of them (searchPage) and says what the page holds (renderSearch).
 func runSearch(ctx context.Context, env *Env, q searchQuery) (*Result, error) {
-	lim := env.limits()
-	skip := q.skip
-	pattern := strings.TrimSpace(q.pattern)
-	if pattern == "" {
-		return nil, &Error{Kind: KindUsage, Message: "Pattern must not be empty"}
-	}
-	if q.literal {
-		// Every character as itself, leading and trailing spaces too.
-		pattern = regexp.QuoteMeta(q.pattern)
-	}
-	m, err := search.Compile(pattern, q.i)
-	if err != nil {
-		return nil, &Error{Kind: KindUsage, Message: err.Error() + `; argument "pattern" is a Go RE2 regex: escape a metacharacter (\ ( [ { . * + ? | ^ $) with \ to match it literally`, Err: err}
-	}
-	var targets []searchTarget
-	var missing []string
-	if q.scope != nil {
-		targets, err = resolveLiteralScope(env, *q.scope)
-	} else {
-		targets, missing, err = resolveSearchTargets(env, expandDelimitedEntries(env, q.entries))
-	}
+	m, targets, missing, err := prepareSearch(env, q)
 	if err != nil {
 		return nil, err
 	}
+	lim := env.limits()
+	skip := q.skip
 	gitignore := q.gitignore
 	single := len(targets) == 1 && !targets[0].isDir && targets[0].glob == nil && (!targets[0].archive || targets[0].exactMember())
 
@@ -221,6 +205,60 @@ func runSearch(ctx context.Context, env *Env, q searchQuery) (*Result, error) {
 	if single {
 		ranges = targets[0].ranges
 	}
+	o := &searchOutcome{d: d, single: single, skip: skip, maxBytes: lim.SearchBytes}
+	if single {
+		o.singlePath = targets[0].path.Rel
+	}
+	if err := searchPage(ctx, env, m, page, perFile, ranges, o); err != nil {
+		return nil, err
+	}
+	return renderSearch(o), nil
+}
+
+// searchOutcome is a rendered search page and what its notes say of it.
+type searchOutcome struct {
+	d          *searchDetails
+	text       string   // the page's files, rendered
+	notes      []string // what the rendering skipped
+	shown      []Shown  // the files shown with a tag
+	single     bool     // a search of one file
+	singlePath string   // that file
+	skip       int      // the files before the page
+	pageFiles  int      // the files the page holds
+	maxBytes   int      // the page's bound (Limits.SearchBytes)
+}
+
+// prepareSearch compiles q's pattern and resolves its paths to targets;
+// missing are the paths that do not exist.
+func prepareSearch(env *Env, q searchQuery) (m *search.Matcher, targets []searchTarget, missing []string, err error) {
+	pattern := strings.TrimSpace(q.pattern)
+	if pattern == "" {
+		return nil, nil, nil, &Error{Kind: KindUsage, Message: "Pattern must not be empty"}
+	}
+	if q.literal {
+		// Every character as itself, leading and trailing spaces too.
+		pattern = regexp.QuoteMeta(q.pattern)
+	}
+	m, err = search.Compile(pattern, q.i)
+	if err != nil {
+		return nil, nil, nil, &Error{Kind: KindUsage, Message: err.Error() + `; argument "pattern" is a Go RE2 regex: escape a metacharacter (\ ( [ { . * + ? | ^ $) with \ to match it literally`, Err: err}
+	}
+	if q.scope != nil {
+		targets, err = resolveLiteralScope(env, *q.scope)
+	} else {
+		targets, missing, err = resolveSearchTargets(env, expandDelimitedEntries(env, q.entries))
+	}
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return m, targets, missing, nil
+}
+
+// searchPage renders page's files into o, within the page's bounds, and
+// records the snapshots it shows. A file that would overflow the page
+// starts the next one.
+func searchPage(ctx context.Context, env *Env, m *search.Matcher, page []searchHit, perFile int, ranges []workspace.LineRange, o *searchOutcome) error {
+	d, single, skip, lim := o.d, o.single, o.skip, env.limits()
 	var sb strings.Builder
 	budget := searchInternalCap
 	var notes []string
@@ -234,7 +272,7 @@ func runSearch(ctx context.Context, env *Env, q searchQuery) (*Result, error) {
 	defer rendered.stop()
 	for i, h := range page {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return ctx.Err()
 		}
 		fr, rec, err := rendered.get(i)
 		if err == nil && fr.shown > budget {
@@ -285,7 +323,7 @@ func runSearch(ctx context.Context, env *Env, q searchQuery) (*Result, error) {
 	}
 	if st := env.WS.Store(); st != nil {
 		if err := st.RecordAll(recs); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	d.FileCount = len(d.Files)
@@ -296,7 +334,14 @@ func runSearch(ctx context.Context, env *Env, q searchQuery) (*Result, error) {
 			d.TotalMatches = n
 		}
 	}
+	o.text, o.notes, o.shown, o.pageFiles = sb.String(), notes, shownFiles, len(page)
+	return nil
+}
 
+// renderSearch is the text of a rendered search page: its files, then the
+// notes on what it holds and skipped, within the page's bound.
+func renderSearch(o *searchOutcome) *Result {
+	d, single, skip, notes, missing := o.d, o.single, o.skip, o.notes, o.d.MissingPaths
 	// Notes after the results.
 	if d.PerFileLimitReached {
 		if single {
@@ -309,9 +354,9 @@ func runSearch(ctx context.Context, env *Env, q searchQuery) (*Result, error) {
 		notes = append(notes, fmt.Sprintf("Lines longer than %d characters were cut (…).", searchMaxColumns))
 	}
 	if d.NextSkip > 0 {
-		notes = append(notes, fmt.Sprintf("Showing files %d-%d of %d (%d matching lines in all). Use skip=%d for the next page.", skip+1, skip+len(page), d.TotalFiles, d.TotalMatches, d.NextSkip))
+		notes = append(notes, fmt.Sprintf("Showing files %d-%d of %d (%d matching lines in all). Use skip=%d for the next page.", skip+1, skip+o.pageFiles, d.TotalFiles, d.TotalMatches, d.NextSkip))
 	} else if !single && skip > 0 {
-		notes = append(notes, fmt.Sprintf("Showing files %d-%d of %d.", min(skip+1, d.TotalFiles), skip+len(page), d.TotalFiles))
+		notes = append(notes, fmt.Sprintf("Showing files %d-%d of %d.", min(skip+1, d.TotalFiles), skip+o.pageFiles, d.TotalFiles))
 	}
 	if len(missing) > 0 {
 		notes = append(notes, "Skipped missing paths: "+strings.Join(missing, ", "))
@@ -323,7 +368,7 @@ func runSearch(ctx context.Context, env *Env, q searchQuery) (*Result, error) {
 		notes = append(notes, fmt.Sprintf("Skipped %d unreadable file%s or director%s.", d.Unreadable, plural(d.Unreadable), map[bool]string{true: "y", false: "ies"}[d.Unreadable == 1]))
 	}
 	if single && d.BinarySkipped > 0 {
-		notes = append(notes, "Skipped "+targets[0].path.Rel+": it is a binary file (it holds a NUL byte).")
+		notes = append(notes, "Skipped "+o.singlePath+": it is a binary file (it holds a NUL byte).")
 	}
 	if d.TooLong > 0 {
 		notes = append(notes, fmt.Sprintf("Skipped %d file%s with a line over 64 MiB.", d.TooLong, plural(d.TooLong)))
@@ -337,20 +382,20 @@ func runSearch(ctx context.Context, env *Env, q searchQuery) (*Result, error) {
 		if len(notes) > 0 {
 			text += "\n" + strings.Join(notes, "\n")
 		}
-		return &Result{Text: text + "\n", Details: d}, nil
+		return &Result{Text: text + "\n", Details: d}
 	}
-	out := sb.String()
+	out := o.text
 	if len(notes) > 0 {
 		out += "\n" + strings.Join(notes, "\n") + "\n"
 	}
-	if len(out) > lim.SearchBytes {
-		out = truncateHeadBytes(out, lim.SearchBytes)
+	if len(out) > o.maxBytes {
+		out = truncateHeadBytes(out, o.maxBytes)
 		// The data holds what the text shows.
 		d.matches = slices.DeleteFunc(d.matches, func(mt searchMatch) bool { return mt.end > len(out) })
-		out += fmt.Sprintf("\n[Output truncated at %d KiB. Narrow the pattern or the paths, or use skip.]\n", lim.SearchBytes>>10)
+		out += fmt.Sprintf("\n[Output truncated at %d KiB. Narrow the pattern or the paths, or use skip.]\n", o.maxBytes>>10)
 		d.Truncated = true
 	}
-	return &Result{Text: out, Details: d, Shown: shownFiles}, nil
+	return &Result{Text: out, Details: d, Shown: o.shown}
 }
 
 // decodePaths accepts a string or an array of strings; entries are trimmed
