@@ -967,34 +967,7 @@ func renderSearchFile(ctx context.Context, env *Env, m *search.Matcher, h search
 	// the tag is still minted over the real content.
 	raw := content
 	content = loneCRToLF(content)
-	inRanges := func(n int) bool {
-		if len(ranges) == 0 {
-			return true
-		}
-		for _, r := range ranges {
-			if n >= r.Start && (r.End == 0 || n <= r.End) {
-				return true
-			}
-		}
-		return false
-	}
-	// Collect the matching lines (numbers and bounds).
-	type span struct{ n, s, e int }
-	var matches []span
-	total := 0
-	lineNo, counted := 1, 0
-	err := matchLines(ctx, m, content, func(s, e int) bool {
-		lineNo += bytes.Count(content[counted:s], []byte{'\n'})
-		counted = s
-		if !inRanges(lineNo) {
-			return true
-		}
-		total++
-		if len(matches) < budget {
-			matches = append(matches, span{lineNo, s, e})
-		}
-		return true
-	})
+	matches, total, err := matchSpans(ctx, m, content, ranges, budget)
 	if err != nil {
 		return nil, err
 	}
@@ -1014,6 +987,48 @@ func renderSearchFile(ctx context.Context, env *Env, m *search.Matcher, h search
 		rf.seenContent = raw
 		sb.WriteString("¶" + h.rel + "#" + tag + "\n")
 	}
+	writeSearchRows(rf, &sb, h.rel, content, matches)
+	rf.text = sb.String()
+	return rf, nil
+}
+
+// lineSpan is line n of a text, its bytes [s, e).
+type lineSpan struct{ n, s, e int }
+
+// matchSpans collects the lines of content m matches within ranges (all
+// when none): at most budget of them, and how many there are.
+func matchSpans(ctx context.Context, m *search.Matcher, content []byte, ranges []workspace.LineRange, budget int) (matches []lineSpan, total int, err error) {
+	inRanges := func(n int) bool {
+		if len(ranges) == 0 {
+			return true
+		}
+		for _, r := range ranges {
+			if n >= r.Start && (r.End == 0 || n <= r.End) {
+				return true
+			}
+		}
+		return false
+	}
+	lineNo, counted := 1, 0
+	err = matchLines(ctx, m, content, func(s, e int) bool {
+		lineNo += bytes.Count(content[counted:s], []byte{'\n'})
+		counted = s
+		if !inRanges(lineNo) {
+			return true
+		}
+		total++
+		if len(matches) < budget {
+			matches = append(matches, lineSpan{lineNo, s, e})
+		}
+		return true
+	})
+	return matches, total, err
+}
+
+// writeSearchRows writes the rows of matches (`*N:TEXT`) and their context
+// (` N:TEXT`) to sb, noting in rf the matches, the lines shown and whether
+// a line was cut.
+func writeSearchRows(rf *renderedFile, sb *strings.Builder, rel string, content []byte, matches []lineSpan) {
 	last := 0 // last line number written
 	writeRow := func(n, s, e int, match bool) {
 		line := content[s:e]
@@ -1026,10 +1041,10 @@ func renderSearchFile(ctx context.Context, env *Env, m *search.Matcher, h search
 			rf.linesTruncated = true
 		}
 		if match {
-			fmt.Fprintf(&sb, "*%d:%s\n", n, text)
-			rf.matches = append(rf.matches, searchMatch{Path: h.rel, Line: n, Text: text, Cut: cut, end: sb.Len()})
+			fmt.Fprintf(sb, "*%d:%s\n", n, text)
+			rf.matches = append(rf.matches, searchMatch{Path: rel, Line: n, Text: text, Cut: cut, end: sb.Len()})
 		} else {
-			fmt.Fprintf(&sb, " %d:%s\n", n, text)
+			fmt.Fprintf(sb, " %d:%s\n", n, text)
 		}
 		last = n
 		if rf.seenContent != nil {
@@ -1042,11 +1057,11 @@ func renderSearchFile(ctx context.Context, env *Env, m *search.Matcher, h search
 	}
 	for i, mt := range matches {
 		// Before-context: walk back from the match.
-		var before []span
+		var before []lineSpan
 		s := mt.s
 		for k := 1; k <= searchContextBefore && mt.n-k > last && s > 0; k++ {
 			ps := bytes.LastIndexByte(content[:s-1], '\n') + 1
-			before = append(before, span{mt.n - k, ps, s - 1})
+			before = append(before, lineSpan{mt.n - k, ps, s - 1})
 			s = ps
 		}
 		for j := len(before) - 1; j >= 0; j-- {
@@ -1074,8 +1089,6 @@ func renderSearchFile(ctx context.Context, env *Env, m *search.Matcher, h search
 			e = ne
 		}
 	}
-	rf.text = sb.String()
-	return rf, nil
 }
 
 // loneCRToLF returns b with every "\r" not followed by "\n" replaced by
