@@ -137,16 +137,23 @@ func (listDirectoryTool) Run(ctx context.Context, env *Env, raw json.RawMessage)
 		ents, d.Truncated = ents[:limit], true
 	}
 	d.Entries = ents
+	return &Result{Text: listDirectoryText(d), Details: d}, nil
+}
 
+// listDirectoryText is list_directory's text: the directory, its entries
+// (sizes and times of files), and what was left out.
+func listDirectoryText(d *listDirectoryDetails) string {
+	ents, depth, capped := d.Entries, d.Depth, d.WalkCapped
+	dir := d.Path
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "%s/ (%d entr%s", p.Rel, d.TotalEntries, map[bool]string{true: "y", false: "ies"}[d.TotalEntries == 1])
+	fmt.Fprintf(&sb, "%s/ (%d entr%s", dir, d.TotalEntries, map[bool]string{true: "y", false: "ies"}[d.TotalEntries == 1])
 	if depth > 1 {
 		fmt.Fprintf(&sb, ", depth %d", depth)
 	}
 	sb.WriteString(")\n")
 	for _, e := range ents {
-		name := strings.TrimPrefix(e.Path, p.Rel+"/")
-		if p.Rel == "." {
+		name := strings.TrimPrefix(e.Path, dir+"/")
+		if dir == "." {
 			name = e.Path
 		}
 		switch e.Kind {
@@ -166,7 +173,7 @@ func (listDirectoryTool) Run(ctx context.Context, env *Env, raw json.RawMessage)
 		fmt.Fprintf(&sb, "[Showing %d of %d%s entries; raise maxEntries (at most %d), lower depth or list a subdirectory.]\n",
 			len(ents), d.TotalEntries, map[bool]string{true: "+", false: ""}[capped], listDirMaxEntries)
 	}
-	return &Result{Text: sb.String(), Details: d}, nil
+	return sb.String()
 }
 
 // entryKind names a walk entry's type.
