@@ -12,22 +12,18 @@ import (
 	"sync/atomic"
 	"syscall"
 
-	"github.com/hashls/hashls/hub"
 	"github.com/hashls/hashls/internal/gcfloor"
+	"github.com/hashls/hashls/internal/options"
 	"github.com/hashls/hashls/langserver"
 	"github.com/hashls/hashls/mcp"
 )
-
-// allowRootsEnv holds the directories --allow-roots names when it is not
-// given.
-const allowRootsEnv = "HASHLS_MCP_ALLOW_ROOTS"
 
 // mcpCmd runs the MCP server: on stdin/stdout by default, over Streamable
 // HTTP with --http ADDR. Nothing but protocol frames is written to stdout;
 // logs go to stderr (and to the client through MCP logging).
 func (c *cli) mcpCmd(args []string) int {
 	var httpAddr string
-	var allowRoots []string
+	var allowRoots []string // --allow-roots, which overrides HASHLS_MCP_ALLOW_ROOTS
 	allowRemote := false
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -58,14 +54,14 @@ func (c *cli) mcpCmd(args []string) int {
 	if allowRemote && httpAddr == "" {
 		return c.usageError("mcp: --allow-remote applies only with --http ADDR")
 	}
-	token := os.Getenv(mcp.TokenEnv)
+	token := c.opts.MCPToken
 	if httpAddr != "" {
 		if err := mcp.CheckHTTPAddr(httpAddr, allowRemote, token); err != nil {
 			return c.usageError("mcp: " + err.Error())
 		}
 	}
 	if len(allowRoots) == 0 {
-		allowRoots = filepath.SplitList(os.Getenv(allowRootsEnv))
+		allowRoots = c.opts.AllowRoots
 	}
 	for i, d := range allowRoots {
 		abs, err := filepath.Abs(d)
@@ -76,11 +72,11 @@ func (c *cli) mcpCmd(args []string) int {
 	}
 	// Over HTTP any local process may connect, and a client names its
 	// root: without --root the user must say which roots it may name.
-	if httpAddr != "" && c.root == "" && len(allowRoots) == 0 {
-		return c.usageError(fmt.Sprintf("mcp --http serves the files of its root to every client that connects: pass --root DIR, or --allow-roots DIRS (or %s) for the roots clients may choose", allowRootsEnv))
+	if httpAddr != "" && c.opts.Root == "" && len(allowRoots) == 0 {
+		return c.usageError(fmt.Sprintf("mcp --http serves the files of its root to every client that connects: pass --root DIR, or --allow-roots DIRS (or %s) for the roots clients may choose", options.EnvMCPAllowRoots))
 	}
 	gcfloor.Start(gcfloor.Default) // a long-lived process: see the package doc
-	logf := func(format string, args ...any) { fmt.Fprintf(c.stderr, "hashls: "+format+"\n", args...) }
+	logf := c.logf
 	// The language servers' events (started, restarted, failed) go to the
 	// MCP clients too, once the server that tells them exists.
 	var told atomic.Pointer[mcp.Server]
@@ -90,7 +86,7 @@ func (c *cli) mcpCmd(args []string) int {
 		}
 	}})
 	defer servers.Close()
-	srv, err := mcp.New(mcp.Options{Root: c.root, Version: version(), Logf: logf, Edit: editSettingsFromEnv(), NoHub: c.noHub || hub.Disabled(), LangServers: servers, Sets: c.sets, AllowRoots: allowRoots})
+	srv, err := mcp.New(mcp.Options{Root: c.opts.Root, Version: version(), Logf: logf, NoHub: c.opts.NoHub, Tools: c.opts.Tools(c.sets, servers), AllowRoots: allowRoots})
 	if err != nil {
 		fmt.Fprintf(c.stderr, "hashls mcp: %v\n", err)
 		return exitTool

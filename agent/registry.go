@@ -11,6 +11,7 @@ import (
 
 	"github.com/hashls/hashls/edit"
 	"github.com/hashls/hashls/langserver"
+	"github.com/hashls/hashls/treesitter"
 	"github.com/hashls/hashls/workspace"
 )
 
@@ -153,6 +154,18 @@ type Deps struct {
 	// Sets are the toolsets offered (zero value: every tool): Tools and
 	// Lookup list only those, and Run refuses the others.
 	Sets Sets
+}
+
+// For is the tools over ws with these dependencies, the resolver of the
+// language registry (treesitter) when none is given. Each process builds
+// one Deps from its options (package options) and every transport builds
+// its tool set of each workspace with For.
+func (d Deps) For(ws *workspace.Workspace) *Toolset {
+	d.WS = ws
+	if d.Resolver == nil {
+		d.Resolver = treesitter.DefaultResolver
+	}
+	return New(d)
 }
 
 // Call qualifies one tool run.
