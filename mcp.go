@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -22,59 +23,11 @@ import (
 // HTTP with --http ADDR. Nothing but protocol frames is written to stdout;
 // logs go to stderr (and to the client through MCP logging).
 func (c *cli) mcpCmd(args []string) int {
-	var httpAddr string
-	var allowRoots []string // --allow-roots, which overrides HASHLS_MCP_ALLOW_ROOTS
-	allowRemote := false
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--http" || a == "-http":
-			if i+1 >= len(args) {
-				return c.usageError("mcp --http needs an address, e.g. --http 127.0.0.1:8765")
-			}
-			i++
-			httpAddr = args[i]
-		case strings.HasPrefix(a, "--http="):
-			httpAddr = strings.TrimPrefix(a, "--http=")
-		case a == "--allow-remote" || a == "-allow-remote":
-			allowRemote = true
-		case a == "--allow-roots" || a == "-allow-roots":
-			if i+1 >= len(args) {
-				return c.usageError("mcp --allow-roots needs directories, e.g. --allow-roots ~/src")
-			}
-			i++
-			allowRoots = append(allowRoots, filepath.SplitList(args[i])...)
-		case strings.HasPrefix(a, "--allow-roots="):
-			allowRoots = append(allowRoots, filepath.SplitList(strings.TrimPrefix(a, "--allow-roots="))...)
-		case a == "--stdio" || a == "-stdio":
-		default:
-			return c.usageError(fmt.Sprintf("mcp: unknown argument %q (usage: hashls [--root DIR] mcp [--http ADDR [--allow-remote]] [--allow-roots DIRS]; 'hashls mcp --help')", a))
-		}
-	}
-	if allowRemote && httpAddr == "" {
-		return c.usageError("mcp: --allow-remote applies only with --http ADDR")
+	httpAddr, allowRoots, err := c.mcpFlags(args)
+	if err != nil {
+		return c.usageError(err.Error())
 	}
 	token := c.opts.MCPToken
-	if httpAddr != "" {
-		if err := mcp.CheckHTTPAddr(httpAddr, allowRemote, token); err != nil {
-			return c.usageError("mcp: " + err.Error())
-		}
-	}
-	if len(allowRoots) == 0 {
-		allowRoots = c.opts.AllowRoots
-	}
-	for i, d := range allowRoots {
-		abs, err := filepath.Abs(d)
-		if st, serr := os.Stat(abs); err != nil || serr != nil || !st.IsDir() {
-			return c.usageError(fmt.Sprintf("mcp: --allow-roots %s is not a directory", d))
-		}
-		allowRoots[i] = abs
-	}
-	// Over HTTP any local process may connect, and a client names its
-	// root: without --root the user must say which roots it may name.
-	if httpAddr != "" && c.opts.Root == "" && len(allowRoots) == 0 {
-		return c.usageError(fmt.Sprintf("mcp --http serves the files of its root to every client that connects: pass --root DIR, or --allow-roots DIRS (or %s) for the roots clients may choose", options.EnvMCPAllowRoots))
-	}
 	gcfloor.Start(gcfloor.Default) // a long-lived process: see the package doc
 	logf := c.logf
 	// The language servers' events (started, restarted, failed) go to the
@@ -118,4 +71,62 @@ func (c *cli) mcpCmd(args []string) int {
 		return exitTool
 	}
 	return exitOK
+}
+
+// mcpFlags reads mcp's own flags: the HTTP address ("": stdio) and the
+// roots a client may choose (--allow-roots, over HASHLS_MCP_ALLOW_ROOTS),
+// made absolute. An error is a usage error.
+func (c *cli) mcpFlags(args []string) (httpAddr string, allowRoots []string, err error) {
+	allowRemote := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--http" || a == "-http":
+			if i+1 >= len(args) {
+				return "", nil, errors.New("mcp --http needs an address, e.g. --http 127.0.0.1:8765")
+			}
+			i++
+			httpAddr = args[i]
+		case strings.HasPrefix(a, "--http="):
+			httpAddr = strings.TrimPrefix(a, "--http=")
+		case a == "--allow-remote" || a == "-allow-remote":
+			allowRemote = true
+		case a == "--allow-roots" || a == "-allow-roots":
+			if i+1 >= len(args) {
+				return "", nil, errors.New("mcp --allow-roots needs directories, e.g. --allow-roots ~/src")
+			}
+			i++
+			allowRoots = append(allowRoots, filepath.SplitList(args[i])...)
+		case strings.HasPrefix(a, "--allow-roots="):
+			allowRoots = append(allowRoots, filepath.SplitList(strings.TrimPrefix(a, "--allow-roots="))...)
+		case a == "--stdio" || a == "-stdio":
+		default:
+			return "", nil, fmt.Errorf("mcp: unknown argument %q (usage: hashls [--root DIR] mcp [--http ADDR [--allow-remote]] [--allow-roots DIRS]; 'hashls mcp --help')", a)
+		}
+	}
+	if allowRemote && httpAddr == "" {
+		return "", nil, errors.New("mcp: --allow-remote applies only with --http ADDR")
+	}
+	token := c.opts.MCPToken
+	if httpAddr != "" {
+		if err := mcp.CheckHTTPAddr(httpAddr, allowRemote, token); err != nil {
+			return "", nil, errors.New("mcp: " + err.Error())
+		}
+	}
+	if len(allowRoots) == 0 {
+		allowRoots = c.opts.AllowRoots
+	}
+	for i, d := range allowRoots {
+		abs, err := filepath.Abs(d)
+		if st, serr := os.Stat(abs); err != nil || serr != nil || !st.IsDir() {
+			return "", nil, fmt.Errorf("mcp: --allow-roots %s is not a directory", d)
+		}
+		allowRoots[i] = abs
+	}
+	// Over HTTP any local process may connect, and a client names its
+	// root: without --root the user must say which roots it may name.
+	if httpAddr != "" && c.opts.Root == "" && len(allowRoots) == 0 {
+		return "", nil, fmt.Errorf("mcp --http serves the files of its root to every client that connects: pass --root DIR, or --allow-roots DIRS (or %s) for the roots clients may choose", options.EnvMCPAllowRoots)
+	}
+	return httpAddr, allowRoots, nil
 }
