@@ -42,7 +42,9 @@ func TestFromEnv(t *testing.T) {
 		t.Errorf("empty environment: %+v", z)
 	}
 	// Values it cannot read leave the defaults.
-	bad := FromEnv(func(k string) string { return map[string]string{EnvDiagnosticsMs: "-3", EnvEditHeaders: "x", EnvSeenLines: "maybe"}[k] })
+	bad := FromEnv(func(k string) string {
+		return map[string]string{EnvDiagnosticsMs: "-3", EnvEditHeaders: "x", EnvSeenLines: "maybe"}[k]
+	})
 	if bad.Edit != (agent.EditSettings{}) {
 		t.Errorf("unreadable values: %+v", bad.Edit)
 	}
