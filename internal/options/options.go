@@ -10,8 +10,9 @@
 //     (--root, --json, --no-hub, --toolsets, mcp's --http, --allow-remote
 //     and --allow-roots), over the environment's;
 //   - under hashls serve, the editor's settings (initializationOptions and
-//     workspace/didChangeConfiguration): package lsp merges them over Sets
-//     and Edit (lsp.Settings);
+//     workspace/didChangeConfiguration, lsp.Settings): they choose other
+//     toolsets than Sets, and they alone decide the edit settings (serve
+//     does not read Edit's variables);
 //   - the project file, .hashls.json at a workspace root: its
 //     languageServers, read by package langserver for that root (one
 //     process may serve several roots, so it is not a process-wide field).
