@@ -148,16 +148,12 @@ type findings struct {
 func findQueries(env *Env, specs []findSpec) (queries []findQuery, missing []string, err error) {
 	for _, sp := range specs {
 		e, base, glob := sp.input, sp.base, sp.glob
-		p, err := env.WS.Resolve(base)
+		p, st, err := statScope(env, e, base)
 		if err != nil {
 			return nil, nil, err
 		}
 		if p.Abs == "/" {
 			return nil, nil, &Error{Kind: KindUsage, Message: "Searching from root directory '/' is not allowed"}
-		}
-		st, err := env.WS.Stat(p)
-		if err != nil {
-			return nil, nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot search %s: %v", e, err), Err: err}
 		}
 		if !st.Exists {
 			missing = append(missing, e)

@@ -522,6 +522,20 @@ func expandDelimitedEntries(env *Env, entries []string) []string {
 	return out
 }
 
+// statScope resolves base, the path of the paths entry e that search and
+// find read, and stats it.
+func statScope(env *Env, e, base string) (workspace.Path, workspace.Info, error) {
+	p, err := env.WS.Resolve(base)
+	if err != nil {
+		return p, workspace.Info{}, err
+	}
+	st, err := env.WS.Stat(p)
+	if err != nil {
+		return p, st, &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot search %s: %v", e, err), Err: err}
+	}
+	return p, st, nil
+}
+
 // resolveSearchTargets resolves every entry: selector, glob split,
 // confinement, existence. Missing entries are skipped unless all are.
 func resolveSearchTargets(env *Env, entries []string) ([]searchTarget, []string, error) {
@@ -555,13 +569,9 @@ func resolveSearchTargets(env *Env, entries []string) ([]searchTarget, []string,
 		if len(sel.Ranges) > 0 && glob != "" {
 			return nil, nil, &Error{Kind: KindUsage, Message: "Line-range selector requires a single file, not a glob: " + e}
 		}
-		p, err := env.WS.Resolve(base)
+		p, st, err := statScope(env, e, base)
 		if err != nil {
 			return nil, nil, err
-		}
-		st, err := env.WS.Stat(p)
-		if err != nil {
-			return nil, nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot search %s: %v", e, err), Err: err}
 		}
 		if !st.Exists {
 			if len(sel.Ranges) > 0 {
