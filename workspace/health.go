@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/hashls/hashls/workspace/sqlitedb"
 )
 
 // The store as a file users copy, back up and lose. Beside each store
@@ -178,6 +180,12 @@ type Report struct {
 	Notices       []string // what Open reported (a lost or rolled-back store)
 	Fixed         []string // what Doctor repaired (fix set)
 	Offers        []string // what it would repair with fix
+
+	// HotJournals are the SQLite databases under the root (root-relative)
+	// that a process left in the middle of a write transaction (a hot
+	// rollback journal beside them): no read-only read works until the
+	// transaction is rolled back.
+	HotJournals []string
 }
 
 // maxDoctorWalk bounds the directory entries Doctor visits looking for
@@ -185,9 +193,11 @@ type Report struct {
 const maxDoctorWalk = 200000
 
 // Doctor checks the store and the root: integrity, sizes, the newest audit
-// row, unfinished commits, orphan temp files, the trash. With fix it
-// finishes unfinished commits, removes orphan temp files and checkpoints
-// the WAL, and says what it did.
+// row, unfinished commits, orphan temp files, the trash, and SQLite
+// databases under the root left in the middle of a write (a hot journal).
+// With fix it finishes unfinished commits, removes orphan temp files, rolls
+// back those SQLite transactions and checkpoints the WAL, and says what it
+// did.
 func (w *Workspace) Doctor(ctx context.Context, fix bool) (*Report, error) {
 	r := &Report{Store: StorePath(w.stateDir, w.root), Notices: w.Notices()}
 	if w.store == nil {
@@ -250,10 +260,17 @@ func (w *Workspace) Doctor(ctx context.Context, fix bool) (*Report, error) {
 			rel, _ := filepath.Rel(w.root, p)
 			r.Orphans = append(r.Orphans, filepath.ToSlash(rel))
 		}
+		if db, ok := strings.CutSuffix(p, "-journal"); ok && !d.IsDir() && sqlitedb.HotJournal(db) && sqlitedb.IsSQLiteFile(db) {
+			rel, _ := filepath.Rel(w.root, db)
+			r.HotJournals = append(r.HotJournals, filepath.ToSlash(rel))
+		}
 		return nil
 	})
 	if len(r.Orphans) > 0 {
 		r.Offers = append(r.Offers, fmt.Sprintf("remove %d orphan temp file(s) of interrupted writes", len(r.Orphans)))
+	}
+	if len(r.HotJournals) > 0 {
+		r.Offers = append(r.Offers, fmt.Sprintf("roll back the unfinished write transaction of %d SQLite database(s) (left by a process that stopped mid-write; until then no read of them works)", len(r.HotJournals)))
 	}
 	if !fix {
 		return r, nil
@@ -275,6 +292,13 @@ func (w *Workspace) Doctor(ctx context.Context, fix bool) (*Report, error) {
 	for _, o := range r.Orphans {
 		if err := os.Remove(filepath.Join(w.root, filepath.FromSlash(o))); err == nil {
 			r.Fixed = append(r.Fixed, "removed "+o)
+		}
+	}
+	for _, db := range r.HotJournals {
+		if ok, err := sqlitedb.RollBackJournal(filepath.Join(w.root, filepath.FromSlash(db))); err != nil {
+			r.Fixed = append(r.Fixed, fmt.Sprintf("%s: could not roll back its unfinished transaction: %v", db, err))
+		} else if ok {
+			r.Fixed = append(r.Fixed, "rolled back the unfinished transaction of "+db)
 		}
 	}
 	// Not a repair: a tidy-up that folds the write-ahead log into the
@@ -308,6 +332,12 @@ func (r *Report) Text() string {
 	fmt.Fprintf(&b, "temp files  %d orphan(s)%s\n", len(r.Orphans), more)
 	for _, o := range r.Orphans {
 		fmt.Fprintf(&b, "  %s\n", o)
+	}
+	if len(r.HotJournals) > 0 {
+		fmt.Fprintf(&b, "sqlite      %d database(s) left in the middle of a write (a hot journal: no read works until it is rolled back)\n", len(r.HotJournals))
+		for _, db := range r.HotJournals {
+			fmt.Fprintf(&b, "  %s\n", db)
+		}
 	}
 	for _, n := range r.Notices {
 		fmt.Fprintf(&b, "notice: %s\n", n)
