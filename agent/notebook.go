@@ -39,7 +39,7 @@ func readNotebook(env *Env, p workspace.Path, nb *notebook.Notebook, d *readDeta
 	tag := edit.Tag(text)
 	lines := splitDisplayLines(text)
 	d.Tag, d.Lines, d.Kind = tag, len(lines), "notebook"
-	body, shown, tr, seen := env.limits().renderRowsSeen(p.Rel, lines, sel.Ranges, true)
+	body, shown, tr, seen := env.limits().renderRowsFrom(p.Rel, sliceLines(lines), sel, true)
 	if len(nb.Cells) == 0 {
 		body = "(empty notebook; add a cell with `insert head:` and a marker row such as \"# %% [code]\")\n"
 	}

@@ -18,6 +18,10 @@ type LineRange = lines.Range
 type Selector struct {
 	Raw    bool
 	Ranges []LineRange // sorted and merged; empty means the whole file
+	// Byte, from `:N@B`, is where in line N (Ranges is that line on) the
+	// read starts: a page of a line too long for one page names the
+	// next piece so.
+	Byte int
 	// Conflicts: ":conflicts", list the file's merge-conflict regions.
 	Conflicts bool
 }
@@ -28,11 +32,12 @@ func (s Selector) IsZero() bool { return !s.Raw && len(s.Ranges) == 0 && !s.Conf
 var (
 	rangeListRE = lazy.Regexp(`^L?\d+(?:-(?:L?\d+)?|\+\d+)?(?:,L?\d+(?:-(?:L?\d+)?|\+\d+)?)*$`)
 	chunkRE     = lazy.Regexp(`^L?(\d+)(?:(-)(?:L?(\d+))?|\+(\d+))?$`)
+	lineByteRE  = lazy.Regexp(`^L?(\d+)@(\d+)$`)
 )
 
 // SplitSelector splits a trailing selector off p: `:raw`, `:N`, `:N-`,
-// `:A-B`, `:A+C`, comma-separated ranges (L prefixes allowed), and
-// `:range:raw` / `:raw:range`. An unrecognised trailing `:…` stays part of
+// `:A-B`, `:A+C`, comma-separated ranges (L prefixes allowed), `:N@B`
+// (from byte B of line N on), and `:range:raw` / `:raw:range`. An unrecognised trailing `:…` stays part of
 // the path. Invalid numbers (`:0`, `:5-3`, `:5+0`) are errors.
 //
 // Drive letters: only the last one or two `:…` parts can be a selector, and
@@ -64,6 +69,17 @@ func SplitSelector(p string) (path string, sel Selector, err error) {
 				return p, Selector{}, err
 			}
 			sel.Ranges = rs
+		case lineByteRE().MatchString(suffix) && sel.Ranges == nil:
+			m := lineByteRE().FindStringSubmatch(suffix)
+			rs, err := parseRanges(m[1])
+			if err != nil {
+				return p, Selector{}, err
+			}
+			b, err := strconv.Atoi(m[2])
+			if err != nil || b > 1<<40 {
+				return p, Selector{}, fmt.Errorf("byte offset %q in %q is out of range", m[2], suffix)
+			}
+			sel.Ranges, sel.Byte = rs, b
 		default:
 			return path, sel, nil
 		}

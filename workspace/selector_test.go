@@ -24,6 +24,8 @@ func TestSplitSelector(t *testing.T) {
 		{in: "a.go:20-30,5-10", path: "a.go", sel: Selector{Ranges: []LineRange{{Start: 5, End: 10}, {Start: 20, End: 30}}}},
 		{in: "a.go:5-10,8-12,13-14", path: "a.go", sel: Selector{Ranges: []LineRange{{Start: 5, End: 14}}}},
 		{in: "a.go:5-10:raw", path: "a.go", sel: Selector{Raw: true, Ranges: []LineRange{{Start: 5, End: 10}}}},
+		{in: "a.go:100001@51136", path: "a.go", sel: Selector{Ranges: []LineRange{{Start: 100001}}, Byte: 51136}},
+		{in: "a.go:7@0:raw", path: "a.go", sel: Selector{Raw: true, Ranges: []LineRange{{Start: 7}}}},
 		{in: "a.go:raw:5-10", path: "a.go", sel: Selector{Raw: true, Ranges: []LineRange{{Start: 5, End: 10}}}},
 		{in: "archive.zip:inner/file.txt", path: "archive.zip:inner/file.txt"},
 		{in: "db.sqlite:table:key", path: "db.sqlite:table:key"},
