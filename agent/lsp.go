@@ -400,10 +400,8 @@ func renderLocations(env *Env, locs []langserver.Location, limit int) (string, [
 	if len(outside) > 0 {
 		fmt.Fprintf(&sb, "Outside the root (read-only here):\n%s\n", strings.Join(outside, "\n"))
 	}
-	if st := env.WS.Store(); st != nil && len(recs) > 0 {
-		if err := st.RecordAll(recs); err != nil {
-			return "", nil, nil, err
-		}
+	if err := env.WS.RecordReads(recs); err != nil {
+		return "", nil, nil, err
 	}
 	return sb.String(), shown, out, nil
 }

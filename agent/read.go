@@ -171,14 +171,13 @@ func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 	return &Result{Text: "¶" + p.Rel + "#" + tag + "\n" + body, Details: d, Shown: shownFile}, nil
 }
 
-// record records a snapshot of content for p in the store, if there is one.
-// sum is content's sha256 when the caller has it (nil: computed).
-// seen, when not nil, is the lines of content the result displays.
+// record records a snapshot of content for p in the store, if there is one
+// (a store whose disk is full or read-only records nothing and says so:
+// Workspace.RecordReads). sum is content's sha256 when the caller has it
+// (nil: computed). seen, when not nil, is the lines of content the result
+// displays.
 func record(env *Env, p workspace.Path, tag string, content []byte, sum *[32]byte, seen []workspace.LineRange) error {
-	if st := env.WS.Store(); st != nil {
-		return st.RecordAll([]workspace.Recording{{Key: p.Abs, Tag: tag, Content: content, SHA256: sum, Seen: seen}})
-	}
-	return nil
+	return env.WS.RecordReads([]workspace.Recording{{Key: p.Abs, Tag: tag, Content: content, SHA256: sum, Seen: seen}})
 }
 
 // splitDisplayLines splits content into lines as read shows them (see

@@ -281,10 +281,8 @@ func readStreamed(env *Env, p workspace.Path, path string, sel workspace.Selecto
 	}
 	d.Tag = tag
 	body, shown, tr, seen := env.limits().renderRowsFrom(p.Rel, lines, sel, true)
-	if st := env.WS.Store(); st != nil {
-		if err := st.RecordAll([]workspace.Recording{{Key: p.Abs, Tag: tag, SHA256: &sum, Size: size, Seen: nonNil(seen)}}); err != nil {
-			return nil, err
-		}
+	if err := env.WS.RecordReads([]workspace.Recording{{Key: p.Abs, Tag: tag, SHA256: &sum, Size: size, Seen: nonNil(seen)}}); err != nil {
+		return nil, err
 	}
 	d.Shown, d.Truncation = shown, tr
 	return &Result{Text: "¶" + p.Rel + "#" + tag + "\n" + body, Details: d, Shown: []Shown{{Path: p.Rel, Tag: tag, SHA256: d.SHA256}}}, nil

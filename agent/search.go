@@ -253,10 +253,8 @@ func (searchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resu
 			d.LinesTruncated = true
 		}
 	}
-	if st := env.WS.Store(); st != nil {
-		if err := st.RecordAll(recs); err != nil {
-			return nil, err
-		}
+	if err := env.WS.RecordReads(recs); err != nil {
+		return nil, err
 	}
 	d.FileCount = len(d.Files)
 	if single && len(ranges) > 0 {

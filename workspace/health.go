@@ -147,18 +147,71 @@ func storeCause(err error) string {
 	return ""
 }
 
+// osCause is what the operating system said of err, without the paths
+// that the messages around it already name ("read-only file system").
+func osCause(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	var we *Error
+	if errors.As(err, &we) && we.Err != nil {
+		return osCause(we.Err)
+	}
+	return err.Error()
+}
+
 // degradedStore is the notice of a workspace whose store could not be
 // opened because of its disk: reads still work, without recording.
 func degradedStore(path string, err error) string {
-	return fmt.Sprintf("the store at %s cannot be opened (%v): %s. Until then reads work but record nothing (the tags they show are still right; an edit will ask for a re-read), and changes are refused", path, err, storeCause(err))
+	return fmt.Sprintf("the store at %s cannot be opened (%s): %s. Until then reads work but record nothing (the tags they show are still right; an edit will ask for a re-read), and changes are refused", path, osCause(err), storeCause(err))
 }
 
 // storeDown is the error of a change refused because the store is down.
+// It says all the notice of the degraded store says (which it takes off
+// the notices: the caller hears it once).
 func (w *Workspace) storeDownErr() error {
 	if w.storeDown == nil {
 		return nil
 	}
-	return &Error{Kind: KindStore, Msg: fmt.Sprintf("nothing was changed: changes are journaled in the store, so that a crash loses nothing, and the store at %s cannot be opened (%v): %s", StorePath(w.stateDir, w.root), w.storeDown, storeCause(w.storeDown)), Err: w.storeDown}
+	path := StorePath(w.stateDir, w.root)
+	w.mu.Lock()
+	notice := degradedStore(path, w.storeDown)
+	kept := w.notices[:0]
+	for _, n := range w.notices {
+		if n != notice {
+			kept = append(kept, n)
+		}
+	}
+	w.notices = kept
+	w.mu.Unlock()
+	return &Error{Kind: KindStore, Msg: fmt.Sprintf("nothing was changed: changes are journaled in the store, so that a crash loses nothing, and the store at %s cannot be opened (%s): %s", path, osCause(w.storeDown), storeCause(w.storeDown)), Err: w.storeDown}
+}
+
+// RecordReads records the snapshots of what a read showed
+// (Store.RecordAll; nothing without a store). A store that cannot take
+// them because of its disk (full, read-only) does not stop the read: it
+// records nothing, and the next result says so, once until a record works
+// again. Other store failures are errors.
+func (w *Workspace) RecordReads(recs []Recording) error {
+	if w.store == nil || len(recs) == 0 {
+		return nil
+	}
+	err := w.store.RecordAll(recs)
+	cause := storeCause(err)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch {
+	case err == nil:
+		w.unrecorded = false
+		return nil
+	case cause == "":
+		return err
+	case !w.unrecorded:
+		w.unrecorded = true
+		w.notices = append(w.notices, fmt.Sprintf("the store at %s could not record what this call showed (%s): %s. Reads and searches go on without recording (the tags they show are right, but an edit with one will ask for a re-read)", w.store.path, osCause(err), strings.TrimSuffix(cause, "; nothing was changed")))
+	}
+	return nil
 }
 
 // Report is what Doctor found: the store's health and what it offers to
