@@ -61,6 +61,7 @@ type findDetails struct {
 	ResultLimitReached bool     `json:"resultLimitReached,omitempty"`
 	TimedOut           bool     `json:"timedOut,omitempty"`
 	MissingPaths       []string `json:"missingPaths,omitempty"`
+	Unreadable         int      `json:"unreadable,omitempty"` // directories the walk could not read
 }
 
 type findQuery struct {
@@ -162,6 +163,7 @@ func (findTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 	seen := map[string]bool{}
 	merge := len(queries) > 1
 	timedOut := false
+	unreadable := 0
 	var scopes []string
 	for _, q := range queries {
 		if q.file {
@@ -188,6 +190,7 @@ func (findTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 		if err != nil {
 			return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("find %s: %v", q.input, err), Err: err}
 		}
+		unreadable += res.Unreadable
 		if extra := openBuffersFound(env, q, search.WalkOptions{Hidden: hidden, Gitignore: gitignore}, res.Paths); len(extra) > 0 {
 			res.Paths = append(res.Paths, extra...)
 			search.SortNewestFirst(res.Paths)
@@ -235,6 +238,10 @@ func (findTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 	}
 	if len(missing) > 0 {
 		notes = append(notes, "Skipped missing paths: "+strings.Join(missing, ", "))
+	}
+	if unreadable > 0 {
+		d.Unreadable = unreadable
+		notes = append(notes, unreadableNote(unreadable))
 	}
 	if len(items) == 0 {
 		text := "No files found matching pattern"

@@ -288,7 +288,7 @@ func (searchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resu
 		notes = append(notes, "Skipped unreadable archive members: "+strings.Join(d.ArchiveSkipped, "; "))
 	}
 	if d.Unreadable > 0 {
-		notes = append(notes, fmt.Sprintf("Skipped %d unreadable file%s or director%s.", d.Unreadable, plural(d.Unreadable), map[bool]string{true: "y", false: "ies"}[d.Unreadable == 1]))
+		notes = append(notes, unreadableNote(d.Unreadable))
 	}
 	if single && d.BinarySkipped > 0 {
 		notes = append(notes, "Skipped "+targets[0].path.Rel+": it is a binary file (it holds a NUL byte).")
@@ -1062,4 +1062,11 @@ func truncateHeadBytes(s string, max int) string {
 		return s[:cut]
 	}
 	return s[:cut+1]
+}
+
+// unreadableNote says that a walk skipped n files or directories it could
+// not read (no permission, or a path too long to open: a tree nested
+// thousands deep), as search and find say it.
+func unreadableNote(n int) string {
+	return fmt.Sprintf("Skipped %d unreadable file%s or director%s (no permission, or a path too long to open).", n, plural(n), map[bool]string{true: "y", false: "ies"}[n == 1])
 }

@@ -77,7 +77,7 @@ func openDisk(p Path) (*os.File, fs.FileInfo, error) {
 		return nil, nil, &Error{Kind: KindIsDir, Msg: fmt.Sprintf("%s is a directory, not a file; give the path of a file inside it", p.Rel)}
 	}
 	if !st.Mode().IsRegular() {
-		return nil, nil, &Error{Kind: KindIO, Msg: fmt.Sprintf("%s is not a regular file (%v); only regular files can be read", p.Rel, st.Mode().Type())}
+		return nil, nil, &Error{Kind: KindIO, Msg: fmt.Sprintf("%s is a %s, not a regular file; only regular files can be read", p.Rel, TypeName(st.Mode()))}
 	}
 	f, err := openRead(p.Abs)
 	if err != nil {
