@@ -331,7 +331,7 @@ func applyPatchResult(files []applyPatchFile) *Result {
 				diffs = append(diffs, f.Diff)
 			}
 			if f.Tag != "" {
-				fmt.Fprintf(&sb, "¶%s#%s\n", f.Path, f.Tag)
+				fmt.Fprintf(&sb, "%s\n", header(f.Path, f.Tag))
 			}
 			var parts []string
 			switch {

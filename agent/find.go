@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hashls/hashls/internal/names"
 	"github.com/hashls/hashls/workspace"
 	"github.com/hashls/hashls/workspace/search"
 )
@@ -104,7 +105,9 @@ func (findTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 	var missing []string
 	for _, e := range entries {
 		base, glob := e, ""
-		if !a.Literal {
+		if name, rest, ok, _ := names.Cut(e); ok {
+			base = name + rest // a quoted name is a name, not a glob
+		} else if !a.Literal {
 			base, glob = splitGlobPath(e)
 		}
 		p, err := env.WS.Resolve(base)
@@ -275,7 +278,7 @@ func (findTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 	// Root-level matches come first, without a header.
 	if names, ok := groups[""]; ok {
 		for _, n := range names {
-			sb.WriteString(n + "\n")
+			sb.WriteString(showName(n) + "\n")
 		}
 	}
 	for _, dir := range order {
@@ -285,9 +288,9 @@ func (findTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 		if sb.Len() > 0 {
 			sb.WriteByte('\n')
 		}
-		sb.WriteString("# " + dir + "/\n")
+		sb.WriteString("# " + showName(dir) + "/\n")
 		for _, n := range groups[dir] {
-			sb.WriteString(n + "\n")
+			sb.WriteString(showName(n) + "\n")
 		}
 	}
 	out := sb.String()

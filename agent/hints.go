@@ -127,6 +127,7 @@ Body rows are +TEXT (a lone + is a blank line); write text starting with + or - 
 replace 4..5:
 +	return x + 1
 delete 9
+A name that could break a row (a line break, a quote, a leading space, bytes that are not UTF-8) is shown $'…' quoted as bash writes it (dir/$'a\nb.txt'): copy it as shown, in headers, MV and path arguments.
 The result shows the new ¶PATH#TAG: use it for the next edit of that file. A stale tag (the file changed since you read it) is recovered when provably safe, else refused: read again and redo the edit.`
 }
 

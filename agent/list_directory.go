@@ -94,7 +94,7 @@ func (listDirectoryTool) Run(ctx context.Context, env *Env, raw json.RawMessage)
 	if a.Path == "" {
 		a.Path = "."
 	}
-	p, err := env.WS.Resolve(a.Path)
+	p, err := resolveArg(env, a.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +142,7 @@ func (listDirectoryTool) Run(ctx context.Context, env *Env, raw json.RawMessage)
 	d.Entries = ents
 
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "%s/ (%d entr%s", p.Rel, d.TotalEntries, map[bool]string{true: "y", false: "ies"}[d.TotalEntries == 1])
+	fmt.Fprintf(&sb, "%s/ (%d entr%s", showName(p.Rel), d.TotalEntries, map[bool]string{true: "y", false: "ies"}[d.TotalEntries == 1])
 	if depth > 1 {
 		fmt.Fprintf(&sb, ", depth %d", depth)
 	}
@@ -152,6 +152,7 @@ func (listDirectoryTool) Run(ctx context.Context, env *Env, raw json.RawMessage)
 		if p.Rel == "." {
 			name = e.Path
 		}
+		name = showName(name)
 		switch e.Kind {
 		case workspace.InfoDir:
 			fmt.Fprintf(&sb, "  %s/\n", name)

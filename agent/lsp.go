@@ -390,7 +390,7 @@ func renderLocations(env *Env, locs []langserver.Location, limit int) (string, [
 		tag := edit.Tag(f.Bytes)
 		sum := sha256.Sum256(f.Bytes)
 		text, seen := renderHitRows(splitDisplayLines(f.Bytes), hits, lspLocationContext)
-		sb.WriteString("¶" + p.Rel + "#" + tag + "\n" + text)
+		sb.WriteString(header(p.Rel, tag) + "\n" + text)
 		recs = append(recs, workspace.Recording{Key: p.Abs, Tag: tag, Content: f.Bytes, SHA256: &sum, Seen: nonNil(seen)})
 		shown = append(shown, Shown{Path: p.Rel, Tag: tag, SHA256: fmt.Sprintf("%x", sum)})
 	}
@@ -670,13 +670,13 @@ func lspApplyEdit(ctx context.Context, env *Env, a *lspArgs, tool, verb string, 
 		case c.Op == "delete":
 			fmt.Fprintf(&sb, "deleted %s\n", c.Path)
 		case c.MovedFrom != "":
-			fmt.Fprintf(&sb, "¶%s#%s (moved from %s)\n", c.Path, c.NewTag, c.MovedFrom)
+			fmt.Fprintf(&sb, "%s (moved from %s)\n", header(c.Path, c.NewTag), showName(c.MovedFrom))
 		default:
 			where := ""
 			if c.Overlay {
 				where = " (open in the editor: applied to its buffer)"
 			}
-			fmt.Fprintf(&sb, "¶%s#%s%s\n", c.Path, c.NewTag, where)
+			fmt.Fprintf(&sb, "%s%s\n", header(c.Path, c.NewTag), where)
 		}
 	}
 	for _, c := range changes {

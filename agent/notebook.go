@@ -47,7 +47,7 @@ func readNotebook(env *Env, p workspace.Path, nb *notebook.Notebook, d *readDeta
 		return nil, err
 	}
 	d.Shown, d.Truncation = shown, tr
-	return &Result{Text: "¶" + p.Rel + "#" + tag + "\n" + body, Details: d, Shown: []Shown{{Path: p.Rel, Tag: tag, SHA256: sha256Hex(text)}}}, nil
+	return &Result{Text: header(p.Rel, tag) + "\n" + body, Details: d, Shown: []Shown{{Path: p.Rel, Tag: tag, SHA256: sha256Hex(text)}}}, nil
 }
 
 // notebookWrite turns what write was given for a notebook into notebook

@@ -168,7 +168,7 @@ func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 		return nil, err
 	}
 	d.Shown, d.Truncation = shown, tr
-	return &Result{Text: "¶" + p.Rel + "#" + tag + "\n" + body, Details: d, Shown: shownFile}, nil
+	return &Result{Text: header(p.Rel, tag) + "\n" + body, Details: d, Shown: shownFile}, nil
 }
 
 // record records a snapshot of content for p in the store, if there is one

@@ -285,5 +285,5 @@ func readStreamed(env *Env, p workspace.Path, path string, sel workspace.Selecto
 		return nil, err
 	}
 	d.Shown, d.Truncation = shown, tr
-	return &Result{Text: "¶" + p.Rel + "#" + tag + "\n" + body, Details: d, Shown: []Shown{{Path: p.Rel, Tag: tag, SHA256: d.SHA256}}}, nil
+	return &Result{Text: header(p.Rel, tag) + "\n" + body, Details: d, Shown: []Shown{{Path: p.Rel, Tag: tag, SHA256: d.SHA256}}}, nil
 }

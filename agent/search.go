@@ -892,14 +892,14 @@ func renderSearchFile(env *Env, m *search.Matcher, h searchHit, perFile, budget 
 	var sb strings.Builder
 	if h.content != nil {
 		// An archive member cannot be edited: no tag, no snapshot.
-		sb.WriteString("¶" + h.rel + "\n")
+		sb.WriteString("¶" + showName(h.rel) + "\n")
 	} else {
 		tag := edit.Tag(raw)
 		sum := sha256.Sum256(raw)
 		*recs = append(*recs, workspace.Recording{Key: p.Abs, Tag: tag, Content: raw, SHA256: &sum})
 		rf.tag, rf.sha256 = tag, hex.EncodeToString(sum[:])
 		rf.seenContent = raw
-		sb.WriteString("¶" + h.rel + "#" + tag + "\n")
+		sb.WriteString(header(h.rel, tag) + "\n")
 	}
 	last := 0 // last line number written
 	writeRow := func(n, s, e int, match bool) {
@@ -997,7 +997,7 @@ func renderStreamed(env *Env, m *search.Matcher, h searchHit, budget int, ranges
 	defer f.Close()
 	rf := &renderedFile{}
 	var sb strings.Builder
-	sb.WriteString("¶" + h.rel + " (over 64 MiB: no tag, no context)\n")
+	sb.WriteString("¶" + showName(h.rel) + " (over 64 MiB: no tag, no context)\n")
 	_, _, err = m.ScanReader(f, nil, func(n int, line []byte) bool {
 		if len(ranges) > 0 {
 			in := false

@@ -101,7 +101,7 @@ func (trashTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resul
 	}
 	key := ""
 	if a.Path != "" {
-		p, err := env.WS.Resolve(a.Path)
+		p, err := resolveArg(env, a.Path)
 		if err != nil {
 			return nil, err
 		}
@@ -147,7 +147,7 @@ func (restoreTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Res
 		return r.row, nil
 	}
 	p, ent, c := r.path, r.entry, r.changes[0]
-	text := fmt.Sprintf("¶%s#%s\nRestored %d bytes from trash #%d to %s", p.Rel, c.NewTag, r.size, ent.ID, p.Rel)
+	text := fmt.Sprintf("%s\nRestored %d bytes from trash #%d to %s", header(p.Rel, c.NewTag), r.size, ent.ID, showName(p.Rel))
 	d := map[string]any{"path": p.Rel, "tag": c.NewTag, "sha256": c.NewSHA256, "trashId": ent.ID, "auditId": c.AuditID}
 	if len(c.TrashIDs) > 0 {
 		text += fmt.Sprintf(" (its previous content is trash #%d)", c.TrashIDs[0])
@@ -190,10 +190,14 @@ func restoreTrash(ctx context.Context, env *Env, tool string, id int64, target s
 		}
 		return &restored{entry: ent, row: res}, nil
 	}
-	if target == "" {
-		target = displayKey(env, ent.Key)
+	spelled, err := argPath(target)
+	if err != nil {
+		return nil, err
 	}
-	p, err := env.WS.Resolve(target)
+	if target == "" {
+		spelled = displayKey(env, ent.Key)
+	}
+	p, err := env.WS.Resolve(spelled)
 	if err != nil {
 		return nil, err
 	}

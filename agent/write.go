@@ -137,7 +137,7 @@ func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resul
 	if strings.HasSuffix(a.Path, "/") || strings.HasSuffix(a.Path, string(filepath.Separator)) {
 		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("write: %s ends in '/', which names a directory; give the path of a file (directories are created as needed)", a.Path)}
 	}
-	p, err := env.WS.Resolve(a.Path)
+	p, err := resolveArg(env, a.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -204,7 +204,7 @@ func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resul
 			}
 		}
 	}
-	text := fmt.Sprintf("¶%s#%s\nSuccessfully wrote %d bytes to %s", p.Rel, shownTag, len(newBytes), p.Rel)
+	text := fmt.Sprintf("%s\nSuccessfully wrote %d bytes to %s", header(p.Rel, shownTag), len(newBytes), showName(p.Rel))
 	if isNotebook {
 		text += " (notebook JSON; the tag above is of its cell text, as read shows it)"
 	}

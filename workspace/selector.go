@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hashls/hashls/internal/lazy"
+	"github.com/hashls/hashls/internal/names"
 
 	"github.com/hashls/hashls/internal/lines"
 )
@@ -49,7 +50,23 @@ var (
 // `a.txt:stream` keeps its colon (Windows then refuses it as an alternate
 // data stream), except that a stream named like a selector, `a.txt:10` or
 // `a.txt:raw`, is a selector.
+//
+// Path elements may be $'…' quoted (package names: how tool output shows
+// a name with a line break, a quote, a leading space, bytes that are not
+// UTF-8, …): they are read as the names they spell, and a selector is
+// looked for only after the last one.
 func SplitSelector(p string) (path string, sel Selector, err error) {
+	if name, rest, ok, qerr := names.Cut(p); ok {
+		if qerr != nil {
+			return p, Selector{}, fmt.Errorf("path %s: %w; copy the name as tool output shows it", shortPrefix(p), qerr)
+		}
+		// What follows the last quoted element is split as ever.
+		tail, sel, err := SplitSelector("x" + rest)
+		if err != nil {
+			return p, Selector{}, err
+		}
+		return name + tail[1:], sel, nil
+	}
 	path = p
 	if strings.HasSuffix(p, ":conflicts") && len(p) > len(":conflicts") {
 		return strings.TrimSuffix(p, ":conflicts"), Selector{Conflicts: true}, nil
