@@ -110,7 +110,12 @@ func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 			return res, err
 		}
 	}
-	if err == nil && st.Regular && !st.Overlay && st.Size > streamThreshold(env) && !sel.Conflicts && !notebook.IsNotebook(p.Rel) {
+	isNotebook := notebook.IsNotebook(p.Rel) && !sel.Raw
+	if err == nil && st.Regular && !st.Overlay && isNotebook && !sel.Conflicts {
+		// Its cell text, read in one pass that never holds the outputs.
+		return readNotebookFile(env, p, a.Path, sel)
+	}
+	if err == nil && st.Regular && !st.Overlay && st.Size > streamThreshold(env) && !sel.Conflicts && !isNotebook {
 		// Too large to hold for a page of it: streamed (no summary, which
 		// declines files this large anyway).
 		return readStreamed(env, p, a.Path, sel)

@@ -166,9 +166,10 @@ func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resul
 	}
 	newBytes, style := []byte(content), edit.LineStyle{}
 	isNotebook := !exact && notebook.IsNotebook(p.Rel)
+	var oldView, view []byte // a notebook's cell text, before and after
 	switch {
 	case isNotebook:
-		if newBytes, err = notebookWrite(p, old, content); err != nil {
+		if newBytes, oldView, view, err = notebookWrite(p, old, content); err != nil {
 			return nil, err
 		}
 	case !exact:
@@ -177,6 +178,13 @@ func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resul
 	d.KeptCRLF, d.KeptBOM, d.Bytes = style.CRLF, style.BOM, len(newBytes)
 	// The caller wrote every line: an edit may anchor on any of them.
 	pw := plannedWrite(p, old, newBytes, "")
+	if isNotebook {
+		// The diff is of the cell text, as an edit's is (the JSON's would
+		// carry the outputs beside a changed source).
+		if pw.diff = edit.UnifiedDiff(p.Rel, oldView, view); pw.diff == "" {
+			pw.binary = true
+		}
+	}
 	pw.ch.Seen = nonNil(allLines(newBytes))
 	if old == nil && bytes.HasPrefix(newBytes, []byte("#!")) && runtime.GOOS != "windows" { // no mode bits there
 		pw.ch.Mode, d.MadeExecutable = 0o755, true
@@ -196,12 +204,9 @@ func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resul
 	shownTag := d.Tag
 	if isNotebook {
 		// The next edit names the cell text: show and record its tag.
-		if nb, err := notebook.Parse(newBytes); err == nil {
-			view := []byte(nb.Text())
-			shownTag = edit.Tag(view)
-			if err := record(env, workspace.Path{Abs: notebookKey(p), Rel: p.Rel}, shownTag, view, nil, nonNil(allLines(view))); err != nil {
-				return nil, err
-			}
+		shownTag = edit.Tag(view)
+		if err := record(env, workspace.Path{Abs: notebookKey(p), Rel: p.Rel}, shownTag, view, nil, nonNil(allLines(view))); err != nil {
+			return nil, err
 		}
 	}
 	text := fmt.Sprintf("%s\nSuccessfully wrote %d bytes to %s", header(p.Rel, shownTag), len(newBytes), showName(p.Rel))
