@@ -28,16 +28,23 @@ func stateOnTmpfs(t *testing.T, opts string) string {
 	return dir
 }
 
-// A full state directory does not stop reads and searches: they work,
-// record nothing, and say so once; a change is refused with the cause.
-func TestFullStateDir(t *testing.T) {
-	state := stateOnTmpfs(t, "")
+// envOnTmpfs is a test Env whose state directory is a 2 MB tmpfs (opts
+// added), and that directory.
+func envOnTmpfs(t *testing.T, opts string) (*Env, string) {
+	t.Helper()
+	state := stateOnTmpfs(t, opts)
 	ws, err := workspace.Open(t.TempDir(), workspace.Options{StateDir: state})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.Close() })
-	env := &Env{WS: ws}
+	return &Env{WS: ws}, state
+}
+
+// A full state directory does not stop reads and searches: they work,
+// record nothing, and say so once; a change is refused with the cause.
+func TestFullStateDir(t *testing.T) {
+	env, state := envOnTmpfs(t, "")
 	writeRootFile(t, env, "big.txt", numbered(200))
 	if _, err := runTool(env, "read", map[string]any{"path": "big.txt:3"}); err != nil {
 		t.Fatal(err)
@@ -84,20 +91,14 @@ func TestFullStateDir(t *testing.T) {
 // A read-only state directory: the refusal of a change says its cause
 // once, not three times.
 func TestReadOnlyStateMessage(t *testing.T) {
-	state := stateOnTmpfs(t, ",ro")
-	ws, err := workspace.Open(t.TempDir(), workspace.Options{StateDir: state})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
-	env := &Env{WS: ws}
+	env, state := envOnTmpfs(t, ",ro")
 	writeRootFile(t, env, "a.txt", "a\n")
-	_, err = runTool(env, "write", map[string]any{"path": "a.txt", "content": "b\n"})
+	_, err := runTool(env, "write", map[string]any{"path": "a.txt", "content": "b\n"})
 	if err == nil {
 		t.Fatal("a write with a read-only store")
 	}
 	msg := err.Error()
-	store := workspace.StorePath(state, ws.Root())
+	store := workspace.StorePath(state, env.WS.Root())
 	for what, n := range map[string]int{store: 1, "read-only or not writable": 1, "read-only file system": 1, "nothing was changed": 1} {
 		if got := strings.Count(msg, what); got != n {
 			t.Errorf("%q appears %d times, want %d:\n%s", what, got, n, msg)

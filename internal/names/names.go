@@ -61,14 +61,7 @@ func Quote(name string) string {
 		case r == '\'' || r == '\\':
 			b.WriteByte('\\')
 			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\x%02x`, r)
+		case EscapeControl(&b, r):
 		case r == ' ' || unicode.IsPrint(r):
 			b.WriteRune(r)
 		case r <= 0xffff:
@@ -80,6 +73,25 @@ func Quote(name string) string {
 	}
 	b.WriteByte('\'')
 	return b.String()
+}
+
+// EscapeControl writes the escape of r to b when r is a control
+// character (\n, \r, \t, else \xHH for the others below 0x20 and 0x7f),
+// as names and table cells show them, and reports whether it did.
+func EscapeControl(b *strings.Builder, r rune) bool {
+	switch {
+	case r == '\n':
+		b.WriteString(`\n`)
+	case r == '\r':
+		b.WriteString(`\r`)
+	case r == '\t':
+		b.WriteString(`\t`)
+	case r < 0x20 || r == 0x7f:
+		fmt.Fprintf(b, `\x%02x`, r)
+	default:
+		return false
+	}
+	return true
 }
 
 // NeedsQuote reports whether a path element is shown quoted: it is not UTF-8, holds a
