@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/hashls/hashls/internal/names"
 	"github.com/hashls/hashls/workspace"
@@ -15,6 +16,32 @@ import (
 
 // showName is rel as tool output shows a name.
 func showName(rel string) string { return names.Show(rel) }
+
+// showTarget is a path that may name a target inside a file (an archive
+// member, a SQLite row: "db.sqlite:t:1"), as the trash and audit lists
+// show it: as it is, unless something in it could start a line or hide
+// what follows (then quoted, as showName quotes).
+func showTarget(path string) string {
+	if names.Printable(path) {
+		return path
+	}
+	return names.Show(path)
+}
+
+// oneLine is free text (an audit row's note) as one line: its control
+// characters escaped (\n, \xHH), so that it cannot start a row.
+func oneLine(s string) string {
+	if names.Printable(s) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if !names.EscapeControl(&b, r) {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
 
 // header is the ¶PATH#TAG header of rel at tag.
 func header(rel, tag string) string { return "¶" + names.Show(rel) + "#" + tag }

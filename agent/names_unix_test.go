@@ -77,6 +77,17 @@ func TestHostileNames(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(env.WS.Root(), "moved\tname.txt")); err != nil || string(b) != "written\n" {
 		t.Fatalf("moved file: %q %v", b, err)
 	}
+	// The trash and the audit log list such names quoted too.
+	for _, tool := range []string{"trash", "audit"} {
+		res, err := runTool(env, tool, map[string]any{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		forged(tool, res.Text)
+		if !strings.Contains(res.Text, shown) {
+			t.Errorf("%s does not show %s:\n%s", tool, shown, res.Text)
+		}
+	}
 
 	// '#' in a name: the header read prints is accepted.
 	res, err = runTool(env, "read", map[string]any{"path": "x#1234.txt"})

@@ -119,7 +119,7 @@ func (trashTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resul
 	for _, e := range ents {
 		it := trashItem{ID: e.ID, Path: displayKey(env, e.Key), Size: e.Size, Reason: e.Reason, Time: e.Time}
 		items = append(items, it)
-		fmt.Fprintf(&sb, "#%d  %s  %s  %s  %s\n", it.ID, it.Path, humanSize(it.Size), it.Reason, it.Time.Format(time.DateTime))
+		fmt.Fprintf(&sb, "#%d  %s  %s  %s  %s\n", it.ID, showTarget(it.Path), humanSize(it.Size), it.Reason, it.Time.Format(time.DateTime))
 	}
 	if len(ents) > 0 {
 		sb.WriteString("\nRestore one with the restore tool: {\"id\": N}.\n")
@@ -302,12 +302,12 @@ func writeAuditLine(sb *strings.Builder, r workspace.AuditEntry) {
 		}
 		return s[:min(12, len(s))]
 	}
-	fmt.Fprintf(sb, "#%d  %s  %-11s %s  %s → %s", r.ID, r.Time.Format(time.DateTime), r.Tool, r.Path, short(r.SHA256Before), short(r.SHA256After))
+	fmt.Fprintf(sb, "#%d  %s  %-11s %s  %s → %s", r.ID, r.Time.Format(time.DateTime), r.Tool, showTarget(r.Path), short(r.SHA256Before), short(r.SHA256After))
 	if r.Transport != "" {
 		fmt.Fprintf(sb, "  via %s", r.Transport)
 	}
 	if r.Note != "" {
-		fmt.Fprintf(sb, "  (%s)", r.Note)
+		fmt.Fprintf(sb, "  (%s)", oneLine(r.Note))
 	}
 	sb.WriteByte('\n')
 }

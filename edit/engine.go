@@ -519,7 +519,7 @@ func (f *finisher) finish(a *applied, warns []string, blocks []BlockResolution) 
 	}
 	parts := []string{header(f.headerPath, res.NewTag, f.opts.BracketHeaders)}
 	if f.headerPath != path {
-		parts = append(parts, "moved from "+path)
+		parts = append(parts, "moved from "+names.Show(path))
 	}
 	for _, b := range blocks {
 		parts = append(parts, blockEcho(b))

@@ -104,13 +104,8 @@ func NeedsQuote(name string) bool {
 	if name == "" {
 		return false
 	}
-	if !utf8.ValidString(name) {
+	if !Printable(name) {
 		return true
-	}
-	for _, r := range name {
-		if r != ' ' && !unicode.IsPrint(r) {
-			return true
-		}
 	}
 	switch name[0] {
 	case ' ', '"', '\'', '`', '*':
@@ -138,6 +133,20 @@ func NeedsQuote(name string) bool {
 		}
 	}
 	return strings.Contains(name, ":conflict:")
+}
+
+// Printable reports whether s is UTF-8 made of printable characters and
+// ' ': nothing in it can start a line or hide what follows it.
+func Printable(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if r != ' ' && !unicode.IsPrint(r) {
+			return false
+		}
+	}
+	return true
 }
 
 func isHex(s string) bool {
