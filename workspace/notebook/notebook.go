@@ -6,8 +6,9 @@
 //	# %% [markdown] cell:1
 //	# Title
 //
-// Text renders a notebook as cell text; Rewrite turns edited cell text back
-// into notebook JSON. Cells are matched by their "cell:N" marker (N is the
+// Parse (bytes) and ParseReader (a stream, for reads: its outputs are never
+// held) read a notebook; Text renders it as cell text; Rewrite turns edited
+// cell text back into notebook JSON. Cells are matched by their "cell:N" marker (N is the
 // cell's index in the notebook the text was made from); a cell whose type
 // and source are unchanged keeps its original JSON bytes, and the notebook's
 // bytes outside the cells array are kept as they are, so an edit of one

@@ -1,15 +1,23 @@
 // Package sqlitedb reads and writes SQLite databases for the read and write
 // tools: `db.sqlite` lists tables, `db.sqlite:table` shows the schema and
-// sample rows, `db.sqlite:table:key` one row, `db.sqlite:table?limit=&
-// offset=&order=&where=` a page of rows and `db.sqlite?q=SELECT …` a raw
-// read-only query; writes insert (`db.sqlite:table`), update or delete
+// sample rows, `db.sqlite:table:key` one row, `db.sqlite:table:key?col=c&
+// byte=n` a page of one cell, `db.sqlite:table?limit=&offset=&order=&
+// where=` a page of rows and `db.sqlite?q=SELECT …` a raw read-only query;
+// writes insert (`db.sqlite:table`), update or delete
 // (`db.sqlite:table:key`) one row from a JSON5 object. It is pure (no
 // workspace or agent import); callers confine the database file.
+//
+// Everything is bounded whatever the database holds: a read by its page (a
+// cell over CellCap is never loaded: its start and its pages are read
+// through SQLite's blob I/O; no value over MaxValue is made or loaded by a
+// read's SQL) and QueryBudget; a write by WriteBudget and GrowthBudget
+// (past one it is rolled back, a runaway trigger included).
 //
 // Entry points: Candidates and IsSQLiteFile detect a target, ParseSelector
 // and ParseWriteSelector parse the suffix, Read renders a read, Write
 // performs a row write in one transaction, ParseJSON5Object parses a row
-// payload.
+// payload; HotJournal and RollBackJournal find and repair a database a
+// process left in the middle of a write.
 package sqlitedb
 
 import (
