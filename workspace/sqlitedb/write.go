@@ -117,9 +117,10 @@ func inTx(ctx context.Context, db *sql.DB, display, table string, content int, f
 	if err := conn.QueryRowContext(ctx, "PRAGMA page_count").Scan(&pages); err != nil {
 		return WriteResult{}, writeErr(ctx, display, ioErr("cannot read the size of "+display, err))
 	}
-	if err := conn.QueryRowContext(ctx, "PRAGMA page_size").Scan(&pageSize); err != nil || pageSize <= 0 {
+	if err := conn.QueryRowContext(ctx, "PRAGMA page_size").Scan(&pageSize); err != nil {
 		return WriteResult{}, writeErr(ctx, display, ioErr("cannot read the page size of "+display, err))
 	}
+	pageSize = max(pageSize, 512) // SQLite's smallest
 	growth := GrowthBudget + 2*int64(content)
 	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA max_page_count = %d", pages+growth/pageSize+1)); err != nil {
 		return WriteResult{}, writeErr(ctx, display, ioErr("cannot set the growth budget of "+display, err))
