@@ -10,8 +10,9 @@ import (
 	"github.com/hashls/hashls/workspace"
 )
 
-// stateOnTmpfs mounts a tmpfs of 2 MB (opts added) as a state directory
-// and returns it; it skips the test where mounting needs a root it is not.
+// stateOnTmpfs mounts a tmpfs of 2 MB (opts added) as a state directory,
+// 0700 as a state directory must be, and returns it; it skips the test
+// where mounting needs a root it is not.
 func stateOnTmpfs(t *testing.T, opts string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "state")
@@ -21,7 +22,7 @@ func stateOnTmpfs(t *testing.T, opts string) string {
 	if os.Geteuid() != 0 {
 		t.Skip("a size-limited state directory needs a tmpfs mount (root)")
 	}
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=2m"+opts, "tmpfs", dir).CombinedOutput(); err != nil {
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=2m,mode=0700"+opts, "tmpfs", dir).CombinedOutput(); err != nil {
 		t.Skipf("no tmpfs here: %v %s", err, out)
 	}
 	t.Cleanup(func() { exec.Command("umount", "-l", dir).Run() })

@@ -115,7 +115,7 @@ for c in $CASES; do
     fi
     full="$dir/fullstate"
     mkdir -p "$full"
-    mount -t tmpfs -o size=2m tmpfs "$full"
+    mount -t tmpfs -o size=2m,mode=0700 tmpfs "$full" # 0700: hashls refuses a state directory others may write
     mounted=$full
     seq 1 100000 >big.txt
     HASHLS_STATE_DIR=$full "$BIN" tool read '{"path":"big.txt:3"}' >/dev/null

@@ -20,7 +20,9 @@ func TestHeaderNames(t *testing.T) {
 		{line: `¶$' lead'/sub/x.go#0001`, path: " lead/sub/x.go", tag: "0001"},
 		{line: `[$'a\'b']`, path: "a'b"},
 		{line: "¶x#1234.txt", err: "with a 4-hex content-hash tag"},
-		{line: "¶a.txt#12", err: `got "[a.txt#12]".`},
+		{line: "¶a.txt#12", err: `got "¶a.txt#12".`},
+		{line: "[a.txt#12]", err: `got "[a.txt#12]".`},
+		{line: `¶$'a\q'#ABCD`, err: `"¶$'a\\q'#ABCD" has a quoted`},
 		{line: `¶$'a\q'#ABCD`, err: `\q is not an escape`},
 		{line: `¶$'open#ABCD`, err: "closing ' is missing"},
 	} {

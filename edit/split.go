@@ -122,11 +122,19 @@ func parseHeader(line string) (path, tag string, ok bool, err *Error) {
 		}
 		return "", "", true, parseErr(`Input header "[]" is empty; provide a file path.`)
 	}
+	// Messages quote the header and teach the form the caller wrote.
+	shown, form := "["+inner+"]", "[PATH] or [PATH#TAG]"
+	if pilcrow {
+		shown, form = headerPilcrow+inner, "¶PATH or ¶PATH#TAG"
+	}
+	malformed := func() *Error {
+		return parseErr("Input header must be " + form + " with a 4-hex content-hash tag; got " + jsonQuote(shown) + ".")
+	}
 	body := applyPatchNoiseRe().ReplaceAllString(strings.TrimSpace(inner), "")
 	// The elements up to the last quoted one; the tag is in what follows.
 	quoted, body, hasQuoted, qerr := names.Cut(body)
 	if qerr != nil {
-		return "", "", true, parseErr("Input header " + jsonQuote(truncRunes("["+inner+"]", 200)) + " has a quoted path element that does not read: " + qerr.Error() + ". Copy the header from your latest read/search/edit output.")
+		return "", "", true, parseErr("Input header " + jsonQuote(truncRunes(shown, 200)) + " has a quoted path element that does not read: " + qerr.Error() + ". Copy the header from your latest read/search/edit output.")
 	}
 	var pathText string
 	if m := trailingTagRe().FindStringSubmatchIndex(body); m != nil {
@@ -136,7 +144,7 @@ func parseHeader(line string) (path, tag string, ok bool, err *Error) {
 		pathText = strings.TrimRight(body, " \t")
 		if strings.Contains(pathText, "#") {
 			// No tag at the end, but a '#': a tag that is not one.
-			return "", "", true, parseErr("Input header must be [PATH] or [PATH#TAG] with a 4-hex content-hash tag; got " + jsonQuote("["+inner+"]") + ".")
+			return "", "", true, malformed()
 		}
 	}
 	if hasQuoted {
@@ -145,7 +153,7 @@ func parseHeader(line string) (path, tag string, ok bool, err *Error) {
 	p, _ := unquotePath(strings.TrimSpace(pathText))
 	p = strings.TrimSpace(applyPatchNoiseRe().ReplaceAllString(p, ""))
 	if p == "" {
-		return "", "", true, parseErr("Input header must be [PATH] or [PATH#TAG] with a 4-hex content-hash tag; got " + jsonQuote("["+inner+"]") + ".")
+		return "", "", true, malformed()
 	}
 	return p, tag, true, nil
 }
@@ -193,14 +201,15 @@ func SplitInput(input string) ([]Section, error) {
 	} else if !ok {
 		fl := strings.TrimRight(lines[0], " \t")
 		if firstLineDiffRe().MatchString(fl) {
-			return nil, parseErr("unified-diff hunk header (`@@ -N,M +N,M @@`) is not valid in hashline. File sections start with `[path#HASH]`; use `replace`, `delete`, or `insert` ops.")
+			return nil, parseErr("unified-diff hunk header (`@@ -N,M +N,M @@`) is not valid in hashline. File sections start with the `¶PATH#TAG` header a read printed; use `replace`, `delete`, or `insert` ops.")
 		}
-		return nil, parseErr(`input must begin with "[PATH#HASH]" on the first non-blank line for anchored edits; got: ` +
-			jsonQuote(truncRunes(lines[0], 120)) + `. Example: "[src/foo.ts#1A2B]" then edit ops.`)
+		return nil, parseErr(`input must begin with the "¶PATH#TAG" header a read printed, on the first non-blank line; got: ` +
+			jsonQuote(truncRunes(lines[0], 120)) + `. Example: "¶src/foo.ts#1A2B" then edit ops.`)
 	}
 
 	type raw struct {
 		path, tag string
+		bracket   bool
 		body      []string
 	}
 	var sections []raw
@@ -228,7 +237,8 @@ func SplitInput(input string) ([]Section, error) {
 			return nil, err
 		} else if ok {
 			flush()
-			cur = &raw{path: p, tag: t}
+			_, pilcrow, _ := headerInner(l)
+			cur = &raw{path: p, tag: t, bracket: !pilcrow}
 			continue
 		}
 		if cur != nil {
@@ -254,7 +264,7 @@ done:
 			continue
 		}
 		index[s.path] = len(out)
-		out = append(out, Section{Path: s.path, Tag: s.tag, Body: body})
+		out = append(out, Section{Path: s.path, Tag: s.tag, Body: body, Bracket: s.bracket})
 	}
 	if len(out) == 0 {
 		return nil, parseErr("No hashline sections found in input.")

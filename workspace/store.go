@@ -57,7 +57,7 @@ var busyTimeoutMS = 10000
 const walFoldPages = 256
 
 // schemaVersion is the store's PRAGMA user_version.
-const schemaVersion = 6
+const schemaVersion = 7
 
 // schemaV1 creates the version 1 schema.
 const schemaV1 = `
@@ -206,6 +206,27 @@ CREATE TRIGGER IF NOT EXISTS trash_dropped AFTER DELETE ON trash BEGIN
 END;
 `
 
+// schemaV7 makes intent ids never reused (AUTOINCREMENT, which needs the
+// table made anew) and records each intent's owner (see process.go): a
+// process recovers only the intents of owners that are gone. With ids
+// reused, a process that listed an intent and then found "it" still in the
+// journal could take another live process's new intent for it. A hashls of
+// schema 6 still running when the store is migrated goes on writing
+// intents (their owner is empty: their pid decides).
+const schemaV7 = `
+CREATE TABLE intents_v7(
+	id    INTEGER PRIMARY KEY AUTOINCREMENT,
+	tool  TEXT NOT NULL,
+	pid   INTEGER NOT NULL,
+	time  INTEGER NOT NULL,
+	body  TEXT NOT NULL,
+	owner TEXT NOT NULL DEFAULT ''
+);
+INSERT INTO intents_v7(id, tool, pid, time, body) SELECT id, tool, pid, time, body FROM intents;
+DROP TABLE intents;
+ALTER TABLE intents_v7 RENAME TO intents;
+`
+
 // Store is the persistent record: snapshots, audit log and trash. It is one
 // SQLite database (WAL) per workspace root, shared by every hashls process on
 // that root: one writer connection (immediate transactions) and a read-only
@@ -232,8 +253,8 @@ func OpenStore(stateDir, root string) (*Store, error) {
 
 // openStoreFile opens the store database at path.
 func openStoreFile(path string, limits Limits) (*Store, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, storeErr(path, err)
+	if err := ensureStateSub(filepath.Dir(path)); err != nil {
+		return nil, err
 	}
 	// Creating the database and switching it to WAL can fail with
 	// SQLITE_BUSY (without waiting) when several processes do it at once, so
@@ -243,6 +264,16 @@ func openStoreFile(path string, limits Limits) (*Store, error) {
 		return nil, storeErr(path, err)
 	}
 	defer release()
+	// The store's files are the user's alone (private.go); a new store is
+	// made 0600, and SQLite gives its -wal and -shm the database's mode.
+	for _, f := range []string{path, path + "-wal", path + "-shm"} {
+		if err := checkOwnFile(f); err != nil {
+			return nil, err
+		}
+	}
+	if f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+		f.Close()
+	}
 	existed := false
 	if fi, err := os.Stat(path); err == nil && fi.Size() > 0 {
 		existed = true
@@ -394,6 +425,12 @@ func (s *Store) migrate() error {
 	}
 	if v == 5 {
 		if _, err := tx.Exec(schemaV6); err != nil {
+			return storeErr(s.path, err)
+		}
+		v = 6
+	}
+	if v == 6 {
+		if _, err := tx.Exec(schemaV7); err != nil {
 			return storeErr(s.path, err)
 		}
 	}
