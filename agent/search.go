@@ -555,7 +555,7 @@ func resolveSearchTargets(env *Env, entries []string) ([]searchTarget, []string,
 // resolveLiteralScope resolves search_files' path, as it is written, and
 // its include glob below it (one without '/' matches at any depth).
 func resolveLiteralScope(env *Env, sc literalScope) ([]searchTarget, error) {
-	p, err := env.WS.Resolve(defaultDot(sc.path))
+	p, err := resolveArg(env, defaultDot(sc.path))
 	if err != nil {
 		return nil, err
 	}
