@@ -30,6 +30,7 @@ var pending = map[string]string{
 	"workspace/health.go:Workspace.Doctor":         "issues 31 and 32 add checks to it",
 	"workspace/journal.go:Workspace.recoverOne":    "issues 30 and 31 change the journal",
 	"workspace/sqlitedb/selector.go:ParseSelector": "issue 32 reworks the selector",
+	"workspace/notebook/scan.go:scanCell":          "issue 32's, merged just now: split next",
 	"workspace/sqlitedb/selector.go:lex":           "issue 32 reworks the selector",
 }
 

@@ -286,13 +286,13 @@ func planPatch(env *Env, steps []*patchStep) (plans []planned, files []applyPatc
 				fr.MovedFrom = src.path.Rel
 				base = src.file.Bytes
 				pw.ch.MovedFrom = src.path.Rel
-				pw.ch.Note = "moved from " + src.path.Rel
+				pw.ch.Note = "moved from " + showName(src.path.Rel)
 				if !src.file.Overlay {
 					pw.ch.Mode = src.file.Mode // a moved file keeps its permissions
 				}
 				plans = append(plans, pw)
 				idx = append(idx, len(plans))
-				plans = append(plans, plannedDelete(src.path, src.file.Bytes, "moved to "+dest.path.Rel))
+				plans = append(plans, plannedDelete(src.path, src.file.Bytes, "moved to "+showName(dest.path.Rel)))
 			} else {
 				plans = append(plans, pw)
 			}
@@ -372,7 +372,7 @@ func applyPatchResult(files []applyPatchFile) *Result {
 				diffs = append(diffs, f.Diff)
 			}
 			if f.Tag != "" {
-				fmt.Fprintf(&sb, "¶%s#%s\n", f.Path, f.Tag)
+				fmt.Fprintf(&sb, "%s\n", header(f.Path, f.Tag))
 			}
 			var parts []string
 			switch {
@@ -384,7 +384,7 @@ func applyPatchResult(files []applyPatchFile) *Result {
 				parts = append(parts, "deleted")
 			}
 			if f.MovedFrom != "" {
-				parts = append(parts, "moved from "+f.MovedFrom)
+				parts = append(parts, "moved from "+showName(f.MovedFrom))
 				if f.Overwrote {
 					parts = append(parts, "replaced the existing file")
 				}

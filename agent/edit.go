@@ -278,7 +278,7 @@ func planEdits(pending []*pendingEdit) (plans []planned, owner []int) {
 		case pe.res.Remove:
 			plans = append(plans, plannedDelete(pe.path, pe.base(), "REM"))
 		case pe.dest != nil:
-			pw := plannedChange(*pe.dest, workspace.BaseAbsent(), nil, pe.content(), pe.newTag(), "moved from "+pe.path.Rel)
+			pw := plannedChange(*pe.dest, workspace.BaseAbsent(), nil, pe.content(), pe.newTag(), "moved from "+showName(pe.path.Rel))
 			pw.ch.NewSHA256 = pe.newSum()
 			pw.ch.MovedFrom = pe.path.Rel
 			if !pe.file.Overlay {
@@ -288,7 +288,7 @@ func planEdits(pending []*pendingEdit) (plans []planned, owner []int) {
 			if !pe.nb {
 				pw.ch.Seen = pe.seenNew()
 			}
-			plans = append(plans, pw, plannedDelete(pe.path, pe.base(), "moved to "+pe.dest.Rel))
+			plans = append(plans, pw, plannedDelete(pe.path, pe.base(), "moved to "+showName(pe.dest.Rel)))
 		default:
 			pw := plannedChange(pe.path, pe.baseSum(), pe.base(), pe.content(), pe.newTag(), "")
 			pw.ch.NewSHA256 = pe.newSum()

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hashls/hashls/internal/names"
 	"github.com/hashls/hashls/workspace"
 	"github.com/hashls/hashls/workspace/search"
 )
@@ -61,6 +62,7 @@ type findDetails struct {
 	ResultLimitReached bool     `json:"resultLimitReached,omitempty"`
 	TimedOut           bool     `json:"timedOut,omitempty"`
 	MissingPaths       []string `json:"missingPaths,omitempty"`
+	Unreadable         int      `json:"unreadable,omitempty"` // directories the walk could not read
 }
 
 type findQuery struct {
@@ -99,7 +101,9 @@ func (findTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 	specs := make([]findSpec, len(entries))
 	for i, e := range entries {
 		specs[i] = findSpec{input: e, base: e}
-		if !a.Literal {
+		if name, rest, ok, _ := names.Cut(e); ok {
+			specs[i].base = name + rest // a quoted name is a name, not a glob
+		} else if !a.Literal {
 			specs[i].base, specs[i].glob = splitGlobPath(e)
 		}
 	}
@@ -139,8 +143,10 @@ type findings struct {
 	scopes   []string       // each query's scope, as the details name it
 	missing  []string       // paths that do not exist
 	timedOut bool
-	limit    int
-	timeout  time.Duration
+	// unreadable counts the directories the walk could not read.
+	unreadable int
+	limit      int
+	timeout    time.Duration
 }
 
 // findQueries resolves specs to the queries a walk runs; missing are the
@@ -205,6 +211,7 @@ func findWalk(ctx context.Context, env *Env, queries []findQuery, hidden, gitign
 	seen := map[string]bool{}
 	merge := len(queries) > 1
 	timedOut := false
+	unreadable := 0
 	var scopes []string
 	for _, q := range queries {
 		if q.file {
@@ -231,6 +238,7 @@ func findWalk(ctx context.Context, env *Env, queries []findQuery, hidden, gitign
 		if err != nil {
 			return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("find %s: %v", q.input, err), Err: err}
 		}
+		unreadable += res.Unreadable
 		if extra := openBuffersFound(env, q, search.WalkOptions{Hidden: hidden, Gitignore: gitignore}, res.Paths); len(extra) > 0 {
 			res.Paths = append(res.Paths, extra...)
 			search.SortNewestFirst(res.Paths)
@@ -259,12 +267,12 @@ func findWalk(ctx context.Context, env *Env, queries []findQuery, hidden, gitign
 	if merge {
 		search.SortNewestFirst(items)
 	}
-	return &findings{items: items, scopes: scopes, timedOut: timedOut}, nil
+	return &findings{items: items, scopes: scopes, timedOut: timedOut, unreadable: unreadable}, nil
 }
 
 // renderFind is the text and details of what a find found.
 func renderFind(f *findings) *Result {
-	items, scopes, missing, timedOut, limit, timeout := f.items, f.scopes, f.missing, f.timedOut, f.limit, f.timeout
+	items, scopes, missing, timedOut, limit, timeout, unreadable := f.items, f.scopes, f.missing, f.timedOut, f.limit, f.timeout, f.unreadable
 	d := &findDetails{ScopePath: strings.Join(scopes, ", "), TotalMatches: len(items), MissingPaths: missing, TimedOut: timedOut, Files: []string{}}
 	if len(items) > limit {
 		items = items[:limit]
@@ -283,6 +291,10 @@ func renderFind(f *findings) *Result {
 	}
 	if len(missing) > 0 {
 		notes = append(notes, "Skipped missing paths: "+strings.Join(missing, ", "))
+	}
+	if unreadable > 0 {
+		d.Unreadable = unreadable
+		notes = append(notes, unreadableNote(unreadable))
 	}
 	if len(items) == 0 {
 		text := "No files found matching pattern"
@@ -316,7 +328,7 @@ func renderFind(f *findings) *Result {
 	// Root-level matches come first, without a header.
 	if names, ok := groups[""]; ok {
 		for _, n := range names {
-			sb.WriteString(n + "\n")
+			sb.WriteString(showName(n) + "\n")
 		}
 	}
 	for _, dir := range order {
@@ -326,9 +338,9 @@ func renderFind(f *findings) *Result {
 		if sb.Len() > 0 {
 			sb.WriteByte('\n')
 		}
-		sb.WriteString("# " + dir + "/\n")
+		sb.WriteString("# " + showName(dir) + "/\n")
 		for _, n := range groups[dir] {
-			sb.WriteString(n + "\n")
+			sb.WriteString(showName(n) + "\n")
 		}
 	}
 	out := sb.String()

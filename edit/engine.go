@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+
+	"github.com/hashls/hashls/internal/names"
 )
 
 // asyncSumMin is the size from which sumAsync hashes on another goroutine:
@@ -306,7 +308,7 @@ func wholeFileOp(sec Section, f File, parsed *Parsed, b *binding, path, tag stri
 		return res, nil
 	}
 	res.New, res.NewTag, res.NewSHA256, res.MoveTo = f.Bytes, b.liveTag, b.liveSHA, parsed.MoveTo
-	res.Text = withWarnings(header(parsed.MoveTo, b.liveTag, opts.BracketHeaders)+"\nmoved from "+path, parsed.Warnings)
+	res.Text = withWarnings(header(parsed.MoveTo, b.liveTag, opts.BracketHeaders)+"\nmoved from "+names.Show(path), parsed.Warnings)
 	if opts.Seen != nil {
 		if rs, known, serr := opts.Seen.Seen(f.Key, b.liveSHA); serr == nil && known {
 			res.Seen, res.SeenKnown = rs, true
@@ -490,7 +492,7 @@ func (f *finisher) finishMove(a *applied, warns []string, blocks []BlockResoluti
 	res.MoveTo = moveTo
 	if res.NoOp {
 		res.NoOp = false
-		res.Text = withWarnings(header(moveTo, res.NewTag, f.opts.BracketHeaders)+"\nmoved from "+f.path, res.Warnings)
+		res.Text = withWarnings(header(moveTo, res.NewTag, f.opts.BracketHeaders)+"\nmoved from "+names.Show(f.path), res.Warnings)
 		if f.seenKnown && f.mapSeen {
 			res.Seen, res.SeenKnown = mergeRanges(f.seen), true
 		}
@@ -534,7 +536,7 @@ func (f *finisher) finish(a *applied, warns []string, blocks []BlockResolution) 
 	}
 	parts := []string{header(f.headerPath, res.NewTag, f.opts.BracketHeaders)}
 	if f.headerPath != path {
-		parts = append(parts, "moved from "+path)
+		parts = append(parts, "moved from "+names.Show(path))
 	}
 	for _, b := range blocks {
 		parts = append(parts, blockEcho(b))

@@ -34,7 +34,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 )
 
@@ -199,16 +198,16 @@ func floodSlowBodies(bin string, n int) error {
 	}
 	defer s.stop()
 	pid := s.cmd.Process.Pid
-	var lim syscall.Rlimit
+	var limit uint64 // the server's open-file limit, from /proc
 	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/limits", pid))
 	for _, l := range strings.Split(string(b), "\n") {
 		if strings.HasPrefix(l, "Max open files") {
 			f := strings.Fields(l)
-			lim.Cur, _ = strconv.ParseUint(f[3], 10, 64)
+			limit, _ = strconv.ParseUint(f[3], 10, 64)
 		}
 	}
 	addr := strings.TrimSuffix(strings.TrimPrefix(s.url, "http://"), "/mcp")
-	fmt.Printf("slow bodies: %d connections to %s (server open-file limit %d)\n", n, addr, lim.Cur)
+	fmt.Printf("slow bodies: %d connections to %s (server open-file limit %d)\n", n, addr, limit)
 	var conns []net.Conn
 	defer func() {
 		for _, c := range conns {
