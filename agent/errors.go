@@ -4,13 +4,12 @@ import (
 	"errors"
 
 	"github.com/hashls/hashls/edit"
-	"github.com/hashls/hashls/workspace"
-	"github.com/hashls/hashls/workspace/sqlitedb"
+	"github.com/hashls/hashls/internal/kinded"
 )
 
 // KindOf decides the tool error kind of any error, in one place: a tool's
-// *Error keeps its kind, edit, workspace and sqlitedb errors are mapped,
-// anything else is KindIO. AsError builds the *Error of any error with it.
+// *Error keeps its kind, edit's and the workspace packages' errors are
+// mapped, anything else is KindIO. AsError builds the *Error of any error with it.
 func KindOf(err error) string {
 	var ae *Error
 	if errors.As(err, &ae) {
@@ -33,38 +32,29 @@ func KindOf(err error) string {
 			return KindNoChange
 		}
 	}
-	var we *workspace.Error
+	// The workspace packages' one error type (workspace.Error, which
+	// sqlitedb.Error is too).
+	var we *kinded.Error
 	if errors.As(err, &we) {
 		switch we.Kind {
-		case workspace.KindNotFound:
+		case kinded.NotFound:
 			return KindNotFound
-		case workspace.KindOutside:
+		case kinded.Outside:
 			return KindOutside
-		case workspace.KindBinary:
+		case kinded.Binary:
 			return KindBinary
-		case workspace.KindStore:
+		case kinded.Store:
 			return KindStore
-		case workspace.KindStale:
+		case kinded.Stale:
 			return KindStale
-		case workspace.KindPermission:
+		case kinded.Permission:
 			return KindPermission
-		case workspace.KindInvalid, workspace.KindIsDir:
+		case kinded.Invalid, kinded.IsDir, kinded.Usage:
 			return KindUsage
-		case workspace.KindInternal:
-			return KindInternal
-		default:
-			return KindIO
-		}
-	}
-	var se *sqlitedb.Error
-	if errors.As(err, &se) {
-		switch se.Kind {
-		case sqlitedb.KindUsage:
-			return KindUsage
-		case sqlitedb.KindNotFound:
-			return KindNotFound
-		case sqlitedb.KindTooLarge:
+		case kinded.TooLarge:
 			return KindTooLarge
+		case kinded.Internal:
+			return KindInternal
 		}
 	}
 	return KindIO

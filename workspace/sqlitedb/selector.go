@@ -28,6 +28,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hashls/hashls/internal/kinded"
 	"github.com/hashls/hashls/internal/lazy"
 )
 
@@ -44,21 +45,16 @@ const (
 
 // Error kinds.
 const (
-	KindUsage    = "usage"     // a malformed selector or payload
-	KindNotFound = "not_found" // missing table or row
-	KindIO       = "io"        // SQLite failed
-	KindTooLarge = "too_large" // a query ran past its time budget (QueryBudget)
+	KindUsage    = kinded.Usage    // a malformed selector or payload
+	KindNotFound = kinded.NotFound // missing table or row
+	KindIO       = kinded.IO       // SQLite failed
+	KindTooLarge = kinded.TooLarge // a query ran past its time budget (QueryBudget)
 )
 
-// Error is a sqlitedb error with a kind and a caller-facing message.
-type Error struct {
-	Kind string
-	Msg  string
-	Err  error
-}
-
-func (e *Error) Error() string { return e.Msg }
-func (e *Error) Unwrap() error { return e.Err }
+// Error is a sqlitedb error with a kind and a caller-facing message: the
+// workspace packages' one error type (package kinded; workspace.Error is
+// the same type).
+type Error = kinded.Error
 
 func usagef(format string, args ...any) *Error {
 	return &Error{Kind: KindUsage, Msg: fmt.Sprintf(format, args...)}
