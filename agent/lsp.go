@@ -168,22 +168,24 @@ func runLSPFace(ctx context.Context, env *Env, tool string, actions []string, ra
 	return res, nil
 }
 
-// lspError gives a language-server failure its kind and next step.
+// lspError gives a language-server failure its kind (KindOf) and next
+// step; an error that has a kind of its own already is kept.
 func lspError(action string, err error) error {
-	if ae := AsError(err); ae != nil && ae.Kind != KindInternal && ae.Kind != KindIO {
-		return err
-	}
 	var me *langserver.MissingError
 	var ne *langserver.NoServerError
+	ae := &Error{Kind: KindOf(err), Message: "lsp " + action + ": " + err.Error(), Err: err}
 	switch {
 	case errors.As(err, &me):
-		return &Error{Kind: KindNotFound, Message: "lsp " + action + ": " + err.Error(), Err: err, SuggestedAction: "Install the server (see the message) or configure another in .hashls.json."}
+		ae.SuggestedAction = "Install the server (see the message) or configure another in .hashls.json."
 	case errors.As(err, &ne):
-		return &Error{Kind: KindUsage, Message: "lsp " + action + ": " + err.Error(), Err: err}
+	case ae.Kind != KindInternal && ae.Kind != KindIO:
+		return err
 	case errors.Is(err, langserver.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
-		return &Error{Kind: KindIO, Message: "lsp " + action + ": " + err.Error(), Err: err, SuggestedAction: "Retry with a larger timeout (up to 60 seconds); the server is restarted on the next call."}
+		ae.SuggestedAction = "Retry with a larger timeout (up to 60 seconds); the server is restarted on the next call."
+	default:
+		ae.Message = "lsp " + action + ": LSP error: " + err.Error()
 	}
-	return &Error{Kind: KindIO, Message: "lsp " + action + ": LSP error: " + err.Error(), Err: err}
+	return ae
 }
 
 func usage(format string, args ...any) error {
