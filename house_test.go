@@ -22,8 +22,6 @@ const (
 // reshapes: each is split or explained once that branch has landed (a
 // split now would be a merge conflict). Key: file:function.
 var pending = map[string]string{
-	"agent/read.go:readTool.Run":                   "issue 32 reworks read's paging",
-	"agent/read.go:Limits.renderRowsFrom":          "issue 32 reworks read's paging",
 	"bench/mcpbench/main.go:run":                   "issue 31 adds the MCP edit's floor to it",
 	"workspace/commit.go:Workspace.Commit":         "issue 31 changes the commit path",
 	"workspace/commit.go:Workspace.commitLocked":   "issue 31 changes the commit path",

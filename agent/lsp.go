@@ -479,11 +479,7 @@ func renderHitRows(lines []string, hits map[int]bool, ctx int) (string, []worksp
 			mark = "*"
 		}
 		fmt.Fprintf(&sb, "%s%d:%s\n", mark, n, lines[n-1])
-		if k := len(seen); k > 0 && seen[k-1].End == n-1 {
-			seen[k-1].End = n
-		} else {
-			seen = append(seen, workspace.LineRange{Start: n, End: n})
-		}
+		seen = addSeen(seen, n)
 	}
 	return sb.String(), seen
 }

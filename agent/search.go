@@ -1056,11 +1056,7 @@ func writeSearchRows(rf *renderedFile, sb *strings.Builder, rel string, content 
 		}
 		last = n
 		if rf.seenContent != nil {
-			if k := len(rf.seen); k > 0 && rf.seen[k-1].End == n-1 {
-				rf.seen[k-1].End = n
-			} else {
-				rf.seen = append(rf.seen, workspace.LineRange{Start: n, End: n})
-			}
+			rf.seen = addSeen(rf.seen, n)
 		}
 	}
 	for i, mt := range matches {
