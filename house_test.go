@@ -27,7 +27,6 @@ var pending = map[string]string{
 	"workspace/commit.go:Workspace.commitLocked": "issue 31 changes the commit path",
 	"workspace/health.go:Workspace.Doctor":       "issues 31 and 32 add checks to it",
 	"workspace/journal.go:Workspace.recoverOne":  "issues 30 and 31 change the journal",
-	"workspace/notebook/scan.go:scanCell":        "issue 32's, merged just now: split next",
 }
 
 // TestFunctionsShortOrExplained holds every function of the module's
