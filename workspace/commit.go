@@ -554,7 +554,11 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 		var audits []AuditEntry
 		for _, e := range ents {
 			if !e.ch.Delete {
-				recs = append(recs, Recording{Key: e.ch.Path.Abs, Tag: e.ch.NewTag, Content: e.ch.New, SHA256: &e.newSum, Seen: e.ch.Seen})
+				rec := Recording{Key: e.ch.Path.Abs, Tag: e.ch.NewTag, Content: e.ch.New, SHA256: &e.newSum, Seen: e.ch.Seen}
+				if e.cur.exists { // kept as a delta against the content it replaces
+					rec.From, rec.FromSHA256 = e.cur.content, &e.cur.sum
+				}
+				recs = append(recs, rec)
 			}
 			note := e.ch.Note
 			if e.ch.MovedFrom != "" && note == "" {

@@ -132,6 +132,16 @@
 // re-parsing the same SQL on every call, a one-shot one pays next to
 // nothing extra.
 //
+// Snapshots name their content in the contents table, where each content
+// is kept once (by sha256) and a version a commit made is kept as a delta
+// against the content it replaced (Recording.From; delta.go, content.go):
+// rebuilding any version applies at most maxDeltaDepth deltas from a whole
+// copy and checks the result's sha256. The commit's last transaction
+// (step 6) writes the delta with the snapshot, so the journal covers it as
+// it covers the snapshot: a crash leaves both or neither. Retention drops a
+// snapshot's content by dropping the snapshot's reference; a content goes
+// when nothing names it and no kept delta is made against it.
+//
 // Each audit row carries the call id of the tool run that wrote it
 // (CommitOptions.Call; the journal keeps it, so a commit recovery rolls
 // forward is still that call's): AuditByCall finds what a call did, which is

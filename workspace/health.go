@@ -167,8 +167,9 @@ type Report struct {
 	WALBytes      int64  // its -wal file's size (0 when none)
 	Integrity     string // "ok", or what PRAGMA integrity_check said
 	Snapshots     int64  // snapshot rows
-	ContentBytes  int64  // snapshot contents kept
-	AuditRows     int64  // audit rows
+	ContentBytes  int64  // snapshot contents kept, as stored (a delta counts its own size)
+	Contents      ContentCheck
+	AuditRows     int64 // audit rows
 	LastAudit     *AuditEntry
 	TrashEntries  int64
 	TrashBytes    int64    // trash blobs plus the snapshots they pin
@@ -212,7 +213,13 @@ func (w *Workspace) Doctor(ctx context.Context, fix bool) (*Report, error) {
 	q := func(query string, dst ...any) {
 		_ = s.r.QueryRowContext(ctx, query).Scan(dst...)
 	}
-	q(`SELECT count(*), coalesce(sum(length(content)), 0) FROM snapshots`, &r.Snapshots, &r.ContentBytes)
+	q(`SELECT count(*), coalesce(sum(length(content)), 0) + (SELECT coalesce(sum(length(data)), 0) FROM contents) FROM snapshots`, &r.Snapshots, &r.ContentBytes)
+	if c, err := s.VerifyContents(ctx); err == nil {
+		r.Contents = c
+		if len(c.Damaged) > 0 {
+			r.Offers = append(r.Offers, fmt.Sprintf("%d kept version(s) do not rebuild (the first: %s): with no hashls running, move %s (and its -wal and -shm files) aside; the next run starts a new store", len(c.Damaged), c.Damaged[0], s.path))
+		}
+	}
 	q(`SELECT count(*) FROM audit`, &r.AuditRows)
 	q(`SELECT count(*), coalesce(sum(size), 0) FROM trash`, &r.TrashEntries, &r.TrashBytes)
 	if log, err := s.AuditLog(1); err == nil && len(log) == 1 {
@@ -293,6 +300,13 @@ func (r *Report) Text() string {
 	fmt.Fprintf(&b, "size        %s database, %s write-ahead log\n", byteSize(r.StoreBytes), byteSize(r.WALBytes))
 	fmt.Fprintf(&b, "integrity   %s\n", r.Integrity)
 	fmt.Fprintf(&b, "snapshots   %d (%s of content kept)\n", r.Snapshots, byteSize(r.ContentBytes))
+	c := r.Contents
+	fmt.Fprintf(&b, "contents    %d kept, %d as deltas: %s stored for %s; ", c.Contents, c.Deltas, byteSize(c.Bytes), byteSize(c.WholeBytes))
+	if len(c.Damaged) == 0 {
+		b.WriteString("each rebuilds to its sha256\n")
+	} else {
+		fmt.Fprintf(&b, "%d do not rebuild\n", len(c.Damaged))
+	}
 	fmt.Fprintf(&b, "trash       %d entries, %s\n", r.TrashEntries, byteSize(r.TrashBytes))
 	if r.LastAudit != nil {
 		a := r.LastAudit

@@ -200,7 +200,7 @@ func TestDoctor(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := r.Text()
-	for _, want := range []string{"integrity   ok", "audit       2 rows; newest #2", "1 orphan(s)", "sub/.b.txt.hashls-abc123-0.tmp", "--fix` would:", "remove 1 orphan temp file(s)"} {
+	for _, want := range []string{"integrity   ok", "each rebuilds to its sha256", "audit       2 rows; newest #2", "1 orphan(s)", "sub/.b.txt.hashls-abc123-0.tmp", "--fix` would:", "remove 1 orphan temp file(s)"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("report lacks %q:\n%s", want, text)
 		}

@@ -130,7 +130,7 @@ func TestStoreTotalContentBudget(t *testing.T) {
 		}
 	}
 	var total, kept int64
-	s.w.QueryRow(`SELECT coalesce(sum(length(content)),0) FROM snapshots`).Scan(&total)
+	s.w.QueryRow(`SELECT (SELECT coalesce(sum(length(content)),0) FROM snapshots) + (SELECT coalesce(sum(length(data)),0) FROM contents)`).Scan(&total)
 	s.w.QueryRow(`SELECT value FROM meta WHERE name = 'content_bytes'`).Scan(&kept)
 	if total > s.limits.MaxTotalContentBytes || total != kept {
 		t.Fatalf("total %d, counter %d, budget %d", total, kept, s.limits.MaxTotalContentBytes)
@@ -524,7 +524,7 @@ func TestStoreWALBounded(t *testing.T) {
 }
 
 // checkTrashBookkeeping: the trash's running size is its blobs plus the
-// content of the snapshots it points at, the unpinned snapshots are
+// stored content of the snapshots it points at (schemaV7), the unpinned snapshots are
 // exactly those no trash entry points at, and pins (kept for schema 5)
 // exactly those some entry points at (schemaV6).
 func checkTrashBookkeeping(t *testing.T, s *Store) {
@@ -534,7 +534,8 @@ func checkTrashBookkeeping(t *testing.T, s *Store) {
 		t.Fatal(err)
 	}
 	if err := s.w.QueryRow(`SELECT (SELECT coalesce(sum(length(content)), 0) FROM trash) +
-		(SELECT coalesce(sum(length(content)), 0) FROM snapshots WHERE id IN (SELECT snapshot_id FROM trash))`).Scan(&want); err != nil {
+		(SELECT coalesce(sum(coalesce(length(s.content), (SELECT length(data) FROM contents WHERE id = s.content_id), 0)), 0)
+			FROM snapshots s WHERE id IN (SELECT snapshot_id FROM trash))`).Scan(&want); err != nil {
 		t.Fatal(err)
 	}
 	if kept != want {
