@@ -58,54 +58,90 @@ type storedContent struct {
 // (fromSum its sha256) when the store holds from less than maxDeltaDepth
 // deltas from a whole copy and the delta is at most half the content's
 // size, else the content whole. The caller names the row from a snapshot
-// in the same transaction (an unnamed row is dropped by the next
-// collectContents).
+// in the same transaction (an unnamed row is dropped by collectContents).
 func putContentTx(tx wtx, content []byte, sum [32]byte, from []byte, fromSum *[32]byte) (storedContent, error) {
-	var id int64
-	err := tx.QueryRow(`SELECT id FROM contents WHERE sha256 = ?`, sum[:]).Scan(&id)
-	if err == nil {
-		return storedContent{id: id}, nil
+	fromKey := []byte{} // matches no sha256
+	if from != nil && fromSum != nil && len(content) > 0 {
+		fromKey = fromSum[:]
 	}
-	if !errors.Is(err, sql.ErrNoRows) {
+	// One query finds the content (kept already) and the base.
+	rows, err := tx.Query(`SELECT id, size, depth, sha256 = ?1 FROM contents WHERE sha256 IN (?1, ?2)`, sum[:], fromKey)
+	if err != nil {
 		return storedContent{}, err
 	}
-	data, base, depth := content, any(nil), 0
-	if from != nil && fromSum != nil && len(content) > 0 {
-		var bid, bsize int64
-		var bdepth int
-		err := tx.QueryRow(`SELECT id, size, depth FROM contents WHERE sha256 = ?`, fromSum[:]).Scan(&bid, &bsize, &bdepth)
-		switch {
-		case err == nil && bsize == int64(len(from)) && bdepth < maxDeltaDepth:
-			if d := encodeDelta(from, content); len(d) <= len(content)/2 {
-				data, base, depth = d, bid, bdepth+1
-			}
-		case err != nil && !errors.Is(err, sql.ErrNoRows):
+	var (
+		have, baseID, baseSize int64
+		baseDepth              int
+	)
+	for rows.Next() {
+		var id, size int64
+		var depth int
+		var same bool
+		if err := rows.Scan(&id, &size, &depth, &same); err != nil {
+			rows.Close()
 			return storedContent{}, err
+		}
+		if same {
+			have = id
+		} else {
+			baseID, baseSize, baseDepth = id, size, depth
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return storedContent{}, err
+	}
+	if have != 0 {
+		return storedContent{id: have}, nil
+	}
+	data, base, depth := content, any(nil), 0
+	if baseID != 0 && baseSize == int64(len(from)) && baseDepth < maxDeltaDepth {
+		if d := encodeDelta(from, content); len(d) <= len(content)/2 {
+			data, base, depth = d, baseID, baseDepth+1
 		}
 	}
 	if data == nil {
 		data = []byte{}
 	}
-	err = tx.QueryRow(`INSERT INTO contents(sha256, size, base, depth, data) VALUES (?, ?, ?, ?, ?) RETURNING id`,
-		sum[:], len(content), base, depth, data).Scan(&id)
+	// (Not RETURNING id: SQLite would copy the whole row, a whole copy's
+	// blob included, to return it.)
+	res, err := tx.Exec(`INSERT INTO contents(sha256, size, base, depth, data) VALUES (?, ?, ?, ?, ?)`,
+		sum[:], len(content), base, depth, data)
+	if err != nil {
+		return storedContent{}, err
+	}
+	id, err := res.LastInsertId()
 	if err != nil {
 		return storedContent{}, err
 	}
 	return storedContent{id: id, delta: base != nil}, nil
 }
 
-// collectContents deletes the contents nothing names any more (refs 0):
-// those whose last snapshot went, and then the bases only they needed.
-func collectContents(tx wtx) error {
-	for {
-		res, err := tx.Exec(`DELETE FROM contents WHERE refs <= 0`)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
+// collectContents deletes the contents of ids (those whose snapshots just
+// stopped naming them) that nothing names any more (refs 0), and then the
+// bases only they needed; with ids nil, every such content (a hashls of
+// schema 6 deletes snapshots without collecting theirs).
+func collectContents(tx wtx, ids []int64) error {
+	if ids == nil {
+		var err error
+		if ids, err = queryInts(tx, `SELECT id FROM contents WHERE refs <= 0`); err != nil {
 			return err
 		}
 	}
+	for len(ids) > 0 {
+		id := ids[len(ids)-1]
+		ids = ids[:len(ids)-1]
+		var base sql.NullInt64
+		err := tx.QueryRow(`DELETE FROM contents WHERE id = ? AND refs <= 0 RETURNING base`, id).Scan(&base)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+		case err != nil:
+			return err
+		case base.Valid:
+			ids = append(ids, base.Int64)
+		}
+	}
+	return nil
 }
 
 // rowsQuerier runs a query: the store's readers or a write transaction.

@@ -412,8 +412,8 @@ func TestMigrationStreams(t *testing.T) {
 // schema 7 keeps: it sees the versions in contents as not kept (their rows'
 // content is NULL), keeps what it writes in its rows, and its retention
 // (which drops unpinned rows and nulls their content) only lowers refs
-// (the triggers), leaving unused contents for the next schema 7 writer to
-// drop.
+// (the triggers), leaving unnamed contents for schema 7's content budget
+// to drop.
 func TestSchema6WriterAfterMigration(t *testing.T) {
 	s := openTestStore(t, t.TempDir())
 	v0 := v6Version(0)
@@ -448,6 +448,8 @@ func TestSchema6WriterAfterMigration(t *testing.T) {
 			{`INSERT INTO snapshots(key, tag, sha256, content, size, time) VALUES ('/k', 'V006', ?, ?, ?, 7)`, []any{csum[:], c, len(c)}},
 			{`UPDATE meta SET value = value + ? WHERE name = 'content_bytes'`, []any{len(c)}},
 			{`DELETE FROM snapshots WHERE id IN (SELECT snapshot_id FROM unpinned WHERE key = '/k' ORDER BY snapshot_id DESC LIMIT -1 OFFSET 3)`, nil},
+			// and a version no other is made from (its content is left unnamed)
+			{`DELETE FROM snapshots WHERE tag = 'V005'`, nil},
 		} {
 			if _, err := tx.Exec(q.q, q.args...); err != nil {
 				return err
@@ -460,15 +462,18 @@ func TestSchema6WriterAfterMigration(t *testing.T) {
 	}
 	checkContentBookkeeping(t, s, true)
 	checkAllContents(t, s)
-	for i := 4; i <= 6; i++ { // the newest three: schema 6's retention dropped the rest
+	var unused int
+	if err := s.w.QueryRow(`SELECT count(*) FROM contents WHERE refs <= 0`).Scan(&unused); err != nil || unused != 1 {
+		t.Fatalf("%d contents unnamed (%v), want V005's", unused, err)
+	}
+	for _, i := range []int{4, 6} { // the newest: schema 6's retention dropped the rest
 		if snap, ok, err := s.Lookup("/k", fmt.Sprintf("V%03d", i)); err != nil || !ok || !bytes.Equal(snap.Content, v6Version(i)) {
 			t.Fatalf("version %d: %v %v", i, ok, err)
 		}
 	}
-	// The next schema 7 writer drops what nothing names any more.
-	c := v6Version(7)
-	sum := sha256.Sum256(v6Version(6))
-	if err := s.RecordAll([]Recording{{Key: "/k", Tag: "V007", Content: c, From: v6Version(6), FromSHA256: &sum}}); err != nil {
+	// The content budget, once exceeded, drops what nothing names first.
+	s.limits.MaxTotalContentBytes = 1
+	if err := s.Record("/other", "O000", []byte("other\n")); err != nil {
 		t.Fatal(err)
 	}
 	checkContentBookkeeping(t, s, false)

@@ -147,22 +147,23 @@ func blockHash(b []byte) uint64 {
 
 func newBlockIndex(base []byte, lo int) *blockIndex {
 	n := (len(base) - lo) / deltaBlock
-	nb := bits.Len(uint(n)) // 2^nb buckets, at least n
+	nb := max(0, bits.Len(uint(n))-1) // 2^nb buckets: more than n/2, at most n
 	idx := &blockIndex{shift: uint(64 - nb), start: make([]int32, 1<<nb+1), pos: make([]int32, n)}
-	hs := make([]uint32, n)
+	bucket := func(k int) uint64 { return blockHash(base[lo+k*deltaBlock:]) >> idx.shift }
+	// A counting sort: the blocks of each bucket counted, each bucket's
+	// end found, then the blocks placed from the end, last first, so that
+	// start[b] ends at the bucket's beginning and its positions ascend.
 	for k := range n {
-		b := uint32(blockHash(base[lo+k*deltaBlock:]) >> idx.shift)
-		hs[k] = b
-		idx.start[b+1]++
+		idx.start[bucket(k)]++
 	}
-	for b := 1; b < len(idx.start); b++ {
+	for b := 1; b < 1<<nb; b++ {
 		idx.start[b] += idx.start[b-1]
 	}
-	fill := make([]int32, 1<<nb)
-	copy(fill, idx.start)
-	for k, b := range hs {
-		idx.pos[fill[b]] = int32(lo + k*deltaBlock)
-		fill[b]++
+	idx.start[1<<nb] = int32(n)
+	for k := n - 1; k >= 0; k-- {
+		b := bucket(k)
+		idx.start[b]--
+		idx.pos[idx.start[b]] = int32(lo + k*deltaBlock)
 	}
 	return idx
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -240,7 +241,6 @@ CREATE TABLE IF NOT EXISTS contents(
 	data   BLOB NOT NULL
 );
 CREATE UNIQUE INDEX IF NOT EXISTS contents_sha ON contents(sha256);
-CREATE INDEX IF NOT EXISTS contents_unused ON contents(id) WHERE refs <= 0;
 ALTER TABLE snapshots ADD COLUMN content_id INTEGER;
 CREATE TRIGGER IF NOT EXISTS content_added AFTER INSERT ON contents BEGIN
 	UPDATE contents SET refs = refs + 1 WHERE id = NEW.base;
@@ -330,7 +330,11 @@ func openStoreFile(path string, limits Limits) (*Store, error) {
 	s := &Store{path: path, limits: limits}
 	bt := strconv.Itoa(busyTimeoutMS)
 	name := "file:" + uriPath(path)
-	w, err := sql.Open("sqlite", name+"?_pragma=busy_timeout("+bt+")&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate")
+	wal := "&_pragma=journal_mode(WAL)"
+	if existed && inWALMode(path) {
+		wal = "" // the mode is kept in the file: setting it again costs a statement
+	}
+	w, err := sql.Open("sqlite", name+"?_pragma=busy_timeout("+bt+")"+wal+"&_pragma=synchronous(NORMAL)&_txlock=immediate")
 	if err != nil {
 		return nil, storeErr(path, err)
 	}
@@ -354,6 +358,31 @@ func openStoreFile(path string, limits Limits) (*Store, error) {
 	s.r = r
 	s.notice = s.checkMarker(existed)
 	return s, nil
+}
+
+// inWALMode reports whether the database file at path says it is in WAL
+// mode (its header's read and write versions are 2), which SQLite keeps
+// until it is told otherwise.
+func inWALMode(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var h [20]byte
+	_, err = io.ReadFull(f, h[:])
+	return err == nil && string(h[:16]) == "SQLite format 3\x00" && h[18] == 2 && h[19] == 2
+}
+
+// readOnWriter makes the store read on its writer connection instead of
+// a second one: for a process that makes one call and exits (the CLI),
+// where a second connection's open, pragmas and parse of the schema cost
+// as much as the reads it serves. The reader pool is never connected.
+func (s *Store) readOnWriter() {
+	if s.r != s.w {
+		s.r.Close()
+		s.r = s.w
+	}
 }
 
 // persistWAL asks SQLite to keep the -wal file when the writer closes, so a
@@ -511,7 +540,7 @@ func (s *Store) Close() error {
 	s.wstmts.close()
 	s.rstmts.close()
 	var err error
-	if s.r != nil {
+	if s.r != nil && s.r != s.w {
 		err = s.r.Close()
 	}
 	if werr := s.w.Close(); werr != nil && err == nil {
@@ -656,20 +685,32 @@ func (s *Store) recordSnapshotTx(tx wtx, r Recording, now int64) error {
 	// (the unpinned ones: schemaV6). Their contents go when nothing else
 	// names them (collectContents); content kept in the row itself (by a
 	// hashls of schema 6) is counted here.
-	old, err := queryInts(tx, `SELECT snapshot_id FROM unpinned WHERE key = ? ORDER BY snapshot_id DESC LIMIT -1 OFFSET ?`, key, s.limits.MaxVersions)
+	rows, err := tx.Query(`DELETE FROM snapshots WHERE id IN
+		(SELECT snapshot_id FROM unpinned WHERE key = ? ORDER BY snapshot_id DESC LIMIT -1 OFFSET ?)
+		RETURNING content_id, coalesce(length(content), 0)`, key, s.limits.MaxVersions)
 	if err != nil {
 		return err
 	}
 	var freed int64
-	for _, id := range old {
+	var dropped []int64
+	for rows.Next() {
+		var id sql.NullInt64
 		var n int64
-		if err := tx.QueryRow(`DELETE FROM snapshots WHERE id = ? RETURNING coalesce(length(content), 0)`, id).Scan(&n); err != nil {
+		if err := rows.Scan(&id, &n); err != nil {
+			rows.Close()
 			return err
+		}
+		if id.Valid {
+			dropped = append(dropped, id.Int64)
 		}
 		freed += n
 	}
-	if len(old) > 0 {
-		if err := collectContents(tx); err != nil {
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(dropped) > 0 {
+		if err := collectContents(tx, dropped); err != nil {
 			return err
 		}
 	}
@@ -688,17 +729,28 @@ func (s *Store) recordSnapshotTx(tx wtx, r Recording, now int64) error {
 // snapshot stops naming its content, which goes when nothing else needs it
 // (collectContents; a whole copy goes with the last delta made against it).
 func (s *Store) dropOldContent(tx wtx, total int64) error {
+	// First what a hashls of schema 6 left unnamed (it deletes snapshots
+	// without collecting their contents).
+	if err := collectContents(tx, nil); err != nil {
+		return err
+	}
+	if err := tx.QueryRow(`SELECT value FROM meta WHERE name = 'content_bytes'`).Scan(&total); err != nil {
+		return err
+	}
 	for total > s.limits.MaxTotalContentBytes {
-		rows, err := tx.Query(`SELECT s.id, coalesce(length(s.content), 0) FROM unpinned u JOIN snapshots s ON s.id = u.snapshot_id
+		rows, err := tx.Query(`SELECT s.id, coalesce(length(s.content), 0), s.content_id FROM unpinned u JOIN snapshots s ON s.id = u.snapshot_id
 			WHERE length(s.content) IS NOT NULL OR s.content_id IS NOT NULL ORDER BY u.snapshot_id LIMIT 16`)
 		if err != nil {
 			return err
 		}
-		type drop struct{ id, inline int64 }
+		type drop struct {
+			id, inline int64
+			content    sql.NullInt64
+		}
 		var drops []drop
 		for rows.Next() {
 			var d drop
-			if err := rows.Scan(&d.id, &d.inline); err != nil {
+			if err := rows.Scan(&d.id, &d.inline, &d.content); err != nil {
 				rows.Close()
 				return err
 			}
@@ -718,8 +770,10 @@ func (s *Store) dropOldContent(tx wtx, total int64) error {
 			if _, err := tx.Exec(`UPDATE snapshots SET content = NULL, content_id = NULL WHERE id = ?`, d.id); err != nil {
 				return err
 			}
-			if err := collectContents(tx); err != nil {
-				return err
+			if d.content.Valid {
+				if err := collectContents(tx, []int64{d.content.Int64}); err != nil {
+					return err
+				}
 			}
 			if err := tx.QueryRow(`UPDATE meta SET value = max(0, value - ?) WHERE name = 'content_bytes' RETURNING value`, d.inline).Scan(&total); err != nil {
 				return err
