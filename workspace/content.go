@@ -35,9 +35,11 @@ import (
 // the same reason as here; the store has no need to search for a base,
 // because the commit hands it the one the new version was made from.
 //
-// Dropping a content is by reference count: a content no snapshot names
-// and no delta is made against is deleted (collectContents), by the writer
-// that dropped the last reference, in the same transaction. A content
+// Dropping a content is by reference count (content_refs, apart from the
+// contents so that counting never rewrites a row holding a whole copy): a
+// content no snapshot names and no delta is made against is deleted
+// (collectContents), by the writer that dropped the last reference, in the
+// same transaction. A content
 // that deltas still need stays, unnamed, until they go: retention drops
 // versions oldest first, so the whole copy at the root of a chain goes
 // with the last version made from it.
@@ -118,13 +120,13 @@ func putContentTx(tx wtx, content []byte, sum [32]byte, from []byte, fromSum *[3
 }
 
 // collectContents deletes the contents of ids (those whose snapshots just
-// stopped naming them) that nothing names any more (refs 0), and then the
+// stopped naming them) that nothing names any more (content_refs 0), and then the
 // bases only they needed; with ids nil, every such content (a hashls of
 // schema 6 deletes snapshots without collecting theirs).
 func collectContents(tx wtx, ids []int64) error {
 	if ids == nil {
 		var err error
-		if ids, err = queryInts(tx, `SELECT id FROM contents WHERE refs <= 0`); err != nil {
+		if ids, err = queryInts(tx, `SELECT content_id FROM content_refs WHERE refs <= 0`); err != nil {
 			return err
 		}
 	}
@@ -132,7 +134,8 @@ func collectContents(tx wtx, ids []int64) error {
 		id := ids[len(ids)-1]
 		ids = ids[:len(ids)-1]
 		var base sql.NullInt64
-		err := tx.QueryRow(`DELETE FROM contents WHERE id = ? AND refs <= 0 RETURNING base`, id).Scan(&base)
+		err := tx.QueryRow(`DELETE FROM contents WHERE id = ?1
+			AND NOT EXISTS (SELECT 1 FROM content_refs WHERE content_id = ?1 AND refs > 0) RETURNING base`, id).Scan(&base)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 		case err != nil:

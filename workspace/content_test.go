@@ -15,21 +15,25 @@ import (
 	"time"
 )
 
-// checkContentBookkeeping: every content's refs count the snapshots that
+// checkContentBookkeeping: every content's content_refs count the snapshots that
 // name it and the deltas made against it, meta content_bytes is the
 // stored size of every kept content, every snapshot names a content that
 // exists, and (garbage false) no content is left that nothing names.
 func checkContentBookkeeping(t *testing.T, s *Store, garbage bool) {
 	t.Helper()
 	var wrong, dangling, unused int
-	if err := s.w.QueryRow(`SELECT count(*) FROM contents c WHERE refs !=
+	if err := s.w.QueryRow(`SELECT count(*) FROM contents c WHERE (SELECT refs FROM content_refs WHERE content_id = c.id) IS NOT
 		(SELECT count(*) FROM snapshots WHERE content_id = c.id) + (SELECT count(*) FROM contents WHERE base = c.id)`).Scan(&wrong); err != nil {
 		t.Fatal(err)
+	}
+	var orphan int
+	if err := s.w.QueryRow(`SELECT count(*) FROM content_refs WHERE content_id NOT IN (SELECT id FROM contents)`).Scan(&orphan); err != nil || orphan != 0 {
+		t.Fatalf("%d counts of contents that are gone (%v)", orphan, err)
 	}
 	if err := s.w.QueryRow(`SELECT count(*) FROM snapshots WHERE content_id IS NOT NULL AND content_id NOT IN (SELECT id FROM contents)`).Scan(&dangling); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.w.QueryRow(`SELECT count(*) FROM contents WHERE refs <= 0`).Scan(&unused); err != nil {
+	if err := s.w.QueryRow(`SELECT count(*) FROM content_refs WHERE refs <= 0`).Scan(&unused); err != nil {
 		t.Fatal(err)
 	}
 	if wrong != 0 || dangling != 0 || (!garbage && unused != 0) {
@@ -463,7 +467,7 @@ func TestSchema6WriterAfterMigration(t *testing.T) {
 	checkContentBookkeeping(t, s, true)
 	checkAllContents(t, s)
 	var unused int
-	if err := s.w.QueryRow(`SELECT count(*) FROM contents WHERE refs <= 0`).Scan(&unused); err != nil || unused != 1 {
+	if err := s.w.QueryRow(`SELECT count(*) FROM content_refs WHERE refs <= 0`).Scan(&unused); err != nil || unused != 1 {
 		t.Fatalf("%d contents unnamed (%v), want V005's", unused, err)
 	}
 	for _, i := range []int{4, 6} { // the newest: schema 6's retention dropped the rest

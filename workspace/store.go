@@ -217,19 +217,21 @@ END;
 //
 //   - contents holds one row per content (by sha256): the content whole
 //     (base NULL, depth 0), or a delta against the content base (depth:
-//     deltas between it and a whole copy); refs counts the snapshots that
-//     name it and the deltas made against it, and a content no longer
-//     named (refs 0) is dropped by the writer that unnamed it;
+//     deltas between it and a whole copy). Its rows are never updated (an
+//     update rewrites the whole row, a whole copy's blob included);
+//   - content_refs counts, per content, the snapshots that name it and
+//     the deltas made against it; a content no longer named (refs 0) is
+//     dropped by the writer that unnamed it (collectContents);
 //   - snapshots.content_id names a snapshot's content there; its content
 //     column, which a hashls of schema 6 reads, stays NULL for them (to
 //     such a process those versions are not kept, which it handles).
 //
-// The triggers keep refs and meta content_bytes (the bytes of every kept
-// content, as stored: a delta counts its own size) whoever writes, as
-// schemaV6's keep trash_bytes, now counting a pinned snapshot's stored
-// bytes. The migration (migrateContents) moves every content into contents,
-// a file's versions as deltas against the one before, streaming one
-// version at a time.
+// The triggers keep content_refs and meta content_bytes (the bytes of
+// every kept content, as stored: a delta counts its own size) whoever
+// writes, as schemaV6's keep trash_bytes, now counting a pinned snapshot's
+// stored bytes. The migration (migrateContents) moves every content into
+// contents, a file's versions as deltas against the one before, streaming
+// one version at a time.
 const schemaV7 = `
 CREATE TABLE IF NOT EXISTS contents(
 	id     INTEGER PRIMARY KEY,
@@ -237,32 +239,37 @@ CREATE TABLE IF NOT EXISTS contents(
 	size   INTEGER NOT NULL,
 	base   INTEGER,
 	depth  INTEGER NOT NULL,
-	refs   INTEGER NOT NULL DEFAULT 0,
 	data   BLOB NOT NULL
 );
 CREATE UNIQUE INDEX IF NOT EXISTS contents_sha ON contents(sha256);
+CREATE TABLE IF NOT EXISTS content_refs(
+	content_id INTEGER PRIMARY KEY,
+	refs       INTEGER NOT NULL
+);
 ALTER TABLE snapshots ADD COLUMN content_id INTEGER;
 CREATE TRIGGER IF NOT EXISTS content_added AFTER INSERT ON contents BEGIN
-	UPDATE contents SET refs = refs + 1 WHERE id = NEW.base;
+	INSERT INTO content_refs(content_id, refs) VALUES (NEW.id, 0);
+	UPDATE content_refs SET refs = refs + 1 WHERE content_id = NEW.base;
 	UPDATE meta SET value = value + length(NEW.data) WHERE name = 'content_bytes';
 END;
 CREATE TRIGGER IF NOT EXISTS content_dropped AFTER DELETE ON contents BEGIN
-	UPDATE contents SET refs = refs - 1 WHERE id = OLD.base;
+	DELETE FROM content_refs WHERE content_id = OLD.id;
+	UPDATE content_refs SET refs = refs - 1 WHERE content_id = OLD.base;
 	UPDATE meta SET value = max(0, value - length(OLD.data)) WHERE name = 'content_bytes';
 END;
 DROP TRIGGER IF EXISTS snapshot_added;
 CREATE TRIGGER snapshot_added AFTER INSERT ON snapshots BEGIN
 	INSERT OR IGNORE INTO unpinned(snapshot_id, key) VALUES (NEW.id, NEW.key);
-	UPDATE contents SET refs = refs + 1 WHERE id = NEW.content_id;
+	UPDATE content_refs SET refs = refs + 1 WHERE content_id = NEW.content_id;
 END;
 DROP TRIGGER IF EXISTS snapshot_dropped;
 CREATE TRIGGER snapshot_dropped AFTER DELETE ON snapshots BEGIN
 	DELETE FROM unpinned WHERE snapshot_id = OLD.id;
-	UPDATE contents SET refs = refs - 1 WHERE id = OLD.content_id;
+	UPDATE content_refs SET refs = refs - 1 WHERE content_id = OLD.content_id;
 END;
 CREATE TRIGGER IF NOT EXISTS snapshot_content_changed AFTER UPDATE OF content_id ON snapshots BEGIN
-	UPDATE contents SET refs = refs - 1 WHERE id = OLD.content_id;
-	UPDATE contents SET refs = refs + 1 WHERE id = NEW.content_id;
+	UPDATE content_refs SET refs = refs - 1 WHERE content_id = OLD.content_id;
+	UPDATE content_refs SET refs = refs + 1 WHERE content_id = NEW.content_id;
 END;
 DROP TRIGGER IF EXISTS trash_added;
 CREATE TRIGGER trash_added AFTER INSERT ON trash BEGIN
