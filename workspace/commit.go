@@ -175,6 +175,10 @@ type entry struct {
 	renameFrom *entry
 	renamed    bool
 	newSum     [32]byte // sha256 of ch.New (not a delete)
+	// delta is ch.New as a delta against cur.content, encoded beside the
+	// disk work (deltaAsync); the store uses it when it keeps ch.New as a
+	// delta. nil: the store encodes it if it needs it.
+	delta func() []byte
 }
 
 // Commit applies changes all or nothing: it locks every path, checks every
@@ -452,6 +456,13 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 		}
 		return nil, fmt.Errorf("%w; nothing was changed", cause)
 	}
+	// The new contents' deltas for the store, on another core while the
+	// temp files are written and fsynced.
+	for _, e := range ents {
+		if !e.ch.Delete && e.cur.exists {
+			e.delta = deltaAsync(e.cur.content, e.ch.New)
+		}
+	}
 	// 2. Temp files: complete and durable before the first rename.
 	for i, e := range disk {
 		if e.ch.Delete {
@@ -556,7 +567,7 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 			if !e.ch.Delete {
 				rec := Recording{Key: e.ch.Path.Abs, Tag: e.ch.NewTag, Content: e.ch.New, SHA256: &e.newSum, Seen: e.ch.Seen}
 				if e.cur.exists { // kept as a delta against the content it replaces
-					rec.From, rec.FromSHA256 = e.cur.content, &e.cur.sum
+					rec.From, rec.FromSHA256, rec.fromDelta = e.cur.content, &e.cur.sum, e.delta
 				}
 				recs = append(recs, rec)
 			}

@@ -59,9 +59,10 @@ type storedContent struct {
 // row: the row that holds it already, else a new one, a delta against from
 // (fromSum its sha256) when the store holds from less than maxDeltaDepth
 // deltas from a whole copy and the delta is at most half the content's
-// size, else the content whole. The caller names the row from a snapshot
-// in the same transaction (an unnamed row is dropped by collectContents).
-func putContentTx(tx wtx, content []byte, sum [32]byte, from []byte, fromSum *[32]byte) (storedContent, error) {
+// size, else the content whole; fromDelta, when not nil, returns that
+// delta (deltaAsync). The caller names the row from a snapshot in the same
+// transaction (an unnamed row is dropped by collectContents).
+func putContentTx(tx wtx, content []byte, sum [32]byte, from []byte, fromSum *[32]byte, fromDelta func() []byte) (storedContent, error) {
 	fromKey := []byte{} // matches no sha256
 	if from != nil && fromSum != nil && len(content) > 0 {
 		fromKey = fromSum[:]
@@ -98,7 +99,10 @@ func putContentTx(tx wtx, content []byte, sum [32]byte, from []byte, fromSum *[3
 	}
 	data, base, depth := content, any(nil), 0
 	if baseID != 0 && baseSize == int64(len(from)) && baseDepth < maxDeltaDepth {
-		if d := encodeDelta(from, content); len(d) <= len(content)/2 {
+		if fromDelta == nil {
+			fromDelta = func() []byte { return encodeDelta(from, content) }
+		}
+		if d := fromDelta(); len(d) <= len(content)/2 {
 			data, base, depth = d, baseID, baseDepth+1
 		}
 	}
@@ -117,6 +121,23 @@ func putContentTx(tx wtx, content []byte, sum [32]byte, from []byte, fromSum *[3
 		return storedContent{}, err
 	}
 	return storedContent{id: id, delta: base != nil}, nil
+}
+
+// deltaAsync encodes to as a delta against from on another goroutine; the
+// function it returns waits for it. A commit begins its new contents'
+// deltas before it writes them to disk, so that the encoding (about 0.3
+// ms for 50 lines of a 480 KB file) runs while the fsyncs wait.
+func deltaAsync(from, to []byte) func() []byte {
+	var d []byte
+	done := make(chan struct{})
+	go func() {
+		d = encodeDelta(from, to)
+		close(done)
+	}()
+	return func() []byte {
+		<-done
+		return d
+	}
 }
 
 // collectContents deletes the contents of ids (those whose snapshots just
@@ -289,7 +310,7 @@ func (s *Store) migrateContents(tx wtx) error {
 			if prev != nil {
 				from, fromSum = prev, &prevSum
 			}
-			sc, err := putContentTx(tx, content, sum, from, fromSum)
+			sc, err := putContentTx(tx, content, sum, from, fromSum, nil)
 			if err != nil {
 				return err
 			}

@@ -600,6 +600,7 @@ type Recording struct {
 	// (content.go).
 	From       []byte
 	FromSHA256 *[32]byte
+	fromDelta  func() []byte // Content as a delta against From, when the caller has begun it (deltaAsync)
 }
 
 // ContentLimit is the largest content a snapshot keeps (MaxContentBytes):
@@ -678,7 +679,7 @@ func (s *Store) recordSnapshotTx(tx wtx, r Recording, now int64) error {
 	if content == nil && r.Size > 0 {
 		size = r.Size // streamed, not held: not kept
 	} else if len(content) <= s.limits.MaxContentBytes {
-		sc, err := putContentTx(tx, content, sum, r.From, r.FromSHA256)
+		sc, err := putContentTx(tx, content, sum, r.From, r.FromSHA256, r.fromDelta)
 		if err != nil {
 			return err
 		}
