@@ -1193,15 +1193,26 @@ const trashBytesSQL = `(SELECT coalesce(sum(length(content)), 0) FROM trash) +
 // store that had more than the cap is brought within it over a few
 // commits, none of them slow.
 func pruneTrash(tx wtx, keepFrom int64, limits Limits) error {
-	maxEntries := limits.MaxTrashEntries
+	maxEntries := int64(limits.MaxTrashEntries)
 	if maxEntries <= 0 {
-		maxEntries = DefaultLimits().MaxTrashEntries
+		maxEntries = int64(DefaultLimits().MaxTrashEntries)
 	}
-	if _, err := tx.Exec(`DELETE FROM trash WHERE id IN (SELECT id FROM trash
-		WHERE id <= (SELECT max(id) FROM trash) - ?1 AND id < ?2 ORDER BY id LIMIT 512)`, maxEntries, keepFrom); err != nil {
+	// One query for both bounds: ids only grow, so the newest maxEntries
+	// entries are those above max(id) - maxEntries.
+	var total sql.NullInt64
+	var oldest, newest int64
+	if err := tx.QueryRow(`SELECT (SELECT value FROM meta WHERE name = 'trash_bytes'),
+		coalesce((SELECT min(id) FROM trash), 0), coalesce((SELECT max(id) FROM trash), 0)`).Scan(&total, &oldest, &newest); err != nil {
 		return err
 	}
-	total := func() (int64, error) {
+	if oldest <= newest-maxEntries {
+		if _, err := tx.Exec(`DELETE FROM trash WHERE id IN (SELECT id FROM trash
+			WHERE id <= ?1 AND id < ?2 ORDER BY id LIMIT 512)`, newest-maxEntries, keepFrom); err != nil {
+			return err
+		}
+		total.Valid = false // read it again
+	}
+	count := func() (int64, error) {
 		var n int64
 		err := tx.QueryRow(`SELECT value FROM meta WHERE name = 'trash_bytes'`).Scan(&n)
 		if errors.Is(err, sql.ErrNoRows) { // a store edited by hand: count it again
@@ -1209,9 +1220,15 @@ func pruneTrash(tx wtx, keepFrom int64, limits Limits) error {
 		}
 		return n, err
 	}
-	t, err := total()
-	if err != nil || t <= limits.MaxTrashBytes {
-		return err
+	t := total.Int64
+	if !total.Valid {
+		var err error
+		if t, err = count(); err != nil {
+			return err
+		}
+	}
+	if t <= limits.MaxTrashBytes {
+		return nil
 	}
 	ids, err := queryInts(tx, `SELECT id FROM trash WHERE id < ? ORDER BY id LIMIT 256`, keepFrom)
 	if err != nil {
@@ -1221,7 +1238,7 @@ func pruneTrash(tx wtx, keepFrom int64, limits Limits) error {
 		if _, err := tx.Exec(`DELETE FROM trash WHERE id = ?`, id); err != nil {
 			return err
 		}
-		if t, err = total(); err != nil || t <= limits.MaxTrashBytes {
+		if t, err = count(); err != nil || t <= limits.MaxTrashBytes {
 			return err
 		}
 	}
