@@ -521,3 +521,29 @@ func BenchmarkRebuild(b *testing.B) {
 		})
 	}
 }
+
+// TestTrashBytesCountedAgain: a store whose trash_bytes row is missing (a
+// store edited by hand) has its trash counted again at the next trash
+// entry, deltas counted by their stored size.
+func TestTrashBytesCountedAgain(t *testing.T) {
+	s := openTestStore(t, t.TempDir())
+	v0 := v6Version(0)
+	if err := s.Record("/k", "V000", v0); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(v0)
+	v1 := v6Version(1)
+	if err := s.RecordAll([]Recording{{Key: "/k", Tag: "V001", Content: v1, From: v0, FromSHA256: &sum}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Trash("/k", v1, "edit"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.w.Exec(`DELETE FROM meta WHERE name = 'trash_bytes'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Trash("/k", v0, "edit"); err != nil {
+		t.Fatal(err)
+	}
+	checkContentBookkeeping(t, s, false)
+}
