@@ -352,7 +352,8 @@ func TestStoreMigratesV6(t *testing.T) {
 
 // TestMigrationStreams: migrating a schema 6 store of 64 versions of a
 // 1 MB file (64 MB of content) holds a few versions at a time, not the
-// store: the heap in use stays far below the content it moves.
+// store: the heap in use stays far below the content it moves; and the
+// file is compacted after it.
 func TestMigrationStreams(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes a 64 MB store")
@@ -408,6 +409,10 @@ func TestMigrationStreams(t *testing.T) {
 	c := checkAllContents(t, s)
 	if c.Contents != 64 || c.Deltas != 62 {
 		t.Fatalf("after migration: %+v", c)
+	}
+	// The room the whole versions took is given back to the disk.
+	if n := storeBytes(t, s); n > 8<<20 {
+		t.Fatalf("the store is %d MB after the migration, want it compacted", n>>20)
 	}
 }
 

@@ -165,6 +165,7 @@ type Report struct {
 	Store         string // the database file
 	StoreBytes    int64  // the database file's size
 	WALBytes      int64  // its -wal file's size (0 when none)
+	FreeBytes     int64  // room in the database file that holds nothing (free pages)
 	Integrity     string // "ok", or what PRAGMA integrity_check said
 	Snapshots     int64  // snapshot rows
 	ContentBytes  int64  // snapshot contents kept, as stored (a delta counts its own size)
@@ -221,7 +222,13 @@ func (w *Workspace) Doctor(ctx context.Context, fix bool) (*Report, error) {
 		}
 	}
 	q(`SELECT count(*) FROM audit`, &r.AuditRows)
-	q(`SELECT count(*), coalesce(sum(size), 0) FROM trash`, &r.TrashEntries, &r.TrashBytes)
+	q(`SELECT count(*), coalesce((SELECT value FROM meta WHERE name = 'trash_bytes'), 0) FROM trash`, &r.TrashEntries, &r.TrashBytes)
+	if free, size, err := s.freeBytes(); err == nil {
+		r.FreeBytes = free
+		if free >= compactMinBytes && free >= size/compactMinShare {
+			r.Offers = append(r.Offers, fmt.Sprintf("compact the store: %s of its file holds nothing (VACUUM, with no other hashls busy on it)", byteSize(free)))
+		}
+	}
 	if log, err := s.AuditLog(1); err == nil && len(log) == 1 {
 		r.LastAudit = &log[0]
 	}
@@ -284,6 +291,11 @@ func (w *Workspace) Doctor(ctx context.Context, fix bool) (*Report, error) {
 			r.Fixed = append(r.Fixed, "removed "+o)
 		}
 	}
+	if done, err := s.compact(); err != nil {
+		r.Fixed = append(r.Fixed, fmt.Sprintf("could not compact the store (%v): run doctor --fix again when no other hashls is busy on it", err))
+	} else if done {
+		r.Fixed = append(r.Fixed, fmt.Sprintf("compacted the store (%s of free room given back)", byteSize(r.FreeBytes)))
+	}
 	// Not a repair: a tidy-up that folds the write-ahead log into the
 	// database (SQLite does it on its own every 1,000 pages).
 	var busy, logPages, done int
@@ -297,7 +309,7 @@ func (w *Workspace) Doctor(ctx context.Context, fix bool) (*Report, error) {
 func (r *Report) Text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "store       %s\n", r.Store)
-	fmt.Fprintf(&b, "size        %s database, %s write-ahead log\n", byteSize(r.StoreBytes), byteSize(r.WALBytes))
+	fmt.Fprintf(&b, "size        %s database (%s of it free), %s write-ahead log\n", byteSize(r.StoreBytes), byteSize(r.FreeBytes), byteSize(r.WALBytes))
 	fmt.Fprintf(&b, "integrity   %s\n", r.Integrity)
 	fmt.Fprintf(&b, "snapshots   %d (%s of content kept)\n", r.Snapshots, byteSize(r.ContentBytes))
 	c := r.Contents
@@ -307,7 +319,7 @@ func (r *Report) Text() string {
 	} else {
 		fmt.Fprintf(&b, "%d do not rebuild\n", len(c.Damaged))
 	}
-	fmt.Fprintf(&b, "trash       %d entries, %s\n", r.TrashEntries, byteSize(r.TrashBytes))
+	fmt.Fprintf(&b, "trash       %d entries, %s stored\n", r.TrashEntries, byteSize(r.TrashBytes))
 	if r.LastAudit != nil {
 		a := r.LastAudit
 		fmt.Fprintf(&b, "audit       %d rows; newest #%d %s %s %s (%s)\n", r.AuditRows, a.ID, a.Time.Format(time.DateTime), a.Tool, a.Path, a.Transport)

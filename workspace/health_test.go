@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -250,5 +251,39 @@ func TestTornMarker(t *testing.T) {
 	}
 	if m, ok := readMarker(db); !ok || m.LastAudit != 2 {
 		t.Fatalf("marker not rewritten: %+v %v", m, ok)
+	}
+}
+
+// TestDoctorCompacts: room the store's file no longer uses (content
+// dropped by the budget) is offered back, and --fix compacts the file.
+func TestDoctorCompacts(t *testing.T) {
+	w, err := Open(t.TempDir(), Options{StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	s := w.Store()
+	big := bytes.Repeat([]byte("some text kept whole in the store\n"), 16<<10) // 544 KB
+	for i := range 24 {
+		if err := s.Record(fmt.Sprintf("/f%d", i), "TAG0", append(fmt.Appendf(nil, "%d\n", i), big...)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.limits.MaxTotalContentBytes = 1 << 20
+	if err := s.Record("/last", "TAG0", []byte("small\n")); err != nil {
+		t.Fatal(err)
+	}
+	r, err := w.Doctor(context.Background(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(r.Text(), "compact the store") {
+		t.Fatalf("no compaction offered:\n%s", r.Text())
+	}
+	if r, err = w.Doctor(context.Background(), true); err != nil || !strings.Contains(r.Text(), "fixed: compacted the store") {
+		t.Fatalf("--fix did not compact (%v):\n%s", err, r.Text())
+	}
+	if fi, err := os.Stat(s.Path()); err != nil || fi.Size() > 4<<20 {
+		t.Fatalf("the store is %d bytes after compacting (%v)", fi.Size(), err)
 	}
 }

@@ -514,6 +514,7 @@ func (s *Store) migrate() error {
 		}
 		v = 6
 	}
+	movedContents := false
 	if v == 6 {
 		if _, err := tx.Exec(schemaV7); err != nil {
 			return storeErr(s.path, err)
@@ -521,6 +522,7 @@ func (s *Store) migrate() error {
 		if err := s.migrateContents(wtx{tx, &s.wstmts}); err != nil {
 			return storeErr(s.path, fmt.Errorf("moving its contents to schema 7: %w", err))
 		}
+		movedContents = true
 	}
 	if _, err := tx.Exec("PRAGMA user_version = " + strconv.Itoa(schemaVersion)); err != nil {
 		return storeErr(s.path, err)
@@ -528,7 +530,56 @@ func (s *Store) migrate() error {
 	if err := tx.Commit(); err != nil {
 		return storeErr(s.path, err)
 	}
+	if movedContents {
+		// The versions kept whole before take a fraction of the room as
+		// deltas: give the rest back to the disk once (best effort; doctor
+		// --fix offers it again).
+		_, _ = s.compact()
+	}
 	return nil
+}
+
+// compactMin is the free room in the database file, in bytes and as a
+// share of the file, past which compacting it is worth its cost (a copy of
+// what is kept).
+const (
+	compactMinBytes = 8 << 20
+	compactMinShare = 4 // a quarter of the file
+)
+
+// freeBytes is the room in the database file that holds nothing (pages
+// on SQLite's free list), and the file's size in pages' bytes.
+func (s *Store) freeBytes() (free, size int64, err error) {
+	var pages, freePages, pageSize int64
+	err = s.w.QueryRow(`SELECT (SELECT page_count FROM pragma_page_count()), (SELECT freelist_count FROM pragma_freelist_count()),
+		(SELECT page_size FROM pragma_page_size())`).Scan(&pages, &freePages, &pageSize)
+	return freePages * pageSize, pages * pageSize, err
+}
+
+// compact rewrites the database without its free pages (VACUUM) when they
+// are worth it, and folds the log; done reports whether it did. It does
+// not wait for other connections: a busy store is left as it is.
+func (s *Store) compact() (done bool, err error) {
+	free, size, err := s.freeBytes()
+	if err != nil || free < compactMinBytes || free < size/compactMinShare {
+		return false, err
+	}
+	ctx := context.Background()
+	c, err := s.w.Conn(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer c.Close()
+	if _, err := c.ExecContext(ctx, `PRAGMA busy_timeout = 0`); err != nil {
+		return false, err
+	}
+	defer c.ExecContext(ctx, `PRAGMA busy_timeout = `+strconv.Itoa(busyTimeoutMS))
+	if _, err := c.ExecContext(ctx, `VACUUM`); err != nil {
+		return false, err
+	}
+	var busy, logPages, folded int
+	_ = c.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logPages, &folded)
+	return true, nil
 }
 
 // Path returns the database file.
