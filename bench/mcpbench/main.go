@@ -99,12 +99,14 @@ func run(bin, floor string, runs int) error {
 		return fmt.Errorf("starting the no-op server: %w", err)
 	}
 	defer ns.Close()
-	noopCall := func() error {
-		res, err := ns.CallTool(ctx, &sdk.CallToolParams{Name: "noop", Arguments: map[string]any{}})
-		if err == nil && res.IsError {
-			err = fmt.Errorf("the no-op tool failed")
+	noopCall := func(name string) func() error {
+		return func() error {
+			res, err := ns.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: map[string]any{}})
+			if err == nil && res.IsError {
+				err = fmt.Errorf("the no-op server's %s failed", name)
+			}
+			return err
 		}
-		return err
 	}
 	call := func(name string, args map[string]any) (string, error) {
 		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
@@ -145,7 +147,17 @@ func run(bin, floor string, runs int) error {
 		err := f()
 		return time.Since(start), err
 	}
-	var mcpRead, mcpEdit, cliReadT, cliEditT, noopT []time.Duration
+	// The no-op server keeps an edit's result to send back (replay): the
+	// round trip of the edit's result with no work behind it.
+	restore()
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "edit", Arguments: map[string]any{"input": editInput}})
+	if err != nil || res.IsError {
+		return fmt.Errorf("mcp edit: %v", err)
+	}
+	if _, err := ns.CallTool(ctx, &sdk.CallToolParams{Name: "remember", Arguments: map[string]any{"result": res}}); err != nil {
+		return fmt.Errorf("the no-op server's remember: %w", err)
+	}
+	var mcpRead, mcpEdit, cliReadT, cliEditT, noopT, replayT []time.Duration
 	// Warm up both paths (page cache, store, the server's first tree).
 	for range 3 {
 		restore()
@@ -193,8 +205,12 @@ func run(bin, floor string, runs int) error {
 			steps[2], steps[3] = steps[3], steps[2]
 		}
 		steps = append(steps, func() error {
-			d, err := timed(noopCall)
+			d, err := timed(noopCall("noop"))
 			noopT = append(noopT, d)
+			return err
+		}, func() error {
+			d, err := timed(noopCall("replay"))
+			replayT = append(replayT, d)
 			return err
 		})
 		for _, s := range steps {
@@ -214,6 +230,7 @@ func run(bin, floor string, runs int) error {
 	row("mcp edit (stdio)", mcpEdit)
 	row("hashls tool edit", cliEditT)
 	row("no-op tool (stdio)", noopT)
+	row("edit's result replayed", replayT)
 	re, ce := percentiles(mcpEdit), percentiles(cliEditT)
 	rr, cr := percentiles(mcpRead), percentiles(cliReadT)
 	fmt.Printf("\nMCP ÷ CLI at p50: read %.3f, edit %.3f (goal for edit: ≤ 0.100)\n", float64(rr[0])/float64(cr[0]), float64(re[0])/float64(ce[0]))
@@ -241,20 +258,44 @@ func run(bin, floor string, runs int) error {
 	if _, err := fmt.Sscan(string(out), &loopMS); err != nil {
 		return fmt.Errorf("floor loop printed %q", out)
 	}
-	np := percentiles(noopT)
+	np, rp := percentiles(noopT), percentiles(replayT)
 	fl := loopMS + float64(np[0].Microseconds())/1000
 	fmt.Printf("floor: floor loop %.2f ms + no-op call p50 %s = %.2f ms; MCP edit p50 ÷ floor %.2f (goal ≤ 1.2)\n",
 		loopMS, ms(np[0]), fl, float64(re[0].Microseconds())/1000/fl)
+	fr := loopMS + float64(rp[0].Microseconds())/1000
+	fmt.Printf("with the edit's own result: floor loop + replay p50 %s = %.2f ms; MCP edit p50 ÷ that %.2f\n", ms(rp[0]), fr, float64(re[0].Microseconds())/1000/fr)
 	return nil
 }
 
-// serveNoop serves one tool, "noop", which returns "ok", on stdio with the
-// SDK hashls uses: the round trip of a tool call that does nothing.
+// serveNoop serves, on stdio with the SDK hashls uses, "noop", which
+// returns "ok" (the round trip of a tool call that does nothing), and
+// "remember" and "replay": replay returns the result remember was given
+// (the round trip of that result with no work behind it).
 func serveNoop() error {
 	srv := sdk.NewServer(&sdk.Implementation{Name: "noop", Version: "1"}, nil)
-	srv.AddTool(&sdk.Tool{Name: "noop", Description: "does nothing", InputSchema: json.RawMessage(`{"type":"object"}`)},
+	object := json.RawMessage(`{"type":"object"}`)
+	srv.AddTool(&sdk.Tool{Name: "noop", Description: "does nothing", InputSchema: object},
 		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "ok"}}}, nil
+		})
+	var kept *sdk.CallToolResult
+	srv.AddTool(&sdk.Tool{Name: "remember", Description: "keeps a result", InputSchema: object},
+		func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			var a struct {
+				Result *sdk.CallToolResult `json:"result"`
+			}
+			if err := json.Unmarshal(req.Params.Arguments, &a); err != nil || a.Result == nil {
+				return nil, fmt.Errorf("remember: %v", err)
+			}
+			kept = a.Result
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "ok"}}}, nil
+		})
+	srv.AddTool(&sdk.Tool{Name: "replay", Description: "returns the result remember kept", InputSchema: object},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			if kept == nil {
+				return nil, fmt.Errorf("replay: nothing remembered")
+			}
+			return kept, nil
 		})
 	return srv.Run(context.Background(), &sdk.StdioTransport{})
 }
