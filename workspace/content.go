@@ -22,7 +22,7 @@ import (
 // from a whole copy, or whose delta is more than half its size, is kept
 // whole, so rebuilding any version applies at most maxDeltaDepth deltas
 // (each a copy of the content's size: a few milliseconds for a 480 KB
-// file, BenchmarkRebuildOldest).
+// file, BenchmarkRebuild).
 //
 // Why deltas against the parent and not content-defined chunks: chunking
 // (restic, borg) cuts a file at content-chosen boundaries into chunks of
@@ -39,21 +39,13 @@ import (
 // contents so that counting never rewrites a row holding a whole copy): a
 // content no snapshot names and no delta is made against is deleted
 // (collectContents), by the writer that dropped the last reference, in the
-// same transaction. A content
-// that deltas still need stays, unnamed, until they go: retention drops
-// versions oldest first, so the whole copy at the root of a chain goes
-// with the last version made from it.
+// same transaction. A content that deltas still need stays, unnamed, until
+// they go: retention drops versions oldest first, so the whole copy at the
+// root of a chain goes with the last version made from it.
 
 // maxDeltaDepth bounds the deltas between any kept content and a whole
 // copy (git's default depth is 50 as well).
 const maxDeltaDepth = 50
-
-// storedContent is where a new content goes: its row in contents, made by
-// putContentTx.
-type storedContent struct {
-	id    int64
-	delta bool // kept as a delta
-}
 
 // putContentTx keeps content (sum its sha256) in contents and returns its
 // row: the row that holds it already, else a new one, a delta against from
@@ -62,7 +54,7 @@ type storedContent struct {
 // size, else the content whole; fromDelta, when not nil, returns that
 // delta (deltaAsync). The caller names the row from a snapshot in the same
 // transaction (an unnamed row is dropped by collectContents).
-func putContentTx(tx wtx, content []byte, sum [32]byte, from []byte, fromSum *[32]byte, fromDelta func() []byte) (storedContent, error) {
+func putContentTx(tx wtx, content []byte, sum [32]byte, from []byte, fromSum *[32]byte, fromDelta func() []byte) (int64, error) {
 	fromKey := []byte{} // matches no sha256
 	if from != nil && fromSum != nil && len(content) > 0 {
 		fromKey = fromSum[:]
@@ -70,7 +62,7 @@ func putContentTx(tx wtx, content []byte, sum [32]byte, from []byte, fromSum *[3
 	// One query finds the content (kept already) and the base.
 	rows, err := tx.Query(`SELECT id, size, depth, sha256 = ?1 FROM contents WHERE sha256 IN (?1, ?2)`, sum[:], fromKey)
 	if err != nil {
-		return storedContent{}, err
+		return 0, err
 	}
 	var (
 		have, baseID, baseSize int64
@@ -82,7 +74,7 @@ func putContentTx(tx wtx, content []byte, sum [32]byte, from []byte, fromSum *[3
 		var same bool
 		if err := rows.Scan(&id, &size, &depth, &same); err != nil {
 			rows.Close()
-			return storedContent{}, err
+			return 0, err
 		}
 		if same {
 			have = id
@@ -92,10 +84,10 @@ func putContentTx(tx wtx, content []byte, sum [32]byte, from []byte, fromSum *[3
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return storedContent{}, err
+		return 0, err
 	}
 	if have != 0 {
-		return storedContent{id: have}, nil
+		return have, nil
 	}
 	data, base, depth := content, any(nil), 0
 	if baseID != 0 && baseSize == int64(len(from)) && baseDepth < maxDeltaDepth {
@@ -114,13 +106,13 @@ func putContentTx(tx wtx, content []byte, sum [32]byte, from []byte, fromSum *[3
 	res, err := tx.Exec(`INSERT INTO contents(sha256, size, base, depth, data) VALUES (?, ?, ?, ?, ?)`,
 		sum[:], len(content), base, depth, data)
 	if err != nil {
-		return storedContent{}, err
+		return 0, err
 	}
 	id, err := res.LastInsertId()
 	if err != nil {
-		return storedContent{}, err
+		return 0, err
 	}
-	return storedContent{id: id, delta: base != nil}, nil
+	return id, nil
 }
 
 // deltaAsync encodes to as a delta against from on another goroutine; the
@@ -310,11 +302,11 @@ func (s *Store) migrateContents(tx wtx) error {
 			if prev != nil {
 				from, fromSum = prev, &prevSum
 			}
-			sc, err := putContentTx(tx, content, sum, from, fromSum, nil)
+			cid, err := putContentTx(tx, content, sum, from, fromSum, nil)
 			if err != nil {
 				return err
 			}
-			if _, err := tx.Exec(`UPDATE snapshots SET content = NULL, content_id = ? WHERE id = ?`, sc.id, id); err != nil {
+			if _, err := tx.Exec(`UPDATE snapshots SET content = NULL, content_id = ? WHERE id = ?`, cid, id); err != nil {
 				return err
 			}
 			if content == nil {

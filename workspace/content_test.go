@@ -424,7 +424,8 @@ func TestMigrationStreams(t *testing.T) {
 // (the triggers), leaving unnamed contents for schema 7's content budget
 // to drop.
 func TestSchema6WriterAfterMigration(t *testing.T) {
-	s := openTestStore(t, t.TempDir())
+	ws := openWS(t)
+	s := ws.Store()
 	v0 := v6Version(0)
 	if err := s.Record("/k", "V000", v0); err != nil {
 		t.Fatal(err)
@@ -479,6 +480,10 @@ func TestSchema6WriterAfterMigration(t *testing.T) {
 		if snap, ok, err := s.Lookup("/k", fmt.Sprintf("V%03d", i)); err != nil || !ok || !bytes.Equal(snap.Content, v6Version(i)) {
 			t.Fatalf("version %d: %v %v", i, ok, err)
 		}
+	}
+	// doctor offers to drop it.
+	if r, err := ws.Doctor(context.Background(), false); err != nil || !strings.Contains(r.Text(), "drop 1 stored content(s) that no version names") {
+		t.Fatalf("doctor (%v):\n%s", err, r.Text())
 	}
 	// The content budget, once exceeded, drops what nothing names first.
 	s.limits.MaxTotalContentBytes = 1

@@ -215,6 +215,11 @@ func (w *Workspace) Doctor(ctx context.Context, fix bool) (*Report, error) {
 		_ = s.r.QueryRowContext(ctx, query).Scan(dst...)
 	}
 	q(`SELECT count(*), coalesce(sum(length(content)), 0) + (SELECT coalesce(sum(length(data)), 0) FROM contents) FROM snapshots`, &r.Snapshots, &r.ContentBytes)
+	var unnamed int64
+	q(`SELECT count(*) FROM content_refs WHERE refs <= 0`, &unnamed)
+	if unnamed > 0 {
+		r.Offers = append(r.Offers, fmt.Sprintf("drop %d stored content(s) that no version names any more (left by a hashls of schema 6)", unnamed))
+	}
 	if c, err := s.VerifyContents(ctx); err == nil {
 		r.Contents = c
 		if len(c.Damaged) > 0 {
@@ -289,6 +294,13 @@ func (w *Workspace) Doctor(ctx context.Context, fix bool) (*Report, error) {
 	for _, o := range r.Orphans {
 		if err := os.Remove(filepath.Join(w.root, filepath.FromSlash(o))); err == nil {
 			r.Fixed = append(r.Fixed, "removed "+o)
+		}
+	}
+	if unnamed > 0 {
+		if err := s.write(func(tx wtx) error { return collectContents(tx, nil) }); err != nil {
+			r.Fixed = append(r.Fixed, fmt.Sprintf("could not drop the unnamed contents: %v", err))
+		} else {
+			r.Fixed = append(r.Fixed, fmt.Sprintf("dropped %d stored content(s) that no version named", unnamed))
 		}
 	}
 	if done, err := s.compact(); err != nil {

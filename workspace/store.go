@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
@@ -304,6 +305,8 @@ type Store struct {
 	r      *sql.DB // read-only connections
 
 	wstmts, rstmts stmtCache // statements prepared for reuse (stmts.go)
+
+	swept atomic.Bool // dropOldContent has collected what schema 6 left unnamed
 
 	created int64  // when the store was first made (its marker; see health.go)
 	notice  string // what opening found wrong (a lost or rolled-back store), for Workspace.Notices
@@ -730,11 +733,11 @@ func (s *Store) recordSnapshotTx(tx wtx, r Recording, now int64) error {
 	if content == nil && r.Size > 0 {
 		size = r.Size // streamed, not held: not kept
 	} else if len(content) <= s.limits.MaxContentBytes {
-		sc, err := putContentTx(tx, content, sum, r.From, r.FromSHA256, r.fromDelta)
+		id, err := putContentTx(tx, content, sum, r.From, r.FromSHA256, r.fromDelta)
 		if err != nil {
 			return err
 		}
-		contentID = sc.id
+		contentID = id
 	}
 	if _, err := tx.Exec(`INSERT INTO snapshots(key, tag, sha256, size, time, content_id) VALUES (?, ?, ?, ?, ?, ?)`,
 		key, tag, sum[:], size, now, contentID); err != nil {
@@ -789,12 +792,17 @@ func (s *Store) recordSnapshotTx(tx wtx, r Recording, now int64) error {
 // (collectContents; a whole copy goes with the last delta made against it).
 func (s *Store) dropOldContent(tx wtx, total int64) error {
 	// First what a hashls of schema 6 left unnamed (it deletes snapshots
-	// without collecting their contents).
-	if err := collectContents(tx, nil); err != nil {
-		return err
-	}
-	if err := tx.QueryRow(`SELECT value FROM meta WHERE name = 'content_bytes'`).Scan(&total); err != nil {
-		return err
+	// without collecting their contents): once per process, since it reads
+	// every content's count (a store kept over its budget by content the
+	// trash pins comes here at every record).
+	if !s.swept.Swap(true) {
+		if err := collectContents(tx, nil); err != nil {
+			s.swept.Store(false)
+			return err
+		}
+		if err := tx.QueryRow(`SELECT value FROM meta WHERE name = 'content_bytes'`).Scan(&total); err != nil {
+			return err
+		}
 	}
 	for total > s.limits.MaxTotalContentBytes {
 		rows, err := tx.Query(`SELECT s.id, coalesce(length(s.content), 0), s.content_id FROM unpinned u JOIN snapshots s ON s.id = u.snapshot_id
