@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -556,4 +557,65 @@ func TestTrashBytesCountedAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkContentBookkeeping(t, s, false)
+}
+
+// BenchmarkHistory300 is bench/history.sh in process: 300 edits of the
+// 480 KB file (50 new lines each) through Commit, each from the version
+// before, each timed beside a control edit in another store whose history
+// stays short (always made from the file's first version). It reports the
+// medians of the first and the last 20 edits, raw and over their control:
+// a long history must not slow an edit (last20/first20 near 1).
+func BenchmarkHistory300(b *testing.B) {
+	for b.Loop() {
+		text := benchFile()
+		open := func() (*Workspace, Path) {
+			ws, err := Open(b.TempDir(), Options{StateDir: b.TempDir()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { ws.Close() })
+			p, err := ws.Resolve("big.txt")
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := os.WriteFile(p.Abs, text, 0o644); err != nil {
+				b.Fatal(err)
+			}
+			if err := ws.Store().Record(p.Abs, "T000", text); err != nil {
+				b.Fatal(err)
+			}
+			return ws, p
+		}
+		hws, hp := open()
+		cws, cp := open()
+		commit := func(ws *Workspace, p Path, from, to []byte, tag string) time.Duration {
+			t := time.Now()
+			if _, err := ws.Commit(context.Background(), "edit", []Change{{Path: p, Base: BaseOf(from), New: to, NewTag: tag}}, CommitOptions{}); err != nil {
+				b.Fatal(err)
+			}
+			return time.Since(t)
+		}
+		var raw, rel []float64
+		cur := text
+		for i := 1; i <= 300; i++ {
+			if err := os.WriteFile(cp.Abs, text, 0o644); err != nil {
+				b.Fatal(err)
+			}
+			c := commit(cws, cp, text, edit50(text, i), fmt.Sprintf("C%03d", i))
+			next := edit50(cur, i)
+			h := commit(hws, hp, cur, next, fmt.Sprintf("T%03d", i))
+			cur = next
+			raw = append(raw, float64(h.Microseconds())/1000)
+			rel = append(rel, float64(h)/float64(c))
+		}
+		median := func(v []float64) float64 {
+			v = slices.Clone(v)
+			slices.Sort(v)
+			return v[len(v)/2]
+		}
+		b.ReportMetric(median(raw[:20]), "first20-ms")
+		b.ReportMetric(median(raw[280:]), "last20-ms")
+		b.ReportMetric(median(raw[280:])/median(raw[:20]), "last/first")
+		b.ReportMetric(median(rel[280:])/median(rel[:20]), "last/first-vs-control")
+	}
 }
