@@ -224,18 +224,7 @@ func TestTrashEntriesCapped(t *testing.T) {
 	if err := s.Record("/k", "AAAA", v0); err != nil {
 		t.Fatal(err)
 	}
-	var ids []int64
-	for range 25 {
-		id, err := s.Trash("/k", v0, "edit")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, id)
-	}
-	list, err := s.TrashList("", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ids, list := trashMany(t, s, "/k", v0, 25)
 	if len(list) != 10 || list[0].ID != ids[24] || list[9].ID != ids[15] {
 		t.Fatalf("trash after the cap: %d entries, newest %d; want the newest 10 of %v", len(list), list[0].ID, ids)
 	}

@@ -3,30 +3,18 @@ package workspace
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"math/rand/v2"
-	"strings"
 	"testing"
+
+	"github.com/hashls/hashls/internal/benchfile"
 )
 
 // benchFile is bench/edit.sh's 10,000-line file (480 KB).
-func benchFile() []byte {
-	var b strings.Builder
-	for i := 1; i <= 10000; i++ {
-		fmt.Fprintf(&b, "line %d: some text for the benchmark file\n", i)
-	}
-	return []byte(b.String())
-}
+func benchFile() []byte { return benchfile.Text() }
 
 // edit50 changes lines 1, 201, 401, … (50 of them) of text to "changed N
 // round R", as bench/edit.sh's edit writing new content does.
-func edit50(text []byte, round int) []byte {
-	lines := bytes.SplitAfter(text, []byte("\n"))
-	for i := 0; i < 50 && i*200 < len(lines); i++ {
-		lines[i*200] = fmt.Appendf(nil, "changed %d round %d\n", i, round)
-	}
-	return bytes.Join(lines, nil)
-}
+func edit50(text []byte, round int) []byte { return benchfile.Edited(text, round) }
 
 func TestDeltaRoundTrip(t *testing.T) {
 	big := benchFile()
@@ -76,7 +64,7 @@ func TestDeltaRoundTrip(t *testing.T) {
 // a changed byte anywhere is an error or (a changed literal) a content of
 // the right length, never a panic.
 func TestDeltaDamaged(t *testing.T) {
-	big := benchFile()
+	big := benchFile()[:40000] // 900 lines: 5 of the 50 changes
 	target := edit50(big, 7)
 	d := encodeDelta(big, target)
 	if _, err := applyDelta(nil, big[1:], d); !errors.Is(err, errDelta) {

@@ -345,18 +345,7 @@ func TestTrashRetention(t *testing.T) {
 	}
 	defer s.Close()
 	s.limits.MaxTrashBytes = 100
-	var ids []int64
-	for i := 0; i < 5; i++ {
-		id, err := s.Trash("k", bytes.Repeat([]byte{'x'}, 40), "test")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, id)
-	}
-	list, err := s.TrashList("", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ids, list := trashMany(t, s, "k", bytes.Repeat([]byte{'x'}, 40), 5)
 	if len(list) != 2 || list[0].ID != ids[4] || list[1].ID != ids[3] {
 		t.Fatalf("trash after retention = %+v, want the newest two of %v", list, ids)
 	}
@@ -368,6 +357,25 @@ func TestTrashRetention(t *testing.T) {
 	if list, _ = s.TrashList("", 0); len(list) != 1 || list[0].ID != id {
 		t.Fatalf("trash = %+v", list)
 	}
+}
+
+// trashMany trashes content n times under key and returns the ids and then
+// the whole trash, newest first.
+func trashMany(t *testing.T, s *Store, key string, content []byte, n int) ([]int64, []TrashEntry) {
+	t.Helper()
+	var ids []int64
+	for range n {
+		id, err := s.Trash(key, content, "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	list, err := s.TrashList("", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids, list
 }
 
 func TestLookupMetaAndSnapshotContent(t *testing.T) {

@@ -30,6 +30,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hashls/hashls/internal/benchfile"
 )
 
 func main() {
@@ -65,11 +67,7 @@ func run(bin, floor string, runs int) error {
 	if err := os.Mkdir(root, 0o755); err != nil {
 		return err
 	}
-	var sb strings.Builder
-	for i := 1; i <= 10000; i++ {
-		fmt.Fprintf(&sb, "line %d: some text for the benchmark file\n", i)
-	}
-	orig := []byte(sb.String())
+	orig := benchfile.Text()
 	big := filepath.Join(root, "big.txt")
 	restore := func() error { return os.WriteFile(big, orig, 0o644) }
 	if err := restore(); err != nil {
