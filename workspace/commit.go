@@ -457,9 +457,10 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 		return nil, fmt.Errorf("%w; nothing was changed", cause)
 	}
 	// The new contents' deltas for the store, on another core while the
-	// temp files are written and fsynced.
+	// temp files are written and fsynced (a small file's is encoded when
+	// it is stored; one the store does not keep needs none).
 	for _, e := range ents {
-		if !e.ch.Delete && e.cur.exists {
+		if !e.ch.Delete && e.cur.exists && st != nil && deltaAsyncWorth(len(e.cur.content), len(e.ch.New), st.ContentLimit()) {
 			e.delta = deltaAsync(e.cur.content, e.ch.New)
 		}
 	}

@@ -115,6 +115,14 @@ func putContentTx(tx wtx, content []byte, sum [32]byte, from []byte, fromSum *[3
 	return id, nil
 }
 
+// deltaAsyncWorth reports whether a commit's delta of a new content of
+// size bytes against one of fromSize is worth beginning on another
+// goroutine: the store keeps both (limit: Store.ContentLimit), and they are
+// large enough for the encoding to outweigh a goroutine (64 KB).
+func deltaAsyncWorth(fromSize, size, limit int) bool {
+	return size >= 64<<10 && size <= limit && fromSize <= limit
+}
+
 // deltaAsync encodes to as a delta against from on another goroutine; the
 // function it returns waits for it. A commit begins its new contents'
 // deltas before it writes them to disk, so that the encoding (about 0.3
