@@ -119,7 +119,9 @@
 // The store is one SQLite database per root under the state directory
 // (<state>/roots/<base>-<hash>.db), opened with one writer connection
 // (immediate transactions) and a read-only reader pool in WAL mode, so that
-// several hashls processes can share it. Every store failure is a KindStore
+// several hashls processes can share it; a process that makes one call and
+// exits (Options.OneShot, the CLI) reads on the writer connection instead,
+// sparing a second connection's open and parse of the schema. Every store failure is a KindStore
 // *Error naming the database file. A one-shot process leaves its connections
 // open at exit (closing the last one would checkpoint the write-ahead log on
 // the hot path; committed transactions are durable in the log), and the
