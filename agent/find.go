@@ -30,16 +30,16 @@ type findTool struct{}
 
 func (findTool) Name() string { return "find" }
 func (findTool) Description() string {
-	return "Find paths by glob (newest first, grouped by directory), gitignore-aware; use search for content matches"
+	return "Find files by glob, newest first, gitignore-aware: *.go matches at any depth, src/*.go only in src, a directory means all below it"
 }
 func (findTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
-		`"paths":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}],"description":"Globs, files or directories (several are merged). *.ts searches recursively; src/*.ts does not; a directory means everything below it"},` +
-		`"literal":{"type":"boolean","description":"Take each path as it is written: * ? [ ] { } and commas are parts of names, not glob syntax (default false)"},` +
-		`"hidden":{"type":"boolean","description":"Include hidden files (default true)"},` +
-		`"gitignore":{"type":"boolean","description":"Respect .gitignore (default true)"},` +
-		`"limit":{"type":"number","description":"Max paths returned, 1..200 (default 200)"},` +
-		`"timeout":{"type":"number","description":"Timeout in seconds, 0.5..60 (default 5); partial results on timeout"}` +
+		`"paths":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}],"description":"Globs, files or directories"},` +
+		`"literal":{"type":"boolean","description":"paths are names as written, not globs"},` +
+		`"hidden":{"type":"boolean","description":"include hidden files (default true)"},` +
+		`"gitignore":{"type":"boolean","description":"respect .gitignore (default true)"},` +
+		`"limit":{"type":"number","description":"1-200 (default 200)"},` +
+		`"timeout":{"type":"number","description":"seconds, 0.5-60 (default 5)"}` +
 		`},"required":["paths"],"additionalProperties":false}`)
 }
 
@@ -93,19 +93,36 @@ func (findTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 		t := time.Duration(*a.Timeout * float64(time.Second))
 		timeout = min(max(t, findMinTimeout), findMaxTimeout)
 	}
-	hidden := a.Hidden == nil || *a.Hidden
-	gitignore := a.Gitignore == nil || *a.Gitignore
-
 	if !a.Literal {
 		entries = expandDelimitedEntries(env, entries)
 	}
+	specs := make([]findSpec, len(entries))
+	for i, e := range entries {
+		specs[i] = findSpec{input: e, base: e}
+		if !a.Literal {
+			specs[i].base, specs[i].glob = splitGlobPath(e)
+		}
+	}
+	return runFind(ctx, env, specs, a.Hidden == nil || *a.Hidden, a.Gitignore == nil || *a.Gitignore, limit, timeout)
+}
+
+// findSpec is one scope of a find: base, a path taken as it is written, and
+// glob, matched below it ("" for base itself, or everything under a
+// directory). The find tool splits its paths into them; glob and
+// search_files' glob mode give base and glob apart, so that a directory
+// named a[b] is a name, not a pattern.
+type findSpec struct {
+	input      string // as the caller wrote it, for messages
+	base, glob string
+}
+
+// runFind is find, glob and search_files' glob mode: the paths matching
+// specs, newest first, grouped by directory.
+func runFind(ctx context.Context, env *Env, specs []findSpec, hidden, gitignore bool, limit int, timeout time.Duration) (*Result, error) {
 	var queries []findQuery
 	var missing []string
-	for _, e := range entries {
-		base, glob := e, ""
-		if !a.Literal {
-			base, glob = splitGlobPath(e)
-		}
+	for _, sp := range specs {
+		e, base, glob := sp.input, sp.base, sp.glob
 		p, err := env.WS.Resolve(base)
 		if err != nil {
 			return nil, err

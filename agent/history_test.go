@@ -10,7 +10,7 @@ import (
 )
 
 // TestToolsReadHistoryKeptAsDeltas: every tool that reads an old version
-// works on a history the store keeps as deltas (workspace, schema 7): the
+// works on a history the store keeps as deltas (workspace, schema 8): the
 // audit tool's before and after of the first of several edits, revert of
 // the last, restore of the first trash entry, and an edit against a stale
 // tag, which the engine recovers from the tagged version's content.

@@ -28,16 +28,16 @@ type listDirectoryTool struct{}
 
 func (listDirectoryTool) Name() string { return "list_directory" }
 func (listDirectoryTool) Description() string {
-	return "List a directory's entries with kind, size and modification time, optionally recursive to a depth, gitignore-aware, capped at maxEntries"
+	return "List a directory: kind, size, modification time; recursive to a depth; gitignore-aware"
 }
 func (listDirectoryTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
-		`"path":{"type":"string","description":"Directory inside the workspace root (default \".\", the root)"},` +
-		`"recursive":{"type":"boolean","description":"List subdirectories' entries too (default false)"},` +
-		`"depth":{"type":"integer","minimum":1,"description":"How many levels to list (default 1, or 10 when recursive; at most 64)"},` +
-		`"maxEntries":{"type":"integer","minimum":1,"description":"At most this many entries, in path order (default 1000, at most 10000)"},` +
-		`"gitignore":{"type":"boolean","description":"Leave out what .gitignore ignores (default true); .git itself is never listed"},` +
-		`"hidden":{"type":"boolean","description":"Include names starting with '.' (default true)"}` +
+		`"path":{"type":"string","description":"directory (default the root)"},` +
+		`"recursive":{"type":"boolean","description":"list subdirectories too"},` +
+		`"depth":{"type":"integer","minimum":1,"description":"levels (default 1, recursive 10; max 64)"},` +
+		`"maxEntries":{"type":"integer","minimum":1,"description":"default 1000, max 10000"},` +
+		`"gitignore":{"type":"boolean","description":"leave out ignored files (default true)"},` +
+		`"hidden":{"type":"boolean","description":"include dot files (default true)"}` +
 		`},"additionalProperties":false}`)
 }
 

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/hashls/hashls/edit"
@@ -25,10 +26,12 @@ type readTool struct{}
 
 func (readTool) Name() string { return "read" }
 func (readTool) Description() string {
-	return "Read a file as ¶PATH#TAG plus N:TEXT rows (selectors :N, :A-B, :A+C, :raw); code files without a selector return a structural summary; also directories, archive members (a.zip:dir/f.txt) and SQLite (db.sqlite, db.sqlite:table[:key], ?limit=&offset=&order=&where=, ?q=SELECT)"
+	return "Read a file as ¶PATH#TAG then N:TEXT rows (a code file without a selector: its structural summary); also directories, archive members and SQLite"
 }
 func (readTool) Schema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"File or directory path inside the root, optionally with a trailing selector: :N, :N-, :A-B, :A+C, :R1,R2, :raw, :A-B:raw. Archive members: a.zip:dir/f.txt[:5-10] (.zip .jar .tar .tgz .tar.gz). SQLite: db.sqlite (tables), db.sqlite:table (schema and 5 rows), db.sqlite:table:key (one row), db.sqlite:table?limit=20&offset=0&order=col:desc&where=..., db.sqlite?q=SELECT ..."}},"required":["path"],"additionalProperties":false}`)
+	return json.RawMessage(`{"type":"object","properties":{` +
+		`"path":{"type":"string","description":"Path, optionally with :N, :A-B, :A+C, :A-B,C-D or :raw (no rows). Archive member: a.zip:dir/f.txt. SQLite: db.sqlite[:table[:key]][?limit=&offset=&order=&where=], db.sqlite?q=SELECT …"}` +
+		`},"required":["path"],"additionalProperties":false}`)
 }
 
 type readArgs struct {
@@ -107,7 +110,7 @@ func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 	if err == nil && st.Regular && !st.Overlay && st.Size > streamThreshold(env) && !sel.Conflicts && !notebook.IsNotebook(p.Rel) {
 		// Too large to hold for a page of it: streamed (no summary, which
 		// declines files this large anyway).
-		return readStreamed(env, p, a.Path, sel)
+		return readStreamed(ctx, env, p, a.Path, sel)
 	}
 	f, err := env.WS.ReadFile(p)
 	if err != nil {
@@ -119,7 +122,7 @@ func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 				return res, err
 			}
 		}
-		return nil, &Error{Kind: KindBinary, Message: fmt.Sprintf("Cannot read %s: it is a binary file (%d bytes). hashls reads and edits text files only.", p.Rel, len(f.Bytes))}
+		return nil, errBinary("read", p.Rel, len(f.Bytes))
 	}
 	sum := sha256.Sum256(f.Bytes)
 	d := &readDetails{Path: a.Path, ResolvedPath: p.Rel, SHA256: hex.EncodeToString(sum[:]), Raw: sel.Raw, Overlay: f.Overlay}
@@ -197,13 +200,15 @@ func splitDisplayLines(b []byte) []string {
 // copies only those (a lineSource).
 type displayLines struct {
 	b      []byte
-	starts []int // start of each line; the line ends at the break before the next start
+	bom    int   // bytes of BOM dropped before b
+	starts []int // start of each line in b; the line ends at the break before the next start
 	ends   []int // end of each line's content (before its break)
 }
 
 func newDisplayLines(b []byte) displayLines {
-	b = bytes.TrimPrefix(b, []byte("\xEF\xBB\xBF"))
-	ls := displayLines{b: b}
+	body := bytes.TrimPrefix(b, []byte("\xEF\xBB\xBF"))
+	ls := displayLines{b: body, bom: len(b) - len(body)}
+	b = body
 	if len(b) == 0 {
 		return ls
 	}
@@ -228,7 +233,23 @@ func newDisplayLines(b []byte) displayLines {
 	return ls
 }
 
-func (l displayLines) Len() int          { return len(l.starts) }
+func (l displayLines) Len() int { return len(l.starts) }
+
+// lineOf returns the 1-based line holding byte off of the content (BOM
+// included, as the caller's offsets are).
+func (l displayLines) lineOf(off int) int {
+	return sort.Search(len(l.starts), func(i int) bool { return l.starts[i] > off-l.bom })
+}
+
+// span returns the bytes of b from line a's start to the end of line z,
+// its break included.
+func (l displayLines) span(a, z int) (from, to int) {
+	from, to = l.starts[a-1], len(l.b)
+	if z < len(l.starts) {
+		to = l.starts[z]
+	}
+	return from, to
+}
 func (l displayLines) Line(n int) string { return string(l.b[l.starts[n-1]:l.ends[n-1]]) }
 func (l displayLines) LineLen(n int) int { return l.ends[n-1] - l.starts[n-1] }
 

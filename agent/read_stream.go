@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"math"
 
 	"github.com/hashls/hashls/edit"
+	"github.com/hashls/hashls/internal/ctxio"
 	"github.com/hashls/hashls/workspace"
 )
 
@@ -208,7 +210,7 @@ func (b *binarySniffer) Write(p []byte) (int, error) {
 // the line splitter, which keeps only the lines the page shows. The
 // snapshot is recorded by sha256 and size (its content is over what the
 // store keeps), with the lines shown.
-func readStreamed(env *Env, p workspace.Path, path string, sel workspace.Selector) (*Result, error) {
+func readStreamed(ctx context.Context, env *Env, p workspace.Path, path string, sel workspace.Selector) (*Result, error) {
 	r, err := env.WS.OpenReader(p)
 	if err != nil {
 		return nil, err
@@ -234,7 +236,7 @@ func readStreamed(env *Env, p workspace.Path, path string, sel workspace.Selecto
 	ls := newLineStreamer(env.limits(), nextWant)
 	// struct{ io.Reader } hides the file's WriteTo, which would copy
 	// through 32 KiB pieces instead of this buffer.
-	size, err := io.CopyBuffer(io.MultiWriter(h, &tw, &sniff, ls), struct{ io.Reader }{r}, make([]byte, 1<<20))
+	size, err := io.CopyBuffer(io.MultiWriter(h, &tw, &sniff, ls), struct{ io.Reader }{ctxio.Reader(ctx, r)}, make([]byte, 1<<20))
 	if err != nil {
 		var we *workspace.Error
 		if errors.As(err, &we) {
@@ -245,7 +247,7 @@ func readStreamed(env *Env, p workspace.Path, path string, sel workspace.Selecto
 	// IsBinary looks at 8 KiB, and past them only to know that the file
 	// goes on: the head it is given answers as the whole file would.
 	if workspace.IsBinary(sniff.head) {
-		return nil, &Error{Kind: KindBinary, Message: fmt.Sprintf("Cannot read %s: it is a binary file (%d bytes). hashls reads and edits text files only.", p.Rel, size)}
+		return nil, errBinary("read", p.Rel, int(size))
 	}
 	lines := ls.finish()
 	var sum [32]byte

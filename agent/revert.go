@@ -20,10 +20,13 @@ type revertTool struct{}
 
 func (revertTool) Name() string { return "revert" }
 func (revertTool) Description() string {
-	return "Undo one audited change: put its file back to the content it had before that change (the audit tool lists the rows). Refused when the file changed since; what it replaces goes to the trash"
+	return "Undo one audited change: its file gets back the content from before it; refused when the file changed since; what it replaces goes to the trash"
 }
 func (revertTool) Schema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"id":{"type":"number","description":"The audit row id (from the audit tool, an activity entry or a change's auditId)"},"allowVcs":{"type":"boolean","description":"Allow changes under .git, .hg or .svn, refused by default (a write there can make git run code on the next git command)"}},"required":["id"],"additionalProperties":false}`)
+	return json.RawMessage(`{"type":"object","properties":{` +
+		`"id":{"type":"number","description":"audit row id"},` +
+		`"allowVcs":{"type":"boolean","description":"allow changes under .git, .hg or .svn"}` +
+		`},"required":["id"],"additionalProperties":false}`)
 }
 
 func (revertTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {

@@ -26,26 +26,38 @@ type auditTool struct{}
 
 func (trashTool) Name() string { return "trash" }
 func (trashTool) Description() string {
-	return "List the content that edit, write and apply_patch replaced or deleted (newest first); restore brings an entry back"
+	return "List what tools replaced or deleted, newest first; restore brings an entry back"
 }
 func (trashTool) Schema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"Only entries for this file"},"limit":{"type":"number","description":"How many entries, 1..200 (default 20)"}},"additionalProperties":false}`)
+	return json.RawMessage(`{"type":"object","properties":{` +
+		`"path":{"type":"string","description":"only this file's entries"},` +
+		`"limit":{"type":"number","description":"1-200 (default 20)"}` +
+		`},"additionalProperties":false}`)
 }
 
 func (restoreTool) Name() string { return "restore" }
 func (restoreTool) Description() string {
-	return "Restore a trash entry to its file (or to another path); the content it replaces goes to the trash first"
+	return "Put a trash entry back in its file, or at path; what that replaces goes to the trash first"
 }
 func (restoreTool) Schema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"id":{"type":"number","description":"The trash entry id (from the trash tool or an edit's details)"},"path":{"type":"string","description":"Restore to this path instead of the entry's own"},"allowVcs":{"type":"boolean","description":"Allow changes under .git, .hg or .svn, refused by default (a write there can make git run code on the next git command)"}},"required":["id"],"additionalProperties":false}`)
+	return json.RawMessage(`{"type":"object","properties":{` +
+		`"id":{"type":"number","description":"trash entry id"},` +
+		`"path":{"type":"string","description":"restore here instead"},` +
+		`"allowVcs":{"type":"boolean","description":"allow changes under .git, .hg or .svn"}` +
+		`},"required":["id"],"additionalProperties":false}`)
 }
 
 func (auditTool) Name() string { return "audit" }
 func (auditTool) Description() string {
-	return "List the audit log: one row per change a tool made (tool, path, sha256 before and after, transport), newest first; with id, one change with its before and after text and diff (revert undoes it)"
+	return "List the changes tools made, newest first (tool, path, sha256s, transport); with id, one change with its diff"
 }
 func (auditTool) Schema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"limit":{"type":"number","description":"How many rows, 1..200 (default 20)"},"before":{"type":"number","description":"Only rows with ids below this one (the next page of older rows)"},"since":{"type":"number","description":"Only rows with ids above this one (what is new since a row you have seen)"},"id":{"type":"number","description":"One row, with the file's text before and after that change and their diff (when the store still holds them)"}},"additionalProperties":false}`)
+	return json.RawMessage(`{"type":"object","properties":{` +
+		`"limit":{"type":"number","description":"1-200 (default 20)"},` +
+		`"before":{"type":"number","description":"rows older than this id"},` +
+		`"since":{"type":"number","description":"rows newer than this id"},` +
+		`"id":{"type":"number","description":"one row, with its before and after text and diff"}` +
+		`},"additionalProperties":false}`)
 }
 
 // storeOf returns the workspace store or the error a tool reports without one.

@@ -414,7 +414,7 @@ func contamination(k int, line string) *Error {
 	}
 	switch {
 	case applySentinelRe().MatchString(t):
-		return lineErr(k, "apply_patch sentinel "+jsonQuote(preview48(t))+" is not valid in hashline. File sections start with `[path#HASH]` (no `Update File:` / `Add File:` keyword). Use "+msgPayloadOps+" ops.")
+		return lineErr(k, "apply_patch sentinel "+jsonQuote(preview48(t))+" is not valid in hashline. File sections start with the `¶PATH#TAG` header a read printed (no `Update File:` / `Add File:` keyword). Use "+msgPayloadOps+" ops.")
 	case bodyDiffRe().MatchString(t):
 		return lineErr(k, "unified-diff hunk header (`@@ -N,M +N,M @@`) is not valid in hashline. Use "+msgPayloadOps+" ops.")
 	case strings.HasPrefix(t, "@@"):

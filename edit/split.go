@@ -125,8 +125,11 @@ func parseHeader(line string) (path, tag string, ok bool, err *Error) {
 			return p, tag, true, nil
 		}
 	}
-	shown := "[" + inner + "]"
-	return "", "", true, parseErr("Input header must be [PATH] or [PATH#TAG] with a 4-hex content-hash tag; got " + jsonQuote(shown) + ".")
+	// The message teaches the form the caller wrote.
+	if pilcrow {
+		return "", "", true, parseErr("Input header must be ¶PATH or ¶PATH#TAG with a 4-hex content-hash tag; got " + jsonQuote("¶"+inner) + ".")
+	}
+	return "", "", true, parseErr("Input header must be [PATH] or [PATH#TAG] with a 4-hex content-hash tag; got " + jsonQuote("["+inner+"]") + ".")
 }
 
 type envelopeKind int
@@ -172,14 +175,15 @@ func SplitInput(input string) ([]Section, error) {
 	} else if !ok {
 		fl := strings.TrimRight(lines[0], " \t")
 		if firstLineDiffRe().MatchString(fl) {
-			return nil, parseErr("unified-diff hunk header (`@@ -N,M +N,M @@`) is not valid in hashline. File sections start with `[path#HASH]`; use `replace`, `delete`, or `insert` ops.")
+			return nil, parseErr("unified-diff hunk header (`@@ -N,M +N,M @@`) is not valid in hashline. File sections start with the `¶PATH#TAG` header a read printed; use `replace`, `delete`, or `insert` ops.")
 		}
-		return nil, parseErr(`input must begin with "[PATH#HASH]" on the first non-blank line for anchored edits; got: ` +
-			jsonQuote(truncRunes(lines[0], 120)) + `. Example: "[src/foo.ts#1A2B]" then edit ops.`)
+		return nil, parseErr(`input must begin with the "¶PATH#TAG" header a read printed, on the first non-blank line; got: ` +
+			jsonQuote(truncRunes(lines[0], 120)) + `. Example: "¶src/foo.ts#1A2B" then edit ops.`)
 	}
 
 	type raw struct {
 		path, tag string
+		bracket   bool
 		body      []string
 	}
 	var sections []raw
@@ -207,7 +211,8 @@ func SplitInput(input string) ([]Section, error) {
 			return nil, err
 		} else if ok {
 			flush()
-			cur = &raw{path: p, tag: t}
+			_, pilcrow, _ := headerInner(l)
+			cur = &raw{path: p, tag: t, bracket: !pilcrow}
 			continue
 		}
 		if cur != nil {
@@ -233,7 +238,7 @@ done:
 			continue
 		}
 		index[s.path] = len(out)
-		out = append(out, Section{Path: s.path, Tag: s.tag, Body: body})
+		out = append(out, Section{Path: s.path, Tag: s.tag, Body: body, Bracket: s.bracket})
 	}
 	if len(out) == 0 {
 		return nil, parseErr("No hashline sections found in input.")

@@ -207,7 +207,7 @@ func BenchmarkCommitLongHistory(b *testing.B) {
 }
 
 // fabricateHistory writes into s what n edits of key leave behind, without
-// running them: n snapshots of 5 KB whose contents are kept as schema 7
+// running them: n snapshots of 5 KB whose contents are kept as schema 8
 // keeps them (a whole copy every maxDeltaDepth+1 versions, the others
 // deltas of 60 bytes against the one before), all but the newest trashed
 // (so pinned), with their trash entries and audit rows.

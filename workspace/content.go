@@ -9,7 +9,7 @@ import (
 	"slices"
 )
 
-// Kept content (schemaV7). A snapshot names its content in the contents
+// Kept content (schemaV8). A snapshot names its content in the contents
 // table, where each content is kept once (by sha256, whatever file or
 // snapshot it belongs to) and, when it was made from a content the store
 // holds, as a delta against that one (delta.go): a commit knows the
@@ -143,7 +143,7 @@ func deltaAsync(from, to []byte) func() []byte {
 // collectContents deletes the contents of ids (those whose snapshots just
 // stopped naming them) that nothing names any more (content_refs 0), and then the
 // bases only they needed; with ids nil, every such content (a hashls of
-// schema 6 deletes snapshots without collecting theirs).
+// schema 6 or 7 deletes snapshots without collecting theirs).
 func collectContents(tx wtx, ids []int64) error {
 	if ids == nil {
 		var err error
@@ -271,7 +271,7 @@ func rebuild(id int64, chain []chainLink, known map[int64][]byte) ([]byte, error
 // delta against the one before (within putContentTx's bounds). It streams:
 // one snapshot is read at a time, and only it and the file's version
 // before it are held. A content that does not match its snapshot's sha256
-// (a store edited by hand) is left in its row, as schema 6 kept it. The
+// (a store edited by hand) is left in its row, as schemas 6 and 7 kept it. The
 // running totals are counted again at the end.
 func (s *Store) migrateContents(tx wtx) error {
 	key := ""

@@ -236,6 +236,11 @@ func TestTrashEntriesCapped(t *testing.T) {
 // snapshot row).
 const schemaV6Script = schemaV1 + schemaV2 + schemaV3 + schemaV4 + schemaV5 + schemaV6 + `PRAGMA user_version = 6;`
 
+// schemaV7Script makes a store as schema 7 left it (the intents table
+// made anew: ids never reused, an owner per intent); a hashls of schema 7
+// writes the same snapshot and trash rows as one of schema 6.
+const schemaV7Script = schemaV1 + schemaV2 + schemaV3 + schemaV4 + schemaV5 + schemaV6 + schemaV7 + `PRAGMA user_version = 7;`
+
 // v6Version is the i-th version of the file of the migration tests.
 func v6Version(i int) []byte {
 	var b strings.Builder
@@ -254,12 +259,19 @@ func v6Version(i int) []byte {
 // sha256 is not its content's, and a trash entry holding its own copy.
 func writeV6Store(t testing.TB, path string, versions int) {
 	t.Helper()
+	writeOldStore(t, path, schemaV6Script, versions)
+}
+
+// writeOldStore writes the rows writeV6Store describes into a store made
+// by script (a schema before deltas).
+func writeOldStore(t testing.TB, path, script string, versions int) {
+	t.Helper()
 	db, err := sql.Open("sqlite", "file:"+path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := db.Exec(schemaV6Script); err != nil {
+	if _, err := db.Exec(script); err != nil {
 		t.Fatal(err)
 	}
 	tx, err := db.Begin()
@@ -289,11 +301,12 @@ func writeV6Store(t testing.TB, path string, versions int) {
 	}
 }
 
-// TestStoreMigratesV6: a store made by schema 6 opens with every version
-// still kept and byte-exact, the versions of a file kept as deltas against
-// the one before (a whole copy every maxDeltaDepth+1), the trash restoring
-// what it pointed at, and the bookkeeping counted again; a row whose
-// sha256 is not its content's keeps its content in its row.
+// TestStoreMigratesV6: a store made by schema 6 opens (through schema 7's
+// step, then schema 8's) with every version still kept and byte-exact, the
+// versions of a file kept as deltas against the one before (a whole copy
+// every maxDeltaDepth+1), the trash restoring what it pointed at, and the
+// bookkeeping counted again; a row whose sha256 is not its content's
+// keeps its content in its row.
 func TestStoreMigratesV6(t *testing.T) {
 	const versions = 60
 	path := filepath.Join(t.TempDir(), "v6.db")
@@ -303,6 +316,68 @@ func TestStoreMigratesV6(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	checkMigrated(t, s, versions)
+	// Schema 7's step ran too: the intents table has its owner column
+	// and ids that are never reused.
+	in := &intent{Tool: "t"}
+	if err := s.beginIntent(in, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	if ins, err := s.pendingIntents(); err != nil || len(ins) != 1 || ins[0].Owner != selfOwner() {
+		t.Fatalf("an intent after the migration: %+v, %v", ins, err)
+	}
+	var seq int64
+	if err := s.w.QueryRow(`SELECT seq FROM sqlite_sequence WHERE name = 'intents'`).Scan(&seq); err != nil || seq != in.ID {
+		t.Fatalf("intent ids after the migration: sequence %d (%v), want %d (AUTOINCREMENT)", seq, err, in.ID)
+	}
+}
+
+// TestStoreMigratesV7: a store made by schema 7 (intents with owners) with
+// a pending intent opens with the versions moved as TestStoreMigratesV6's
+// are, the intent kept with its owner, and intent ids still never reused.
+func TestStoreMigratesV7(t *testing.T) {
+	const versions = 60
+	path := filepath.Join(t.TempDir(), "v7.db")
+	writeOldStore(t, path, schemaV7Script, versions)
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.Exec(`INSERT INTO intents(id, tool, pid, time, body, owner) VALUES (9, 'write', 4242, 1, '{"tool":"write","entries":[]}', '4242@77');`)
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := openStoreFile(path, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var v int
+	if err := s.w.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil || v != schemaVersion {
+		t.Fatalf("user_version = %d, %v; want %d", v, err, schemaVersion)
+	}
+	checkMigrated(t, s, versions)
+	ins, err := s.pendingIntents()
+	if err != nil || len(ins) != 1 || ins[0].ID != 9 || ins[0].Owner != "4242@77" || ins[0].PID != 4242 || ins[0].Tool != "write" {
+		t.Fatalf("intents after the migration: %+v, %v", ins, err)
+	}
+	if err := s.closeIntent(9, nil); err != nil {
+		t.Fatal(err)
+	}
+	in := &intent{Tool: "t"}
+	if err := s.beginIntent(in, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	if in.ID != 10 {
+		t.Fatalf("new intent id %d after deleting 9, want 10 (ids are never reused)", in.ID)
+	}
+}
+
+// checkMigrated checks a store writeOldStore made with versions versions,
+// once migrated: what TestStoreMigratesV6 says.
+func checkMigrated(t *testing.T, s *Store, versions int) {
+	t.Helper()
 	for i := range versions {
 		snap, ok, err := s.Lookup("/k", fmt.Sprintf("K%03d", i))
 		if err != nil || !ok || !bytes.Equal(snap.Content, v6Version(i)) {
@@ -310,7 +385,7 @@ func TestStoreMigratesV6(t *testing.T) {
 		}
 	}
 	c := checkAllContents(t, s)
-	if c.Contents != versions || c.Contents-c.Deltas != 2 || c.Bytes > 2*int64(len(v6Version(0)))+versions*200 {
+	if c.Contents != int64(versions) || c.Contents-c.Deltas != 2 || c.Bytes > 2*int64(len(v6Version(0)))+int64(versions)*200 {
 		t.Fatalf("after migration: %+v", c)
 	}
 	var inline int
@@ -321,7 +396,7 @@ func TestStoreMigratesV6(t *testing.T) {
 	if snap, ok, err := s.Lookup("/j", "JJJJ"); err != nil || !ok || string(snap.Content) != "j\n" {
 		t.Fatalf("/j after migration: %q %v %v", snap.Content, ok, err)
 	}
-	for id := int64(1); id < versions; id++ {
+	for id := int64(1); id < int64(versions); id++ {
 		if _, got, err := s.TrashGet(id); err != nil || !bytes.Equal(got, v6Version(int(id-1))) {
 			t.Fatalf("trash %d after migration: %d bytes, %v", id, len(got), err)
 		}
@@ -406,12 +481,13 @@ func TestMigrationStreams(t *testing.T) {
 	}
 }
 
-// TestSchema6WriterAfterMigration: a hashls of schema 6 still running when
-// a newer one migrates the store goes on working and cannot damage what
-// schema 7 keeps: it sees the versions in contents as not kept (their rows'
+// TestSchema6WriterAfterMigration: a hashls of schema 6 (or 7, whose
+// statements on snapshots and trash are the same) still running when a
+// newer one migrates the store goes on working and cannot damage what
+// schema 8 keeps: it sees the versions in contents as not kept (their rows'
 // content is NULL), keeps what it writes in its rows, and its retention
 // (which drops unpinned rows and nulls their content) only lowers refs
-// (the triggers), leaving unnamed contents for schema 7's content budget
+// (the triggers), leaving unnamed contents for schema 8's content budget
 // to drop.
 func TestSchema6WriterAfterMigration(t *testing.T) {
 	ws := openWS(t)

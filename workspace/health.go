@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -218,7 +217,7 @@ func (w *Workspace) Doctor(ctx context.Context, fix bool) (*Report, error) {
 	var unnamed int64
 	q(`SELECT count(*) FROM content_refs WHERE refs <= 0`, &unnamed)
 	if unnamed > 0 {
-		r.Offers = append(r.Offers, fmt.Sprintf("drop %d stored content(s) that no version names any more (left by a hashls of schema 6)", unnamed))
+		r.Offers = append(r.Offers, fmt.Sprintf("drop %d stored content(s) that no version names any more (left by a hashls of schema 6 or 7)", unnamed))
 	}
 	if c, err := s.VerifyContents(ctx); err == nil {
 		r.Contents = c
@@ -242,11 +241,11 @@ func (w *Workspace) Doctor(ctx context.Context, fix bool) (*Report, error) {
 		return nil, err
 	}
 	r.PendingIntent = len(pending)
-	known := map[string]bool{}
+	known := map[string]bool{} // root-relative
 	for _, in := range pending {
 		for _, e := range in.Entries {
-			if e.Tmp != "" {
-				known[e.Tmp] = true
+			if rel, ok := w.relOf(e.Tmp); e.Tmp != "" && ok {
+				known[rel] = true
 			}
 		}
 	}
@@ -254,20 +253,21 @@ func (w *Workspace) Doctor(ctx context.Context, fix bool) (*Report, error) {
 		r.Offers = append(r.Offers, fmt.Sprintf("finish %d interrupted commit(s) (roll forward or back, as at every start)", r.PendingIntent))
 	}
 	seen := 0
-	_ = filepath.WalkDir(w.root, func(p string, d fs.DirEntry, err error) error {
+	// The walk and the removals go through the root (rootfs.go): a
+	// directory swapped for a link meanwhile is not followed out of it.
+	_ = fs.WalkDir(w.fsroot.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || ctx.Err() != nil {
 			return nil
 		}
 		if seen++; seen > maxDoctorWalk {
 			r.OrphansCapped = true
-			return filepath.SkipAll
+			return fs.SkipAll
 		}
-		if d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules") && p != w.root {
-			return filepath.SkipDir
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules") && p != "." {
+			return fs.SkipDir
 		}
 		if !d.IsDir() && strings.HasPrefix(d.Name(), ".") && strings.Contains(d.Name(), ".hashls-") && strings.HasSuffix(d.Name(), ".tmp") && !known[p] {
-			rel, _ := filepath.Rel(w.root, p)
-			r.Orphans = append(r.Orphans, filepath.ToSlash(rel))
+			r.Orphans = append(r.Orphans, p)
 		}
 		return nil
 	})
@@ -288,11 +288,15 @@ func (w *Workspace) Doctor(ctx context.Context, fix bool) (*Report, error) {
 				r.Fixed = append(r.Fixed, fmt.Sprintf("journal #%d (%s): could not finish: %v", rc.Intent, rc.Tool, rc.Err))
 				continue
 			}
-			r.Fixed = append(r.Fixed, fmt.Sprintf("journal #%d (%s on %s): %s", rc.Intent, rc.Tool, strings.Join(rc.Paths, ", "), rc.Outcome))
+			fixed := fmt.Sprintf("journal #%d (%s on %s): %s", rc.Intent, rc.Tool, strings.Join(rc.Paths, ", "), rc.Outcome)
+			if len(rc.Left) > 0 {
+				fixed += fmt.Sprintf("; changed since by another commit or program, left as it is: %s", strings.Join(rc.Left, ", "))
+			}
+			r.Fixed = append(r.Fixed, fixed)
 		}
 	}
 	for _, o := range r.Orphans {
-		if err := os.Remove(filepath.Join(w.root, filepath.FromSlash(o))); err == nil {
+		if err := w.fsroot.Remove(rootName(o)); err == nil {
 			r.Fixed = append(r.Fixed, "removed "+o)
 		}
 	}

@@ -129,7 +129,7 @@ func mountTmpfs(t *testing.T, dir, opts string) {
 func TestReadOnlyStateDir(t *testing.T) {
 	root, state := t.TempDir(), filepath.Join(t.TempDir(), "state")
 	os.MkdirAll(state, 0o755)
-	mountTmpfs(t, state, "ro,size=1m")
+	mountTmpfs(t, state, "ro,size=1m,mode=0700") // a tmpfs is 1777 by default, which the store refuses
 	os.WriteFile(filepath.Join(root, "a.txt"), []byte("a\n"), 0o644)
 	w, err := Open(root, Options{StateDir: state})
 	if err != nil {

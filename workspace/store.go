@@ -63,7 +63,7 @@ var busyTimeoutMS = 10000
 const walFoldPages = 256
 
 // schemaVersion is the store's PRAGMA user_version.
-const schemaVersion = 7
+const schemaVersion = 8
 
 // schemaV1 creates the version 1 schema.
 const schemaV1 = `
@@ -212,7 +212,28 @@ CREATE TRIGGER IF NOT EXISTS trash_dropped AFTER DELETE ON trash BEGIN
 END;
 `
 
-// schemaV7 keeps each kept content once, apart from the snapshots that
+// schemaV7 makes intent ids never reused (AUTOINCREMENT, which needs the
+// table made anew) and records each intent's owner (see process.go): a
+// process recovers only the intents of owners that are gone. With ids
+// reused, a process that listed an intent and then found "it" still in the
+// journal could take another live process's new intent for it. A hashls of
+// schema 6 still running when the store is migrated goes on writing
+// intents (their owner is empty: their pid decides).
+const schemaV7 = `
+CREATE TABLE intents_v7(
+	id    INTEGER PRIMARY KEY AUTOINCREMENT,
+	tool  TEXT NOT NULL,
+	pid   INTEGER NOT NULL,
+	time  INTEGER NOT NULL,
+	body  TEXT NOT NULL,
+	owner TEXT NOT NULL DEFAULT ''
+);
+INSERT INTO intents_v7(id, tool, pid, time, body) SELECT id, tool, pid, time, body FROM intents;
+DROP TABLE intents;
+ALTER TABLE intents_v7 RENAME TO intents;
+`
+
+// schemaV8 keeps each kept content once, apart from the snapshots that
 // name it, and most of them as a delta against the version they were made
 // from (content.go: what is kept, and why deltas and not chunks):
 //
@@ -224,8 +245,8 @@ END;
 //     the deltas made against it; a content no longer named (refs 0) is
 //     dropped by the writer that unnamed it (collectContents);
 //   - snapshots.content_id names a snapshot's content there; its content
-//     column, which a hashls of schema 6 reads, stays NULL for them (to
-//     such a process those versions are not kept, which it handles).
+//     column, which a hashls of schema 6 or 7 reads, stays NULL for them
+//     (to such a process those versions are not kept, which it handles).
 //
 // The triggers keep content_refs and meta content_bytes (the bytes of
 // every kept content, as stored: a delta counts its own size) whoever
@@ -233,7 +254,7 @@ END;
 // stored bytes. The migration (migrateContents) moves every content into
 // contents, a file's versions as deltas against the one before, streaming
 // one version at a time.
-const schemaV7 = `
+const schemaV8 = `
 CREATE TABLE IF NOT EXISTS contents(
 	id     INTEGER PRIMARY KEY,
 	sha256 BLOB NOT NULL,
@@ -306,7 +327,7 @@ type Store struct {
 
 	wstmts, rstmts stmtCache // statements prepared for reuse (stmts.go)
 
-	swept atomic.Bool // dropOldContent has collected what schema 6 left unnamed
+	swept atomic.Bool // dropOldContent has collected what schema 6 or 7 left unnamed
 
 	created int64  // when the store was first made (its marker; see health.go)
 	notice  string // what opening found wrong (a lost or rolled-back store), for Workspace.Notices
@@ -322,8 +343,8 @@ func OpenStore(stateDir, root string) (*Store, error) {
 
 // openStoreFile opens the store database at path.
 func openStoreFile(path string, limits Limits) (*Store, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, storeErr(path, err)
+	if err := ensureStateSub(filepath.Dir(path)); err != nil {
+		return nil, err
 	}
 	// Creating the database and switching it to WAL can fail with
 	// SQLITE_BUSY (without waiting) when several processes do it at once, so
@@ -333,6 +354,16 @@ func openStoreFile(path string, limits Limits) (*Store, error) {
 		return nil, storeErr(path, err)
 	}
 	defer release()
+	// The store's files are the user's alone (private.go); a new store is
+	// made 0600, and SQLite gives its -wal and -shm the database's mode.
+	for _, f := range []string{path, path + "-wal", path + "-shm"} {
+		if err := checkOwnFile(f); err != nil {
+			return nil, err
+		}
+	}
+	if f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+		f.Close()
+	}
 	existed := false
 	if fi, err := os.Stat(path); err == nil && fi.Size() > 0 {
 		existed = true
@@ -517,13 +548,19 @@ func (s *Store) migrate() error {
 		}
 		v = 6
 	}
-	movedContents := false
 	if v == 6 {
 		if _, err := tx.Exec(schemaV7); err != nil {
 			return storeErr(s.path, err)
 		}
+		v = 7
+	}
+	movedContents := false
+	if v == 7 {
+		if _, err := tx.Exec(schemaV8); err != nil {
+			return storeErr(s.path, err)
+		}
 		if err := s.migrateContents(wtx{tx, &s.wstmts}); err != nil {
-			return storeErr(s.path, fmt.Errorf("moving its contents to schema 7: %w", err))
+			return storeErr(s.path, fmt.Errorf("moving its contents to schema 8: %w", err))
 		}
 		movedContents = true
 	}
@@ -746,7 +783,7 @@ func (s *Store) recordSnapshotTx(tx wtx, r Recording, now int64) error {
 	// Per-key retention, of the snapshots the trash does not point at
 	// (the unpinned ones: schemaV6). Their contents go when nothing else
 	// names them (collectContents); content kept in the row itself (by a
-	// hashls of schema 6) is counted here.
+	// hashls of schema 6 or 7) is counted here.
 	rows, err := tx.Query(`DELETE FROM snapshots WHERE id IN
 		(SELECT snapshot_id FROM unpinned WHERE key = ? ORDER BY snapshot_id DESC LIMIT -1 OFFSET ?)
 		RETURNING content_id, coalesce(length(content), 0)`, key, s.limits.MaxVersions)
@@ -791,7 +828,7 @@ func (s *Store) recordSnapshotTx(tx wtx, r Recording, now int64) error {
 // snapshot stops naming its content, which goes when nothing else needs it
 // (collectContents; a whole copy goes with the last delta made against it).
 func (s *Store) dropOldContent(tx wtx, total int64) error {
-	// First what a hashls of schema 6 left unnamed (it deletes snapshots
+	// First what a hashls of schema 6 or 7 left unnamed (it deletes snapshots
 	// without collecting their contents): once per process, since it reads
 	// every content's count (a store kept over its budget by content the
 	// trash pins comes here at every record).
@@ -963,7 +1000,7 @@ func (s *Store) SnapshotContent(id int64) (content []byte, kept bool, err error)
 		return nil, false, nil
 	case err != nil:
 		return nil, false, storeErr(s.path, err)
-	case content != nil: // kept in the row (a hashls of schema 6)
+	case content != nil: // kept in the row (a hashls of schema 6 or 7)
 		return content, true, nil
 	case !contentID.Valid:
 		return nil, false, nil
@@ -1142,7 +1179,7 @@ func (s *Store) ContentOf(key string, sum [32]byte) (content []byte, ok bool, er
 	case !errors.Is(err, sql.ErrNoRows):
 		return nil, false, storeErr(s.path, err)
 	}
-	// A snapshot that keeps its content in its row (a hashls of schema 6).
+	// A snapshot that keeps its content in its row (a hashls of schema 6 or 7).
 	err = s.readRow(`SELECT id FROM snapshots WHERE key = ? AND sha256 = ? AND length(content) IS NOT NULL ORDER BY id DESC LIMIT 1`, key, sum[:]).Scan(&id)
 	switch {
 	case err == nil:

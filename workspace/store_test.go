@@ -533,7 +533,7 @@ func TestStoreWALBounded(t *testing.T) {
 }
 
 // checkTrashBookkeeping: the trash's running size is its blobs plus the
-// stored content of the snapshots it points at (schemaV7), the unpinned snapshots are
+// stored content of the snapshots it points at (schemaV8), the unpinned snapshots are
 // exactly those no trash entry points at, and pins (kept for schema 5)
 // exactly those some entry points at (schemaV6).
 func checkTrashBookkeeping(t *testing.T, s *Store) {

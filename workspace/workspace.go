@@ -31,8 +31,9 @@ type Options struct {
 // Workspace is one root directory with its overlays and store. Its methods
 // are safe for concurrent use.
 type Workspace struct {
-	root     string // absolute, symlinks resolved
-	stateDir string // absolute
+	root     string   // absolute, symlinks resolved
+	fsroot   *os.Root // the root, open: every file operation goes through it (rootfs.go)
+	stateDir string   // absolute
 	store    *Store
 
 	mu       sync.RWMutex
@@ -62,7 +63,11 @@ func Open(root string, opts Options) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Workspace{root: real, stateDir: stateDir, overlays: map[string]overlay{}}
+	fsroot, err := openRoot(real)
+	if err != nil {
+		return nil, fsError("workspace root", real, err)
+	}
+	w := &Workspace{root: real, fsroot: fsroot, stateDir: stateDir, overlays: map[string]overlay{}}
 	if !opts.NoStore {
 		limits := opts.Limits
 		if limits == (Limits{}) {
@@ -118,9 +123,15 @@ func CanonicalRoot(root string) (string, error) {
 // Recovered reports the interrupted commits that Open finished.
 func (w *Workspace) Recovered() []Recovery { return w.recovered }
 
-// Close closes the store.
+// Close closes the store and the root.
 func (w *Workspace) Close() error {
-	if w == nil || w.store == nil {
+	if w == nil {
+		return nil
+	}
+	if w.fsroot != nil {
+		w.fsroot.Close()
+	}
+	if w.store == nil {
 		return nil
 	}
 	return w.store.Close()
