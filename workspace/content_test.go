@@ -263,7 +263,7 @@ func writeV6Store(t testing.TB, path string, versions int) {
 }
 
 // writeOldStore writes the rows writeV6Store describes into a store made
-// by script (a schema before deltas).
+// by script (a schema before deltas, and any rows of its own).
 func writeOldStore(t testing.TB, path, script string, versions int) {
 	t.Helper()
 	db, err := sql.Open("sqlite", "file:"+path)
@@ -338,16 +338,8 @@ func TestStoreMigratesV6(t *testing.T) {
 func TestStoreMigratesV7(t *testing.T) {
 	const versions = 60
 	path := filepath.Join(t.TempDir(), "v7.db")
-	writeOldStore(t, path, schemaV7Script, versions)
-	db, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = db.Exec(`INSERT INTO intents(id, tool, pid, time, body, owner) VALUES (9, 'write', 4242, 1, '{"tool":"write","entries":[]}', '4242@77');`)
-	db.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	writeOldStore(t, path, schemaV7Script+`
+		INSERT INTO intents(id, tool, pid, time, body, owner) VALUES (9, 'write', 4242, 1, '{"tool":"write","entries":[]}', '4242@77');`, versions)
 	s, err := openStoreFile(path, DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
