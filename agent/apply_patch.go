@@ -248,13 +248,13 @@ func (applyPatchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*
 				fr.MovedFrom = src.path.Rel
 				base = src.file.Bytes
 				pw.ch.MovedFrom = src.path.Rel
-				pw.ch.Note = "moved from " + src.path.Rel
+				pw.ch.Note = "moved from " + showName(src.path.Rel)
 				if !src.file.Overlay {
 					pw.ch.Mode = src.file.Mode // a moved file keeps its permissions
 				}
 				plans = append(plans, pw)
 				idx = append(idx, len(plans))
-				plans = append(plans, plannedDelete(src.path, src.file.Bytes, "moved to "+dest.path.Rel))
+				plans = append(plans, plannedDelete(src.path, src.file.Bytes, "moved to "+showName(dest.path.Rel)))
 			} else {
 				plans = append(plans, pw)
 			}
@@ -335,7 +335,7 @@ func applyPatchResult(files []applyPatchFile) *Result {
 				diffs = append(diffs, f.Diff)
 			}
 			if f.Tag != "" {
-				fmt.Fprintf(&sb, "¶%s#%s\n", f.Path, f.Tag)
+				fmt.Fprintf(&sb, "%s\n", header(f.Path, f.Tag))
 			}
 			var parts []string
 			switch {
@@ -347,7 +347,7 @@ func applyPatchResult(files []applyPatchFile) *Result {
 				parts = append(parts, "deleted")
 			}
 			if f.MovedFrom != "" {
-				parts = append(parts, "moved from "+f.MovedFrom)
+				parts = append(parts, "moved from "+showName(f.MovedFrom))
 				if f.Overwrote {
 					parts = append(parts, "replaced the existing file")
 				}

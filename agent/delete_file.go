@@ -179,12 +179,12 @@ func (moveFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Re
 	}
 	// One commit: the destination written (moved from the source) and the
 	// source deleted; a rename has no text diff.
-	to := plannedWrite(dst, nil, src.Bytes, "moved from "+src.Path.Rel)
+	to := plannedWrite(dst, nil, src.Bytes, "moved from "+showName(src.Path.Rel))
 	to.ch.MovedFrom, to.binary = src.Path.Rel, true
 	if !src.Overlay {
 		to.ch.Mode = src.Mode // a moved file keeps its permissions
 	}
-	from := plannedDelete(src.Path, src.Bytes, "moved to "+dst.Rel)
+	from := plannedDelete(src.Path, src.Bytes, "moved to "+showName(dst.Rel))
 	from.binary = true
 	changes, err := commit(ctx, env, "move_file", []planned{to, from}, a.AllowVCS)
 	if err != nil {

@@ -47,7 +47,7 @@ func readDirectory(ctx context.Context, env *Env, p workspace.Path) (*Result, er
 	t := &dirTree{env: env, now: time.Now(), top: p, filter: search.NewFilter(p.Abs, dirWalk)}
 	ents = t.kept(p, ents)
 	t.lim = &dirTreeLimits{PerDir: dirTreePerDir, Depth: dirTreeDepth, Entries: len(ents)}
-	fmt.Fprintf(&t.sb, "%s/\n", p.Rel)
+	fmt.Fprintf(&t.sb, "%s/\n", showName(p.Rel))
 	t.lines = 1
 	if len(ents) == 0 {
 		t.sb.WriteString("(empty directory)\n")
@@ -113,9 +113,9 @@ func (t *dirTree) render(ctx context.Context, dir workspace.Path, ents []workspa
 		}
 		var row string
 		if e.Dir {
-			row = fmt.Sprintf("%s%s/%s", indent, e.Name, t.age(e.ModTime, ""))
+			row = fmt.Sprintf("%s%s/%s", indent, showName(e.Name), t.age(e.ModTime, ""))
 		} else {
-			row = fmt.Sprintf("%s%s%s", indent, e.Name, t.age(e.ModTime, humanSize(e.Size)))
+			row = fmt.Sprintf("%s%s%s", indent, showName(e.Name), t.age(e.ModTime, humanSize(e.Size)))
 		}
 		if !t.add(row) {
 			return

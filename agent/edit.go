@@ -256,7 +256,7 @@ func planAndCommitEdit(ctx context.Context, env *Env, a editArgs, secs []edit.Se
 		case pe.res.Remove:
 			plans = append(plans, plannedDelete(pe.path, pe.base(), "REM"))
 		case pe.dest != nil:
-			pw := plannedChange(*pe.dest, workspace.BaseAbsent(), nil, pe.content(), pe.newTag(), "moved from "+pe.path.Rel)
+			pw := plannedChange(*pe.dest, workspace.BaseAbsent(), nil, pe.content(), pe.newTag(), "moved from "+showName(pe.path.Rel))
 			pw.ch.NewSHA256 = pe.newSum()
 			pw.ch.MovedFrom = pe.path.Rel
 			if !pe.file.Overlay {
@@ -266,7 +266,7 @@ func planAndCommitEdit(ctx context.Context, env *Env, a editArgs, secs []edit.Se
 			if !pe.nb {
 				pw.ch.Seen = pe.seenNew()
 			}
-			plans = append(plans, pw, plannedDelete(pe.path, pe.base(), "moved to "+pe.dest.Rel))
+			plans = append(plans, pw, plannedDelete(pe.path, pe.base(), "moved to "+showName(pe.dest.Rel)))
 		default:
 			pw := plannedChange(pe.path, pe.baseSum(), pe.base(), pe.content(), pe.newTag(), "")
 			pw.ch.NewSHA256 = pe.newSum()

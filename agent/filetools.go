@@ -111,7 +111,7 @@ func resolveFile(env *Env, tool, field, spelled string) (workspace.Path, error) 
 	if strings.HasSuffix(spelled, "/") || strings.HasSuffix(spelled, `\`) {
 		return workspace.Path{}, toolErr(KindUsage, "Give the path of a file; parent directories are created as needed.", "%s: %s %q ends in '/', which names a directory", tool, field, shortQuote(spelled))
 	}
-	return env.WS.Resolve(spelled)
+	return resolveArg(env, spelled)
 }
 
 // readExisting reads p for a tool that reads or changes an existing file:

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hashls/hashls/internal/names"
 	"github.com/hashls/hashls/workspace"
 	"github.com/hashls/hashls/workspace/search"
 )
@@ -61,6 +62,7 @@ type findDetails struct {
 	ResultLimitReached bool     `json:"resultLimitReached,omitempty"`
 	TimedOut           bool     `json:"timedOut,omitempty"`
 	MissingPaths       []string `json:"missingPaths,omitempty"`
+	Unreadable         int      `json:"unreadable,omitempty"` // directories the walk could not read
 }
 
 type findQuery struct {
@@ -99,7 +101,9 @@ func (findTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 	specs := make([]findSpec, len(entries))
 	for i, e := range entries {
 		specs[i] = findSpec{input: e, base: e}
-		if !a.Literal {
+		if name, rest, ok, _ := names.Cut(e); ok {
+			specs[i].base = name + rest // a quoted name is a name, not a glob
+		} else if !a.Literal {
 			specs[i].base, specs[i].glob = splitGlobPath(e)
 		}
 	}
@@ -179,6 +183,7 @@ func runFind(ctx context.Context, env *Env, specs []findSpec, hidden, gitignore 
 	seen := map[string]bool{}
 	merge := len(queries) > 1
 	timedOut := false
+	unreadable := 0
 	var scopes []string
 	for _, q := range queries {
 		if q.file {
@@ -205,6 +210,7 @@ func runFind(ctx context.Context, env *Env, specs []findSpec, hidden, gitignore 
 		if err != nil {
 			return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("find %s: %v", q.input, err), Err: err}
 		}
+		unreadable += res.Unreadable
 		if extra := openBuffersFound(env, q, search.WalkOptions{Hidden: hidden, Gitignore: gitignore}, res.Paths); len(extra) > 0 {
 			res.Paths = append(res.Paths, extra...)
 			search.SortNewestFirst(res.Paths)
@@ -253,6 +259,10 @@ func runFind(ctx context.Context, env *Env, specs []findSpec, hidden, gitignore 
 	if len(missing) > 0 {
 		notes = append(notes, "Skipped missing paths: "+strings.Join(missing, ", "))
 	}
+	if unreadable > 0 {
+		d.Unreadable = unreadable
+		notes = append(notes, unreadableNote(unreadable))
+	}
 	if len(items) == 0 {
 		text := "No files found matching pattern"
 		if len(notes) > 0 {
@@ -285,7 +295,7 @@ func runFind(ctx context.Context, env *Env, specs []findSpec, hidden, gitignore 
 	// Root-level matches come first, without a header.
 	if names, ok := groups[""]; ok {
 		for _, n := range names {
-			sb.WriteString(n + "\n")
+			sb.WriteString(showName(n) + "\n")
 		}
 	}
 	for _, dir := range order {
@@ -295,9 +305,9 @@ func runFind(ctx context.Context, env *Env, specs []findSpec, hidden, gitignore 
 		if sb.Len() > 0 {
 			sb.WriteByte('\n')
 		}
-		sb.WriteString("# " + dir + "/\n")
+		sb.WriteString("# " + showName(dir) + "/\n")
 		for _, n := range groups[dir] {
-			sb.WriteString(n + "\n")
+			sb.WriteString(showName(n) + "\n")
 		}
 	}
 	out := sb.String()

@@ -434,7 +434,7 @@ func renderLocations(env *Env, locs []langserver.Location, limit int) (string, [
 		tag := edit.Tag(f.Bytes)
 		sum := sha256.Sum256(f.Bytes)
 		text, seen := renderHitRows(splitDisplayLines(f.Bytes), hits, lspLocationContext)
-		sb.WriteString("¶" + p.Rel + "#" + tag + "\n" + text)
+		sb.WriteString(header(p.Rel, tag) + "\n" + text)
 		recs = append(recs, workspace.Recording{Key: p.Abs, Tag: tag, Content: f.Bytes, SHA256: &sum, Seen: nonNil(seen)})
 		shown = append(shown, Shown{Path: p.Rel, Tag: tag, SHA256: fmt.Sprintf("%x", sum)})
 	}
@@ -444,10 +444,8 @@ func renderLocations(env *Env, locs []langserver.Location, limit int) (string, [
 	if len(outside) > 0 {
 		fmt.Fprintf(&sb, "Outside the root (read-only here):\n%s\n", strings.Join(outside, "\n"))
 	}
-	if st := env.WS.Store(); st != nil && len(recs) > 0 {
-		if err := st.RecordAll(recs); err != nil {
-			return "", nil, nil, err
-		}
+	if err := env.WS.RecordReads(recs); err != nil {
+		return "", nil, nil, err
 	}
 	return sb.String(), shown, out, nil
 }
@@ -716,13 +714,13 @@ func lspApplyEdit(ctx context.Context, env *Env, a *lspArgs, tool, verb string, 
 		case c.Op == "delete":
 			fmt.Fprintf(&sb, "deleted %s\n", c.Path)
 		case c.MovedFrom != "":
-			fmt.Fprintf(&sb, "¶%s#%s (moved from %s)\n", c.Path, c.NewTag, c.MovedFrom)
+			fmt.Fprintf(&sb, "%s (moved from %s)\n", header(c.Path, c.NewTag), showName(c.MovedFrom))
 		default:
 			where := ""
 			if c.Overlay {
 				where = " (open in the editor: applied to its buffer)"
 			}
-			fmt.Fprintf(&sb, "¶%s#%s%s\n", c.Path, c.NewTag, where)
+			fmt.Fprintf(&sb, "%s%s\n", header(c.Path, c.NewTag), where)
 		}
 	}
 	for _, c := range changes {

@@ -96,7 +96,7 @@ func (revertTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resu
 	if plan.ch.Delete {
 		text = fmt.Sprintf("Reverted audit #%d: deleted %s, which that change created", row.ID, p.Rel)
 	} else {
-		text = fmt.Sprintf("¶%s#%s\nReverted audit #%d: %s has its content from before that change (%d bytes)", p.Rel, c.NewTag, row.ID, p.Rel, len(plan.ch.New))
+		text = fmt.Sprintf("%s\nReverted audit #%d: %s has its content from before that change (%d bytes)", header(p.Rel, c.NewTag), row.ID, showName(p.Rel), len(plan.ch.New))
 		d["tag"], d["sha256"] = c.NewTag, c.NewSHA256
 	}
 	if len(c.TrashIDs) > 0 {

@@ -283,10 +283,8 @@ func runSearch(ctx context.Context, env *Env, q searchQuery) (*Result, error) {
 			d.LinesTruncated = true
 		}
 	}
-	if st := env.WS.Store(); st != nil {
-		if err := st.RecordAll(recs); err != nil {
-			return nil, err
-		}
+	if err := env.WS.RecordReads(recs); err != nil {
+		return nil, err
 	}
 	d.FileCount = len(d.Files)
 	if single && len(ranges) > 0 {
@@ -320,7 +318,7 @@ func runSearch(ctx context.Context, env *Env, q searchQuery) (*Result, error) {
 		notes = append(notes, "Skipped unreadable archive members: "+strings.Join(d.ArchiveSkipped, "; "))
 	}
 	if d.Unreadable > 0 {
-		notes = append(notes, fmt.Sprintf("Skipped %d unreadable file%s or director%s.", d.Unreadable, plural(d.Unreadable), map[bool]string{true: "y", false: "ies"}[d.Unreadable == 1]))
+		notes = append(notes, unreadableNote(d.Unreadable))
 	}
 	if single && d.BinarySkipped > 0 {
 		notes = append(notes, "Skipped "+targets[0].path.Rel+": it is a binary file (it holds a NUL byte).")
@@ -557,7 +555,7 @@ func resolveSearchTargets(env *Env, entries []string) ([]searchTarget, []string,
 // resolveLiteralScope resolves search_files' path, as it is written, and
 // its include glob below it (one without '/' matches at any depth).
 func resolveLiteralScope(env *Env, sc literalScope) ([]searchTarget, error) {
-	p, err := env.WS.Resolve(defaultDot(sc.path))
+	p, err := resolveArg(env, defaultDot(sc.path))
 	if err != nil {
 		return nil, err
 	}
@@ -960,14 +958,14 @@ func renderSearchFile(ctx context.Context, env *Env, m *search.Matcher, h search
 	var sb strings.Builder
 	if h.content != nil {
 		// An archive member cannot be edited: no tag, no snapshot.
-		sb.WriteString("¶" + h.rel + "\n")
+		sb.WriteString("¶" + showName(h.rel) + "\n")
 	} else {
 		tag := edit.Tag(raw)
 		sum := sha256.Sum256(raw)
 		*recs = append(*recs, workspace.Recording{Key: p.Abs, Tag: tag, Content: raw, SHA256: &sum})
 		rf.tag, rf.sha256 = tag, hex.EncodeToString(sum[:])
 		rf.seenContent = raw
-		sb.WriteString("¶" + h.rel + "#" + tag + "\n")
+		sb.WriteString(header(h.rel, tag) + "\n")
 	}
 	last := 0 // last line number written
 	writeRow := func(n, s, e int, match bool) {
@@ -1103,7 +1101,7 @@ func renderStreamed(ctx context.Context, env *Env, m *search.Matcher, h searchHi
 	defer f.Close()
 	rf := &renderedFile{}
 	var sb strings.Builder
-	sb.WriteString("¶" + h.rel + " (over 64 MiB: no tag, no context)\n")
+	sb.WriteString("¶" + showName(h.rel) + " (over 64 MiB: no tag, no context)\n")
 	_, _, err = m.ScanReader(ctxio.Reader(ctx, f), nil, func(n int, line []byte) bool {
 		if len(ranges) > 0 {
 			in := false
@@ -1168,4 +1166,11 @@ func truncateHeadBytes(s string, max int) string {
 		return s[:cut]
 	}
 	return s[:cut+1]
+}
+
+// unreadableNote says that a walk skipped n files or directories it could
+// not read (no permission, or a path too long to open: a tree nested
+// thousands deep), as search and find say it.
+func unreadableNote(n int) string {
+	return fmt.Sprintf("Skipped %d unreadable file%s or director%s (no permission, or a path too long to open).", n, plural(n), map[bool]string{true: "y", false: "ies"}[n == 1])
 }

@@ -10,7 +10,9 @@ import (
 // run the same cores (runSearch, runFind), so there is one search engine,
 // one walk and one result format. Their path is taken as it is written (a
 // directory named a[b] is a name), and their pattern or include is the
-// glob below it; one without '/' matches at any depth.
+// glob below it; one without '/' matches at any depth. A $'…' quoted
+// element of the path is read as the name it spells (argPath), as every
+// path argument is.
 
 type searchFilesTool struct{}
 type globTool struct{}
@@ -150,8 +152,11 @@ func runGlob(ctx context.Context, env *Env, tool, pattern, dir string, hidden, g
 	if limit != nil {
 		n = min(max(*limit, 1), findMaxLimit)
 	}
-	base := defaultDot(dir)
-	res, err := runFind(ctx, env, []findSpec{{input: joinRel(base, pattern), base: base, glob: pattern}}, hidden == nil || *hidden, gitignore == nil || *gitignore, n, findDefaultTimeout)
+	base, err := argPath(defaultDot(dir))
+	if err != nil {
+		return nil, err
+	}
+	res, err := runFind(ctx, env, []findSpec{{input: joinRel(defaultDot(dir), pattern), base: base, glob: pattern}}, hidden == nil || *hidden, gitignore == nil || *gitignore, n, findDefaultTimeout)
 	if err != nil {
 		return nil, err
 	}

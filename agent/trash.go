@@ -113,7 +113,7 @@ func (trashTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resul
 	}
 	key := ""
 	if a.Path != "" {
-		p, err := env.WS.Resolve(a.Path)
+		p, err := resolveArg(env, a.Path)
 		if err != nil {
 			return nil, err
 		}
@@ -131,7 +131,7 @@ func (trashTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resul
 	for _, e := range ents {
 		it := trashItem{ID: e.ID, Path: displayKey(env, e.Key), Size: e.Size, Reason: e.Reason, Time: e.Time}
 		items = append(items, it)
-		fmt.Fprintf(&sb, "#%d  %s  %s  %s  %s\n", it.ID, it.Path, humanSize(it.Size), it.Reason, it.Time.Format(time.DateTime))
+		fmt.Fprintf(&sb, "#%d  %s  %s  %s  %s\n", it.ID, showTarget(it.Path), humanSize(it.Size), it.Reason, it.Time.Format(time.DateTime))
 	}
 	if len(ents) > 0 {
 		sb.WriteString("\nRestore one with the restore tool: {\"id\": N}.\n")
@@ -159,7 +159,7 @@ func (restoreTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Res
 		return r.row, nil
 	}
 	p, ent, c := r.path, r.entry, r.changes[0]
-	text := fmt.Sprintf("¶%s#%s\nRestored %d bytes from trash #%d to %s", p.Rel, c.NewTag, r.size, ent.ID, p.Rel)
+	text := fmt.Sprintf("%s\nRestored %d bytes from trash #%d to %s", header(p.Rel, c.NewTag), r.size, ent.ID, showName(p.Rel))
 	d := map[string]any{"path": p.Rel, "tag": c.NewTag, "sha256": c.NewSHA256, "trashId": ent.ID, "auditId": c.AuditID}
 	if len(c.TrashIDs) > 0 {
 		text += fmt.Sprintf(" (its previous content is trash #%d)", c.TrashIDs[0])
@@ -202,10 +202,14 @@ func restoreTrash(ctx context.Context, env *Env, tool string, id int64, target s
 		}
 		return &restored{entry: ent, row: res}, nil
 	}
-	if target == "" {
-		target = displayKey(env, ent.Key)
+	spelled, err := argPath(target)
+	if err != nil {
+		return nil, err
 	}
-	p, err := env.WS.Resolve(target)
+	if target == "" {
+		spelled = displayKey(env, ent.Key)
+	}
+	p, err := env.WS.Resolve(spelled)
 	if err != nil {
 		return nil, err
 	}
@@ -310,12 +314,12 @@ func writeAuditLine(sb *strings.Builder, r workspace.AuditEntry) {
 		}
 		return s[:min(12, len(s))]
 	}
-	fmt.Fprintf(sb, "#%d  %s  %-11s %s  %s → %s", r.ID, r.Time.Format(time.DateTime), r.Tool, r.Path, short(r.SHA256Before), short(r.SHA256After))
+	fmt.Fprintf(sb, "#%d  %s  %-11s %s  %s → %s", r.ID, r.Time.Format(time.DateTime), r.Tool, showTarget(r.Path), short(r.SHA256Before), short(r.SHA256After))
 	if r.Transport != "" {
 		fmt.Fprintf(sb, "  via %s", r.Transport)
 	}
 	if r.Note != "" {
-		fmt.Fprintf(sb, "  (%s)", r.Note)
+		fmt.Fprintf(sb, "  (%s)", oneLine(r.Note))
 	}
 	sb.WriteByte('\n')
 }

@@ -144,7 +144,7 @@ func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resul
 	if strings.HasSuffix(a.Path, "/") || strings.HasSuffix(a.Path, string(filepath.Separator)) {
 		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("write: %s ends in '/', which names a directory; give the path of a file (directories are created as needed)", a.Path)}
 	}
-	p, err := env.WS.Resolve(a.Path)
+	p, err := resolveArg(env, a.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -172,15 +172,12 @@ func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resul
 	shownTag := d.Tag
 	if isNotebook {
 		// The next edit names the cell text: show and record its tag.
-		if nb, err := notebook.Parse(newBytes); err == nil {
-			view := []byte(nb.Text())
-			shownTag = edit.Tag(view)
-			if err := record(env, workspace.Path{Abs: notebookKey(p), Rel: p.Rel}, shownTag, view, nil, nonNil(allLines(view))); err != nil {
-				return nil, err
-			}
+		shownTag = edit.Tag(w.view)
+		if err := record(env, workspace.Path{Abs: notebookKey(p), Rel: p.Rel}, shownTag, w.view, nil, nonNil(allLines(w.view))); err != nil {
+			return nil, err
 		}
 	}
-	text := fmt.Sprintf("¶%s#%s\nSuccessfully wrote %d bytes to %s", p.Rel, shownTag, len(newBytes), p.Rel)
+	text := fmt.Sprintf("%s\nSuccessfully wrote %d bytes to %s", header(p.Rel, shownTag), len(newBytes), showName(p.Rel))
 	if isNotebook {
 		text += " (notebook JSON; the tag above is of its cell text, as read shows it)"
 	}
@@ -252,6 +249,7 @@ type writeReq struct {
 // wrote is what writeFile did.
 type wrote struct {
 	old, new       []byte // new as written (line style kept, notebook JSON)
+	oldView, view  []byte // a notebook's cell text, before and after
 	style          edit.LineStyle
 	madeExecutable bool
 	changes        []Change
@@ -282,16 +280,22 @@ func writeFile(ctx context.Context, env *Env, r writeReq) (*wrote, error) {
 	w := &wrote{old: old, new: r.content}
 	switch {
 	case r.notebook:
-		nb, err := notebookWrite(r.path, old, string(r.content))
-		if err != nil {
+		var err error
+		if w.new, w.oldView, w.view, err = notebookWrite(r.path, old, string(r.content)); err != nil {
 			return nil, err
 		}
-		w.new = nb
 	case !r.exact:
 		w.new, w.style = edit.KeepLineStyle(string(r.content), old)
 	}
 	// The caller wrote every line: an edit may anchor on any of them.
 	pw := plannedWrite(r.path, old, w.new, "")
+	if r.notebook {
+		// The diff is of the cell text, as an edit's is (the JSON's would
+		// carry the outputs beside a changed source).
+		if pw.diff = edit.UnifiedDiff(r.path.Rel, w.oldView, w.view); pw.diff == "" {
+			pw.binary = true
+		}
+	}
 	pw.ch.Seen = nonNil(allLines(w.new))
 	if old == nil && bytes.HasPrefix(w.new, []byte("#!")) && runtime.GOOS != "windows" { // no mode bits there
 		pw.ch.Mode, w.madeExecutable = 0o755, true

@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+
+	"github.com/hashls/hashls/internal/names"
 )
 
 // asyncSumMin is the size from which sumAsync hashes on another goroutine:
@@ -269,7 +271,7 @@ func ApplySection(sec Section, f File, opts Options) (*Result, error) {
 			return res, nil
 		}
 		res.New, res.NewTag, res.NewSHA256, res.MoveTo = f.Bytes, liveTag, liveSHA, parsed.MoveTo
-		res.Text = withWarnings(header(parsed.MoveTo, liveTag, opts.BracketHeaders)+"\nmoved from "+path, parsed.Warnings)
+		res.Text = withWarnings(header(parsed.MoveTo, liveTag, opts.BracketHeaders)+"\nmoved from "+names.Show(path), parsed.Warnings)
 		if opts.Seen != nil {
 			if rs, known, serr := opts.Seen.Seen(f.Key, liveSHA); serr == nil && known {
 				res.Seen, res.SeenKnown = rs, true
@@ -451,7 +453,7 @@ func (f *finisher) finishMove(a *applied, warns []string, blocks []BlockResoluti
 	res.MoveTo = moveTo
 	if res.NoOp {
 		res.NoOp = false
-		res.Text = withWarnings(header(moveTo, res.NewTag, f.opts.BracketHeaders)+"\nmoved from "+f.path, res.Warnings)
+		res.Text = withWarnings(header(moveTo, res.NewTag, f.opts.BracketHeaders)+"\nmoved from "+names.Show(f.path), res.Warnings)
 		if f.seenKnown && f.mapSeen {
 			res.Seen, res.SeenKnown = mergeRanges(f.seen), true
 		}
@@ -495,7 +497,7 @@ func (f *finisher) finish(a *applied, warns []string, blocks []BlockResolution) 
 	}
 	parts := []string{header(f.headerPath, res.NewTag, f.opts.BracketHeaders)}
 	if f.headerPath != path {
-		parts = append(parts, "moved from "+path)
+		parts = append(parts, "moved from "+names.Show(path))
 	}
 	for _, b := range blocks {
 		parts = append(parts, blockEcho(b))

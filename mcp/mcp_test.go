@@ -268,6 +268,22 @@ func TestListTools(t *testing.T) {
 	}
 }
 
+// Every toolset shows names and takes paths, so the instructions of each
+// teach the $'…' quoting of names, once; no tool's description repeats it.
+func TestInstructionsTeachQuotedNames(t *testing.T) {
+	for _, spec := range []string{"hashline", "history", "stale-file", "patch", "lsp", "hashline,history", "all"} {
+		sets := agent.MustParseSets(spec)
+		if got := strings.Count(Instructions(sets), "quoted as bash writes it"); got != 1 {
+			t.Errorf("%s: the instructions teach the quoting %d times, want once:\n%s", spec, got, Instructions(sets))
+		}
+	}
+	for _, tl := range agent.New(agent.Deps{}).Tools() {
+		if strings.Contains(agent.GuideOf(tl), "$'") || strings.Contains(string(tl.Schema()), "$'") {
+			t.Errorf("%s's definition teaches the quoting the instructions teach", tl.Name())
+		}
+	}
+}
+
 // TestCallEachTool runs every tool once through MCP, in an order where each
 // step uses what the previous ones made (tags, trash ids), and checks the
 // audit log names the mcp transport.

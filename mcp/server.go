@@ -107,8 +107,10 @@ func Instructions(sets agent.Sets) string {
 		parts = append(parts, "What a tool replaces or deletes goes to the trash first, so a bad change can be undone.")
 	}
 	if len(parts) == 0 {
-		return "hashls: the tools listed, over one workspace; every change is kept in its trash and audit log."
+		parts = append(parts, "hashls: the tools listed, over one workspace; every change is kept in its trash and audit log.")
 	}
+	// Every tool shows names and takes paths: the one rule for both.
+	parts = append(parts, `A name that could break a row (a line break, a quote, a leading space, bytes that are not UTF-8) is shown $'…' quoted as bash writes it (dir/$'a\nb.txt'): write it so in paths, headers and MV.`)
 	return strings.Join(parts, " ")
 }
 

@@ -89,7 +89,7 @@ func openDisk(dir *os.Root, name string, p Path) (*os.File, fs.FileInfo, error) 
 		return nil, nil, &Error{Kind: KindIsDir, Msg: fmt.Sprintf("%s is a directory, not a file; give the path of a file inside it", p.Rel)}
 	case !st.Mode().IsRegular():
 		f.Close()
-		return nil, nil, &Error{Kind: KindIO, Msg: fmt.Sprintf("%s is not a regular file (%v); only regular files can be read", p.Rel, st.Mode().Type())}
+		return nil, nil, &Error{Kind: KindIO, Msg: fmt.Sprintf("%s is a %s, not a regular file; only regular files can be read", p.Rel, TypeName(st.Mode()))}
 	}
 	return f, st, nil
 }

@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/hashls/hashls/workspace/sqlitedb"
 )
 
 // The store as a file users copy, back up and lose. Beside each store
@@ -144,18 +147,71 @@ func storeCause(err error) string {
 	return ""
 }
 
+// osCause is what the operating system said of err, without the paths
+// that the messages around it already name ("read-only file system").
+func osCause(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	var we *Error
+	if errors.As(err, &we) && we.Err != nil {
+		return osCause(we.Err)
+	}
+	return err.Error()
+}
+
 // degradedStore is the notice of a workspace whose store could not be
 // opened because of its disk: reads still work, without recording.
 func degradedStore(path string, err error) string {
-	return fmt.Sprintf("the store at %s cannot be opened (%v): %s. Until then reads work but record nothing (the tags they show are still right; an edit will ask for a re-read), and changes are refused", path, err, storeCause(err))
+	return fmt.Sprintf("the store at %s cannot be opened (%s): %s. Until then reads work but record nothing (the tags they show are still right; an edit will ask for a re-read), and changes are refused", path, osCause(err), storeCause(err))
 }
 
 // storeDown is the error of a change refused because the store is down.
+// It says all the notice of the degraded store says (which it takes off
+// the notices: the caller hears it once).
 func (w *Workspace) storeDownErr() error {
 	if w.storeDown == nil {
 		return nil
 	}
-	return &Error{Kind: KindStore, Msg: fmt.Sprintf("nothing was changed: changes are journaled in the store, so that a crash loses nothing, and the store at %s cannot be opened (%v): %s", StorePath(w.stateDir, w.root), w.storeDown, storeCause(w.storeDown)), Err: w.storeDown}
+	path := StorePath(w.stateDir, w.root)
+	w.mu.Lock()
+	notice := degradedStore(path, w.storeDown)
+	kept := w.notices[:0]
+	for _, n := range w.notices {
+		if n != notice {
+			kept = append(kept, n)
+		}
+	}
+	w.notices = kept
+	w.mu.Unlock()
+	return &Error{Kind: KindStore, Msg: fmt.Sprintf("nothing was changed: changes are journaled in the store, so that a crash loses nothing, and the store at %s cannot be opened (%s): %s", path, osCause(w.storeDown), storeCause(w.storeDown)), Err: w.storeDown}
+}
+
+// RecordReads records the snapshots of what a read showed
+// (Store.RecordAll; nothing without a store). A store that cannot take
+// them because of its disk (full, read-only) does not stop the read: it
+// records nothing, and the next result says so, once until a record works
+// again. Other store failures are errors.
+func (w *Workspace) RecordReads(recs []Recording) error {
+	if w.store == nil || len(recs) == 0 {
+		return nil
+	}
+	err := w.store.RecordAll(recs)
+	cause := storeCause(err)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch {
+	case err == nil:
+		w.unrecorded = false
+		return nil
+	case cause == "":
+		return err
+	case !w.unrecorded:
+		w.unrecorded = true
+		w.notices = append(w.notices, fmt.Sprintf("the store at %s could not record what this call showed (%s): %s. Reads and searches go on without recording (the tags they show are right, but an edit with one will ask for a re-read)", w.store.path, osCause(err), strings.TrimSuffix(cause, "; nothing was changed")))
+	}
+	return nil
 }
 
 // Report is what Doctor found: the store's health and what it offers to
@@ -179,6 +235,12 @@ type Report struct {
 	Notices       []string // what Open reported (a lost or rolled-back store)
 	Fixed         []string // what Doctor repaired (fix set)
 	Offers        []string // what it would repair with fix
+
+	// HotJournals are the SQLite databases under the root (root-relative)
+	// that a process left in the middle of a write transaction (a hot
+	// rollback journal beside them): no read-only read works until the
+	// transaction is rolled back.
+	HotJournals []string
 }
 
 // maxDoctorWalk bounds the directory entries Doctor visits looking for
@@ -186,9 +248,13 @@ type Report struct {
 const maxDoctorWalk = 200000
 
 // Doctor checks the store and the root: integrity, sizes, the newest audit
-// row, unfinished commits, orphan temp files, the trash. With fix it
-// finishes unfinished commits, removes orphan temp files and checkpoints
-// the WAL, and says what it did.
+// row, unfinished commits, orphan temp files, the trash, every kept
+// version (rebuilt and checked against its sha256), and SQLite databases
+// under the root left in the middle of a write (a hot journal). With fix it
+// finishes unfinished commits, removes orphan temp files, rolls back those
+// SQLite transactions, drops stored contents no version names, compacts a
+// store whose file is a quarter empty and checkpoints the WAL, and says
+// what it did.
 func (w *Workspace) Doctor(ctx context.Context, fix bool) (*Report, error) {
 	r := &Report{Store: StorePath(w.stateDir, w.root), Notices: w.Notices()}
 	if w.store == nil {
@@ -269,10 +335,19 @@ func (w *Workspace) Doctor(ctx context.Context, fix bool) (*Report, error) {
 		if !d.IsDir() && strings.HasPrefix(d.Name(), ".") && strings.Contains(d.Name(), ".hashls-") && strings.HasSuffix(d.Name(), ".tmp") && !known[p] {
 			r.Orphans = append(r.Orphans, p)
 		}
+		if db, ok := strings.CutSuffix(p, "-journal"); ok && !d.IsDir() {
+			// SQLite opens by path: the database as the root names it.
+			if abs := filepath.Join(w.root, filepath.FromSlash(db)); sqlitedb.HotJournal(abs) && sqlitedb.IsSQLiteFile(abs) {
+				r.HotJournals = append(r.HotJournals, db)
+			}
+		}
 		return nil
 	})
 	if len(r.Orphans) > 0 {
 		r.Offers = append(r.Offers, fmt.Sprintf("remove %d orphan temp file(s) of interrupted writes", len(r.Orphans)))
+	}
+	if len(r.HotJournals) > 0 {
+		r.Offers = append(r.Offers, fmt.Sprintf("roll back the unfinished write transaction of %d SQLite database(s) (left by a process that stopped mid-write; until then no read of them works)", len(r.HotJournals)))
 	}
 	if !fix {
 		return r, nil
@@ -298,6 +373,13 @@ func (w *Workspace) Doctor(ctx context.Context, fix bool) (*Report, error) {
 	for _, o := range r.Orphans {
 		if err := w.fsroot.Remove(rootName(o)); err == nil {
 			r.Fixed = append(r.Fixed, "removed "+o)
+		}
+	}
+	for _, db := range r.HotJournals {
+		if ok, err := sqlitedb.RollBackJournal(filepath.Join(w.root, filepath.FromSlash(db))); err != nil {
+			r.Fixed = append(r.Fixed, fmt.Sprintf("%s: could not roll back its unfinished transaction: %v", db, err))
+		} else if ok {
+			r.Fixed = append(r.Fixed, "rolled back the unfinished transaction of "+db)
 		}
 	}
 	if unnamed > 0 {
@@ -350,6 +432,12 @@ func (r *Report) Text() string {
 	fmt.Fprintf(&b, "temp files  %d orphan(s)%s\n", len(r.Orphans), more)
 	for _, o := range r.Orphans {
 		fmt.Fprintf(&b, "  %s\n", o)
+	}
+	if len(r.HotJournals) > 0 {
+		fmt.Fprintf(&b, "sqlite      %d database(s) left in the middle of a write (a hot journal: no read works until it is rolled back)\n", len(r.HotJournals))
+		for _, db := range r.HotJournals {
+			fmt.Fprintf(&b, "  %s\n", db)
+		}
 	}
 	for _, n := range r.Notices {
 		fmt.Fprintf(&b, "notice: %s\n", n)

@@ -21,6 +21,29 @@ const (
 	InfoOther   = "other"   // a device, socket or named pipe
 )
 
+// TypeName names the type of a file mode for a person: "named pipe",
+// "socket", "character device", "block device", "symbolic link",
+// "directory", "regular file", or "irregular file".
+func TypeName(m fs.FileMode) string {
+	switch t := m.Type(); {
+	case t&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case t&fs.ModeSocket != 0:
+		return "socket"
+	case t&fs.ModeCharDevice != 0:
+		return "character device"
+	case t&fs.ModeDevice != 0:
+		return "block device"
+	case t&fs.ModeSymlink != 0:
+		return "symbolic link"
+	case t&fs.ModeDir != 0:
+		return "directory"
+	case t == 0:
+		return "regular file"
+	}
+	return "irregular file"
+}
+
 // Info is what Stat reports of a path. A file the editor has open exists,
 // whether or not it is on disk yet.
 type Info struct {

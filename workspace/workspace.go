@@ -43,6 +43,10 @@ type Workspace struct {
 	recovered []Recovery // what Open's recovery did
 	notices   []string   // what the user must hear about the store, once (Notices)
 	storeDown error      // the store could not be opened for a cause of its disk: reads only
+
+	// unrecorded: a read could not be recorded for a cause of the store's
+	// disk, and the notices said so (RecordReads).
+	unrecorded bool
 }
 
 // Open opens the workspace rooted at root (made absolute, symlinks resolved)
