@@ -318,7 +318,7 @@ func (c *cli) openWorkspace() (*workspace.Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	return workspace.Open(root, workspace.Options{})
+	return workspace.Open(root, workspace.Options{OneShot: true})
 }
 
 // rootDir is --root, else the current directory.

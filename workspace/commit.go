@@ -176,6 +176,10 @@ type entry struct {
 	renameFrom *entry
 	renamed    bool
 	newSum     [32]byte // sha256 of ch.New (not a delete)
+	// delta is ch.New as a delta against cur.content, encoded beside the
+	// disk work (deltaAsync); the store uses it when it keeps ch.New as a
+	// delta. nil: the store encodes it if it needs it.
+	delta func() []byte
 	// at is the file's directory, open beneath the root: everything the
 	// commit does to the file it does there (rootfs.go).
 	at fileAt
@@ -487,6 +491,14 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 		}
 		return nil, fmt.Errorf("%w; nothing was changed", cause)
 	}
+	// The new contents' deltas for the store, on another core while the
+	// temp files are written and fsynced (a small file's is encoded when
+	// it is stored; one the store does not keep needs none).
+	for _, e := range ents {
+		if !e.ch.Delete && e.cur.exists && st != nil && deltaAsyncWorth(len(e.cur.content), len(e.ch.New), st.ContentLimit()) {
+			e.delta = deltaAsync(e.cur.content, e.ch.New)
+		}
+	}
 	// 2. Temp files: complete and durable before the first rename.
 	for i, e := range disk {
 		if e.ch.Delete {
@@ -595,7 +607,11 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 		var audits []AuditEntry
 		for _, e := range ents {
 			if !e.ch.Delete {
-				recs = append(recs, Recording{Key: e.ch.Path.Abs, Tag: e.ch.NewTag, Content: e.ch.New, SHA256: &e.newSum, Seen: e.ch.Seen})
+				rec := Recording{Key: e.ch.Path.Abs, Tag: e.ch.NewTag, Content: e.ch.New, SHA256: &e.newSum, Seen: e.ch.Seen}
+				if e.cur.exists { // kept as a delta against the content it replaces
+					rec.From, rec.FromSHA256, rec.fromDelta = e.cur.content, &e.cur.sum, e.delta
+				}
+				recs = append(recs, rec)
 			}
 			note := e.ch.Note
 			if e.ch.MovedFrom != "" && note == "" {

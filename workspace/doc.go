@@ -148,7 +148,9 @@
 // The store is one SQLite database per root under the state directory
 // (<state>/roots/<base>-<hash>.db), opened with one writer connection
 // (immediate transactions) and a read-only reader pool in WAL mode, so that
-// several hashls processes can share it. Every store failure is a KindStore
+// several hashls processes can share it; a process that makes one call and
+// exits (Options.OneShot, the CLI) reads on the writer connection instead,
+// sparing a second connection's open and parse of the schema. Every store failure is a KindStore
 // *Error naming the database file. A one-shot process leaves its connections
 // open at exit (closing the last one would checkpoint the write-ahead log on
 // the hot path; committed transactions are durable in the log), and the
@@ -160,6 +162,16 @@
 // writer's before its next transaction): a long-lived process stops
 // re-parsing the same SQL on every call, a one-shot one pays next to
 // nothing extra.
+//
+// Snapshots name their content in the contents table, where each content
+// is kept once (by sha256) and a version a commit made is kept as a delta
+// against the content it replaced (Recording.From; delta.go, content.go):
+// rebuilding any version applies at most maxDeltaDepth deltas from a whole
+// copy and checks the result's sha256. The commit's last transaction
+// (step 6) writes the delta with the snapshot, so the journal covers it as
+// it covers the snapshot: a crash leaves both or neither. Retention drops a
+// snapshot's content by dropping the snapshot's reference; a content goes
+// when nothing names it and no kept delta is made against it.
 //
 // Each audit row carries the call id of the tool run that wrote it
 // (CommitOptions.Call; the journal keeps it, so a commit recovery rolls

@@ -220,10 +220,12 @@ type Report struct {
 	Store         string // the database file
 	StoreBytes    int64  // the database file's size
 	WALBytes      int64  // its -wal file's size (0 when none)
+	FreeBytes     int64  // room in the database file that holds nothing (free pages)
 	Integrity     string // "ok", or what PRAGMA integrity_check said
 	Snapshots     int64  // snapshot rows
-	ContentBytes  int64  // snapshot contents kept
-	AuditRows     int64  // audit rows
+	ContentBytes  int64  // snapshot contents kept, as stored (a delta counts its own size)
+	Contents      ContentCheck
+	AuditRows     int64 // audit rows
 	LastAudit     *AuditEntry
 	TrashEntries  int64
 	TrashBytes    int64    // trash blobs plus the snapshots they pin
@@ -246,11 +248,13 @@ type Report struct {
 const maxDoctorWalk = 200000
 
 // Doctor checks the store and the root: integrity, sizes, the newest audit
-// row, unfinished commits, orphan temp files, the trash, and SQLite
-// databases under the root left in the middle of a write (a hot journal).
-// With fix it finishes unfinished commits, removes orphan temp files, rolls
-// back those SQLite transactions and checkpoints the WAL, and says what it
-// did.
+// row, unfinished commits, orphan temp files, the trash, every kept
+// version (rebuilt and checked against its sha256), and SQLite databases
+// under the root left in the middle of a write (a hot journal). With fix it
+// finishes unfinished commits, removes orphan temp files, rolls back those
+// SQLite transactions, drops stored contents no version names, compacts a
+// store whose file is a quarter empty and checkpoints the WAL, and says
+// what it did.
 func (w *Workspace) Doctor(ctx context.Context, fix bool) (*Report, error) {
 	r := &Report{Store: StorePath(w.stateDir, w.root), Notices: w.Notices()}
 	if w.store == nil {
@@ -275,9 +279,26 @@ func (w *Workspace) Doctor(ctx context.Context, fix bool) (*Report, error) {
 	q := func(query string, dst ...any) {
 		_ = s.r.QueryRowContext(ctx, query).Scan(dst...)
 	}
-	q(`SELECT count(*), coalesce(sum(length(content)), 0) FROM snapshots`, &r.Snapshots, &r.ContentBytes)
+	q(`SELECT count(*), coalesce(sum(length(content)), 0) + (SELECT coalesce(sum(length(data)), 0) FROM contents) FROM snapshots`, &r.Snapshots, &r.ContentBytes)
+	var unnamed int64
+	q(`SELECT count(*) FROM content_refs WHERE refs <= 0`, &unnamed)
+	if unnamed > 0 {
+		r.Offers = append(r.Offers, fmt.Sprintf("drop %d stored content(s) that no version names any more (left by a hashls of schema 6 or 7)", unnamed))
+	}
+	if c, err := s.VerifyContents(ctx); err == nil {
+		r.Contents = c
+		if len(c.Damaged) > 0 {
+			r.Offers = append(r.Offers, fmt.Sprintf("%d kept version(s) do not rebuild (the first: %s): with no hashls running, move %s (and its -wal and -shm files) aside; the next run starts a new store", len(c.Damaged), c.Damaged[0], s.path))
+		}
+	}
 	q(`SELECT count(*) FROM audit`, &r.AuditRows)
-	q(`SELECT count(*), coalesce(sum(size), 0) FROM trash`, &r.TrashEntries, &r.TrashBytes)
+	q(`SELECT count(*), coalesce((SELECT value FROM meta WHERE name = 'trash_bytes'), 0) FROM trash`, &r.TrashEntries, &r.TrashBytes)
+	if free, size, err := s.freeBytes(); err == nil {
+		r.FreeBytes = free
+		if free >= compactMinBytes && free >= size/compactMinShare {
+			r.Offers = append(r.Offers, fmt.Sprintf("compact the store: %s of its file holds nothing (VACUUM, with no other hashls busy on it)", byteSize(free)))
+		}
+	}
 	if log, err := s.AuditLog(1); err == nil && len(log) == 1 {
 		r.LastAudit = &log[0]
 	}
@@ -361,6 +382,18 @@ func (w *Workspace) Doctor(ctx context.Context, fix bool) (*Report, error) {
 			r.Fixed = append(r.Fixed, "rolled back the unfinished transaction of "+db)
 		}
 	}
+	if unnamed > 0 {
+		if err := s.write(func(tx wtx) error { return collectContents(tx, nil) }); err != nil {
+			r.Fixed = append(r.Fixed, fmt.Sprintf("could not drop the unnamed contents: %v", err))
+		} else {
+			r.Fixed = append(r.Fixed, fmt.Sprintf("dropped %d stored content(s) that no version named", unnamed))
+		}
+	}
+	if done, err := s.compact(); err != nil {
+		r.Fixed = append(r.Fixed, fmt.Sprintf("could not compact the store (%v): run doctor --fix again when no other hashls is busy on it", err))
+	} else if done {
+		r.Fixed = append(r.Fixed, fmt.Sprintf("compacted the store (%s of free room given back)", byteSize(r.FreeBytes)))
+	}
 	// Not a repair: a tidy-up that folds the write-ahead log into the
 	// database (SQLite does it on its own every 1,000 pages).
 	var busy, logPages, done int
@@ -374,10 +407,17 @@ func (w *Workspace) Doctor(ctx context.Context, fix bool) (*Report, error) {
 func (r *Report) Text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "store       %s\n", r.Store)
-	fmt.Fprintf(&b, "size        %s database, %s write-ahead log\n", byteSize(r.StoreBytes), byteSize(r.WALBytes))
+	fmt.Fprintf(&b, "size        %s database (%s of it free), %s write-ahead log\n", byteSize(r.StoreBytes), byteSize(r.FreeBytes), byteSize(r.WALBytes))
 	fmt.Fprintf(&b, "integrity   %s\n", r.Integrity)
 	fmt.Fprintf(&b, "snapshots   %d (%s of content kept)\n", r.Snapshots, byteSize(r.ContentBytes))
-	fmt.Fprintf(&b, "trash       %d entries, %s\n", r.TrashEntries, byteSize(r.TrashBytes))
+	c := r.Contents
+	fmt.Fprintf(&b, "contents    %d kept, %d as deltas: %s stored for %s; ", c.Contents, c.Deltas, byteSize(c.Bytes), byteSize(c.WholeBytes))
+	if len(c.Damaged) == 0 {
+		b.WriteString("each rebuilds to its sha256\n")
+	} else {
+		fmt.Fprintf(&b, "%d do not rebuild\n", len(c.Damaged))
+	}
+	fmt.Fprintf(&b, "trash       %d entries, %s stored\n", r.TrashEntries, byteSize(r.TrashBytes))
 	if r.LastAudit != nil {
 		a := r.LastAudit
 		fmt.Fprintf(&b, "audit       %d rows; newest #%d %s %s %s (%s)\n", r.AuditRows, a.ID, a.Time.Format(time.DateTime), a.Tool, a.Path, a.Transport)

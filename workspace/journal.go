@@ -77,7 +77,7 @@ func (s *Store) beginIntent(in *intent, trash []trashReq, durable bool) error {
 			}
 		}
 		if first != 0 {
-			if err := pruneTrash(tx, first, s.limits.MaxTrashBytes); err != nil {
+			if err := pruneTrash(tx, first, s.limits); err != nil {
 				return err
 			}
 		}

@@ -21,6 +21,11 @@ type Options struct {
 	// Limits are the store's retention limits; the zero value means
 	// DefaultLimits.
 	Limits Limits
+	// OneShot says the process makes one call and exits (the CLI): the
+	// store reads on its writer connection instead of opening a second
+	// one, whose open and parse of the schema would cost as much as the
+	// reads.
+	OneShot bool
 }
 
 // Workspace is one root directory with its overlays and store. Its methods
@@ -85,6 +90,9 @@ func Open(root string, opts Options) (*Workspace, error) {
 			return nil, err
 		}
 		w.store = s
+		if opts.OneShot {
+			s.readOnWriter()
+		}
 		if s.notice != "" {
 			w.notices = append(w.notices, s.notice)
 			_, _ = s.Audit(AuditEntry{Tool: "store", Path: ".", Note: s.notice, Transport: "recovery"})
