@@ -489,6 +489,10 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 		if rerr != nil {
 			return nil, fmt.Errorf("%w; and putting the files back failed: %v (the next hashls start finishes the roll back from the trash)", cause, rerr)
 		}
+		var undo *bufferUndoError
+		if errors.As(cause, &undo) {
+			return nil, fmt.Errorf("%w; the files on disk were put back", cause)
+		}
 		return nil, fmt.Errorf("%w; nothing was changed", cause)
 	}
 	// The new contents' deltas for the store, on another core while the
@@ -549,22 +553,7 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 		label = "hashls " + tool
 	}
 	undoEditor := func(cause error) error {
-		uctx := context.WithoutCancel(ctx)
-		var errs []string
-		for i := len(moved) - 1; i >= 0; i-- {
-			m := moved[i]
-			if err := editor.(BufferRenamer).RenameBuffer(uctx, m.ch.Path, m.renameFrom.ch.Path, label+" (undone)"); err != nil {
-				errs = append(errs, fmt.Sprintf("the editor did not move %s back to %s (%v): close its buffer without saving", m.ch.Path.Rel, m.renameFrom.ch.Path.Rel, err))
-			}
-		}
-		for i := len(applied) - 1; i >= 0; i-- {
-			a := applied[i]
-			_ = editor.ApplyEdit(uctx, a.ch.Path, a.cur.version+1, a.ch.New, a.cur.content, label+" (undone)")
-		}
-		if len(errs) > 0 {
-			return fmt.Errorf("%w; and %s", cause, strings.Join(errs, "; "))
-		}
-		return cause
+		return undoBuffers(context.WithoutCancel(ctx), editor, applied, moved, label, cause)
 	}
 	for _, e := range ents {
 		if !e.buffer {
@@ -632,6 +621,52 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 	}
 	return out, nil
 }
+
+// undoBuffers reverts what the editor applied of a failed commit (the
+// buffer edits applied and the moves it performed), newest first, and
+// returns cause with every undo the editor refused: the caller learns that
+// a buffer keeps the new text while its file on disk went back, and the
+// editor's user is told too (BufferNotifier), since the caller may be
+// another process.
+func undoBuffers(ctx context.Context, editor BufferEditor, applied, moved []*entry, label string, cause error) error {
+	var errs []string
+	refused := func(p Path, msg string) {
+		errs = append(errs, msg)
+		if n, ok := editor.(BufferNotifier); ok {
+			n.NotifyBuffer(ctx, p, "hashls: "+msg)
+		}
+	}
+	for i := len(moved) - 1; i >= 0; i-- {
+		m := moved[i]
+		if err := editor.(BufferRenamer).RenameBuffer(ctx, m.ch.Path, m.renameFrom.ch.Path, label+" (undone)"); err != nil {
+			refused(m.ch.Path, fmt.Sprintf("the editor did not move %s back to %s (%v): close its buffer without saving", m.ch.Path.Rel, m.renameFrom.ch.Path.Rel, err))
+		}
+	}
+	for i := len(applied) - 1; i >= 0; i-- {
+		a := applied[i]
+		if err := editor.ApplyEdit(ctx, a.ch.Path, a.cur.version+1, a.ch.New, a.cur.content, label+" (undone)"); err != nil {
+			refused(a.ch.Path, fmt.Sprintf("the editor did not undo the edit of %s (%v): its buffer holds the new text while the file on disk was put back; undo the edit in the editor, or close the buffer without saving", a.ch.Path.Rel, err))
+		}
+	}
+	if len(errs) > 0 {
+		return &bufferUndoError{cause: cause, refused: errs}
+	}
+	return cause
+}
+
+// bufferUndoError is the error of a failed commit some of whose buffer
+// edits the editor did not undo (refused says which); its kind is its
+// cause's.
+type bufferUndoError struct {
+	cause   error
+	refused []string
+}
+
+func (e *bufferUndoError) Error() string {
+	return e.cause.Error() + "; and " + strings.Join(e.refused, "; ")
+}
+
+func (e *bufferUndoError) Unwrap() error { return e.cause }
 
 // unchangedSince checks that e's file on disk is still the one the commit
 // read (same file, size and modification time: replaced or written since
