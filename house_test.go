@@ -22,7 +22,6 @@ const (
 // reshapes: each is split or explained once that branch has landed (a
 // split now would be a merge conflict). Key: file:function.
 var pending = map[string]string{
-	"bench/mcpbench/main.go:run":                "issue 31 adds the MCP edit's floor to it",
 	"workspace/journal.go:Workspace.recoverOne": "issues 30 and 31 change the journal",
 }
 
