@@ -23,11 +23,10 @@ import (
 // HTTP with --http ADDR. Nothing but protocol frames is written to stdout;
 // logs go to stderr (and to the client through MCP logging).
 func (c *cli) mcpCmd(args []string) int {
-	httpAddr, allowRoots, err := c.mcpFlags(args)
-	if err != nil {
+	if err := c.mcpFlags(args); err != nil {
 		return c.usageError(err.Error())
 	}
-	token := c.opts.MCPToken
+	httpAddr, allowRoots, token := c.opts.MCPHTTP, c.opts.AllowRoots, c.opts.MCPToken
 	gcfloor.Start(gcfloor.Default) // a long-lived process: see the package doc
 	logf := c.logf
 	// The language servers' events (started, restarted, failed) go to the
@@ -73,27 +72,28 @@ func (c *cli) mcpCmd(args []string) int {
 	return exitOK
 }
 
-// mcpFlags reads mcp's own flags: the HTTP address ("": stdio) and the
-// roots a client may choose (--allow-roots, over HASHLS_MCP_ALLOW_ROOTS),
-// made absolute. An error is a usage error.
-func (c *cli) mcpFlags(args []string) (httpAddr string, allowRoots []string, err error) {
-	allowRemote := false
+// mcpFlags reads mcp's own flags into c.opts: the HTTP address ("":
+// stdio), --allow-remote, and the roots a client may choose (--allow-roots,
+// over HASHLS_MCP_ALLOW_ROOTS), made absolute. An error is a usage error.
+func (c *cli) mcpFlags(args []string) error {
+	var allowRoots []string
+	o := &c.opts
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
 		case a == "--http" || a == "-http":
 			if i+1 >= len(args) {
-				return "", nil, errors.New("mcp --http needs an address, e.g. --http 127.0.0.1:8765")
+				return errors.New("mcp --http needs an address, e.g. --http 127.0.0.1:8765")
 			}
 			i++
-			httpAddr = args[i]
+			o.MCPHTTP = args[i]
 		case strings.HasPrefix(a, "--http="):
-			httpAddr = strings.TrimPrefix(a, "--http=")
+			o.MCPHTTP = strings.TrimPrefix(a, "--http=")
 		case a == "--allow-remote" || a == "-allow-remote":
-			allowRemote = true
+			o.MCPAllowRemote = true
 		case a == "--allow-roots" || a == "-allow-roots":
 			if i+1 >= len(args) {
-				return "", nil, errors.New("mcp --allow-roots needs directories, e.g. --allow-roots ~/src")
+				return errors.New("mcp --allow-roots needs directories, e.g. --allow-roots ~/src")
 			}
 			i++
 			allowRoots = append(allowRoots, filepath.SplitList(args[i])...)
@@ -101,32 +101,31 @@ func (c *cli) mcpFlags(args []string) (httpAddr string, allowRoots []string, err
 			allowRoots = append(allowRoots, filepath.SplitList(strings.TrimPrefix(a, "--allow-roots="))...)
 		case a == "--stdio" || a == "-stdio":
 		default:
-			return "", nil, fmt.Errorf("mcp: unknown argument %q (usage: hashls [--root DIR] mcp [--http ADDR [--allow-remote]] [--allow-roots DIRS]; 'hashls mcp --help')", a)
+			return fmt.Errorf("mcp: unknown argument %q (usage: hashls [--root DIR] mcp [--http ADDR [--allow-remote]] [--allow-roots DIRS]; 'hashls mcp --help')", a)
 		}
 	}
-	if allowRemote && httpAddr == "" {
-		return "", nil, errors.New("mcp: --allow-remote applies only with --http ADDR")
+	if o.MCPAllowRemote && o.MCPHTTP == "" {
+		return errors.New("mcp: --allow-remote applies only with --http ADDR")
 	}
-	token := c.opts.MCPToken
-	if httpAddr != "" {
-		if err := mcp.CheckHTTPAddr(httpAddr, allowRemote, token); err != nil {
-			return "", nil, errors.New("mcp: " + err.Error())
+	if o.MCPHTTP != "" {
+		if err := mcp.CheckHTTPAddr(o.MCPHTTP, o.MCPAllowRemote, o.MCPToken); err != nil {
+			return errors.New("mcp: " + err.Error())
 		}
 	}
-	if len(allowRoots) == 0 {
-		allowRoots = c.opts.AllowRoots
+	if len(allowRoots) > 0 {
+		o.AllowRoots = allowRoots
 	}
-	for i, d := range allowRoots {
+	for i, d := range o.AllowRoots {
 		abs, err := filepath.Abs(d)
 		if st, serr := os.Stat(abs); err != nil || serr != nil || !st.IsDir() {
-			return "", nil, fmt.Errorf("mcp: --allow-roots %s is not a directory", d)
+			return fmt.Errorf("mcp: --allow-roots %s is not a directory", d)
 		}
-		allowRoots[i] = abs
+		o.AllowRoots[i] = abs
 	}
 	// Over HTTP any local process may connect, and a client names its
 	// root: without --root the user must say which roots it may name.
-	if httpAddr != "" && c.opts.Root == "" && len(allowRoots) == 0 {
-		return "", nil, fmt.Errorf("mcp --http serves the files of its root to every client that connects: pass --root DIR, or --allow-roots DIRS (or %s) for the roots clients may choose", options.EnvMCPAllowRoots)
+	if o.MCPHTTP != "" && o.Root == "" && len(o.AllowRoots) == 0 {
+		return fmt.Errorf("mcp --http serves the files of its root to every client that connects: pass --root DIR, or --allow-roots DIRS (or %s) for the roots clients may choose", options.EnvMCPAllowRoots)
 	}
-	return httpAddr, allowRoots, nil
+	return nil
 }

@@ -72,6 +72,11 @@ type Options struct {
 	// LangServerLog sends the language servers' stderr to hashls's own in
 	// a CLI tool call (HASHLS_LANGSERVER_LOG; serve and mcp always do).
 	LangServerLog bool
+	// MCPHTTP is the address mcp serves Streamable HTTP on (mcp --http;
+	// "": stdio), MCPAllowRemote lets it be one off loopback
+	// (--allow-remote, which needs MCPToken).
+	MCPHTTP        string
+	MCPAllowRemote bool
 	// MCPToken is the bearer token mcp --http requires (HASHLS_MCP_TOKEN).
 	MCPToken string
 	// AllowRoots are the directories under which an mcp client may choose
