@@ -56,15 +56,18 @@ func (b *bufferEditor) ApplyEdit(ctx context.Context, p workspace.Path, version 
 	caps := s.caps
 	timeout := time.Duration(s.settings.ApplyEditTimeoutMs) * time.Millisecond
 	w := &versionWaiter{abs: p.Abs, after: version, ch: make(chan struct{})}
-	s.mu.Unlock()
-
 	if !caps.applyEdit {
+		s.mu.Unlock()
 		return stale("%s is open in the editor, which does not support workspace/applyEdit; save and close it, then retry", p.Rel)
 	}
 	edits := minimalEdits(old, new)
 	if len(edits) == 0 {
+		s.mu.Unlock()
 		return nil
 	}
+	e := s.expectLocked(ctx, d, old, new)
+	s.mu.Unlock()
+
 	tes := make([]protocol.TextEdit, len(edits))
 	for i, e := range edits {
 		tes[i] = protocol.TextEdit{Range: sn.m.rangeOf(e.start, e.end), NewText: string(e.repl)}
@@ -72,7 +75,9 @@ func (b *bufferEditor) ApplyEdit(ctx context.Context, p workspace.Path, version 
 	params := buildApplyEdit(sn.uri, version, tes, label, caps)
 	// The client answers after it has applied the edit; its didChange
 	// normally precedes the answer.
-	return s.applyAndWait(ctx, params, w, timeout, "the edit to "+p.Rel, "read it again and retry", "didChange")
+	err := s.applyAndWait(ctx, params, w, timeout, "the edit to "+p.Rel, "read it again and retry", "didChange")
+	s.settleExpect(p, e, err == nil)
+	return err
 }
 
 // applyAndWait sends one workspace/applyEdit and, once the client answers

@@ -51,7 +51,8 @@ type server struct {
 	byPath    map[string]*document // workspace.Path.Abs -> open document
 	waiters   []*versionWaiter     // applyEdit callers waiting for a didChange
 
-	others others // the hub endpoint and the audit feed (external.go)
+	others others      // the hub endpoint and the audit feed (external.go)
+	review reviewState // unreviewed hunks (review_server.go); guarded by mu
 
 	// forwardedNotes bounds the activity notifications of forwarded runs
 	// still being written to the editor (see reportActivity).
@@ -189,6 +190,12 @@ type Settings struct {
 	// (a call's format argument overrides it; CLI and MCP:
 	// HASHLS_FORMAT_ON_WRITE).
 	FormatOnWrite bool `json:"formatOnWrite"`
+	// Review marks the changes that did not come from this editor (agents
+	// over MCP or the CLI, other hashls processes) hunk by hunk until the
+	// person keeps or undoes them: hashls/review and hashls.review. On by
+	// default: the changes land as they always did, the review only adds
+	// marks, and nothing waits for it.
+	Review bool `json:"review"`
 }
 
 // editSettings are the edit tool's settings these settings give.
@@ -202,7 +209,7 @@ func (st Settings) editSettings() agent.EditSettings {
 }
 
 func defaultSettings() Settings {
-	return Settings{Progress: true, Activity: true, LogLevel: "warning", ApplyEditTimeoutMs: 10000}
+	return Settings{Progress: true, Activity: true, LogLevel: "warning", ApplyEditTimeoutMs: 10000, Review: true}
 }
 
 // applySettings merges a settings object into cur; unknown fields are
@@ -220,7 +227,7 @@ func applySettings(cur Settings, raw []byte) (Settings, error) {
 	}
 	next := cur
 	if err := json.Unmarshal(raw, &next); err != nil {
-		return cur, fmt.Errorf("invalid hashls settings (expected {progress: bool, activity: bool, logLevel: string, applyEditTimeoutMs: number, stateDir: string, seenLines: bool, editHeaders: string, diagnosticsMs: number, formatOnWrite: bool}): %w", err)
+		return cur, fmt.Errorf("invalid hashls settings (expected {progress: bool, activity: bool, logLevel: string, applyEditTimeoutMs: number, stateDir: string, seenLines: bool, editHeaders: string, diagnosticsMs: number, formatOnWrite: bool, review: bool}): %w", err)
 	}
 	switch next.EditHeaders {
 	case "", "pilcrow", "bracket":
@@ -406,6 +413,7 @@ func (s *server) DidChangeConfiguration(ctx context.Context, params *protocol.Di
 	if err == nil {
 		next.StateDir = s.settings.StateDir // only initializationOptions set it
 		s.settings = next
+		s.reviewSettingChangedLocked()
 	}
 	s.mu.Unlock()
 	if err != nil {

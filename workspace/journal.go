@@ -29,6 +29,7 @@ type intent struct {
 	ID      int64         `json:"-"`
 	Tool    string        `json:"tool"`
 	Call    string        `json:"call,omitempty"` // CommitOptions.Call
+	Who     Attribution   `json:"who,omitzero"`   // CommitOptions.Who
 	Entries []intentEntry `json:"entries"`
 }
 
@@ -475,6 +476,7 @@ func (w *Workspace) recoverOne(ctx context.Context, in intent) (Recovery, bool) 
 		if forward {
 			a.SHA256After = e.New
 			a.Call = in.Call // the call's change is applied: its retry must find it
+			a.Agent, a.Session, a.Turn = in.Who.Agent, in.Who.Session, in.Who.Turn
 		}
 		audits = append(audits, a)
 	}
@@ -517,7 +519,7 @@ func (w *Workspace) CommitRow(ctx context.Context, tool string, rc RowChange, op
 	}
 	defer unlock()
 	st := w.store
-	in := &intent{Tool: tool, Call: opts.Call, Entries: []intentEntry{{Path: rc.DB.Abs, Rel: rc.Key, Op: opRow}}}
+	in := &intent{Tool: tool, Call: opts.Call, Who: opts.Who, Entries: []intentEntry{{Path: rc.DB.Abs, Rel: rc.Key, Op: opRow}}}
 	var old []byte
 	kept := false
 	keepOld := func(o []byte) error {
@@ -567,7 +569,8 @@ func (w *Workspace) CommitRow(ctx context.Context, tool string, rc RowChange, op
 	if st != nil {
 		var audits []AuditEntry
 		if changed {
-			audits = append(audits, AuditEntry{Tool: tool, Path: rc.Key, SHA256Before: res.OldSHA256, SHA256After: res.NewSHA256, Note: note, Transport: opts.Transport, Call: opts.Call})
+			audits = append(audits, AuditEntry{Tool: tool, Path: rc.Key, SHA256Before: res.OldSHA256, SHA256After: res.NewSHA256, Note: note, Transport: opts.Transport, Call: opts.Call,
+				Agent: opts.Who.Agent, Session: opts.Who.Session, Turn: opts.Who.Turn})
 		}
 		ids, err := st.finishIntent(in.ID, nil, audits)
 		if err != nil {
