@@ -138,12 +138,13 @@ func (f *fileReview) region(s0, e0 int, repl []byte) (rs, re int) {
 // overlaps reports whether hunk h takes part in a change of the lines
 // [rs, re): an agent's change merges with the hunks it overlaps or
 // touches; the person's only with those it overlaps.
-func (h *rhunk) overlaps(rs, re int, agent bool) bool {
+func (h *rhunk) overlaps(rs, re, size int, agent bool) bool {
 	if agent {
 		return h.s <= re && rs <= h.e
 	}
 	if h.s == h.e { // a deletion: overlapped when the change spans its place
-		return rs < h.s && h.s < re
+		// (or changes the last line, after which it stands)
+		return rs < h.s && h.s < re || h.s == size && re == size
 	}
 	if rs == re { // an insertion of whole lines
 		return h.s < rs && rs < h.e
@@ -161,7 +162,7 @@ func (f *fileReview) apply(s0, e0 int, repl []byte, attr *reviewAttr) {
 	delta := len(repl) - (e0 - s0)
 	var merge, rest []*rhunk
 	for _, h := range f.hunks {
-		if h.overlaps(rs, re, attr != nil) {
+		if h.overlaps(rs, re, len(f.cur), attr != nil) {
 			merge = append(merge, h)
 		} else {
 			rest = append(rest, h)
@@ -211,7 +212,12 @@ func (f *fileReview) apply(s0, e0 int, repl []byte, attr *reviewAttr) {
 	if trimHunk(nh, f.cur) {
 		rest = append(rest, nh)
 	}
-	slices.SortFunc(rest, func(a, b *rhunk) int { return a.s - b.s })
+	slices.SortFunc(rest, func(a, b *rhunk) int {
+		if a.s != b.s {
+			return a.s - b.s
+		}
+		return a.e - b.e // a deletion before the lines put in at its place
+	})
 	f.hunks = rest
 }
 
@@ -278,6 +284,7 @@ func (f *fileReview) agentChange(text []byte, attr reviewAttr) { f.change(text, 
 // that each run's offsets stay valid.
 func (f *fileReview) change(text []byte, attr *reviewAttr) {
 	old := f.cur
+	first := *f.ids
 	spans := edit.ChangedSpans(old, text)
 	if !rebuilds(old, text, spans) {
 		s, e, _ := minimalEdit(old, text)
@@ -289,6 +296,15 @@ func (f *fileReview) change(text []byte, attr *reviewAttr) {
 	}
 	if !bytes.Equal(f.cur, text) { // (never: the spans rebuild text)
 		f.cur, f.m = text, nil
+	}
+	// The hunks made here were numbered from the last; number them in
+	// the order they stand.
+	id := first
+	for _, h := range f.hunks {
+		if h.id > first {
+			id++
+			h.id = id
+		}
 	}
 }
 
