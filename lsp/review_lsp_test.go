@@ -96,7 +96,10 @@ func TestReviewAgentChanges(t *testing.T) {
 	if rows[0].Tool != "review" || rows[0].Transport != "lsp" || rows[0].Agent != "" || rows[0].Turn != "" || !strings.Contains(rows[0].Note, "claude-code") {
 		t.Fatalf("undo audit row %+v", rows[0])
 	}
-	c.waitNote(MethodReview, func(p json.RawMessage) bool { r := reviewOfNote(p); return r.Path == "a.go" && len(r.Hunks) == 1 && r.Hunks[0].Line == 10 })
+	c.waitNote(MethodReview, func(p json.RawMessage) bool {
+		r := reviewOfNote(p)
+		return r.Path == "a.go" && len(r.Hunks) == 1 && r.Hunks[0].Line == 10
+	})
 	// A hunk already gone is an error that says so.
 	if err := c.command(cmdReview, map[string]any{"action": "keep", "uri": u, "hunk": moved.Hunks[1].ID}, nil); err == nil || !strings.Contains(err.Error(), "no longer under review") {
 		t.Fatalf("keep of an undone hunk: %v", err)
@@ -104,7 +107,10 @@ func TestReviewAgentChanges(t *testing.T) {
 	if err := c.command(cmdReview, map[string]any{"action": "keep", "uri": u}, &kr); err != nil || kr.Kept != 1 || kr.Total != 0 {
 		t.Fatalf("keep the rest: %+v %v", kr, err)
 	}
-	c.waitNote(MethodReview, func(p json.RawMessage) bool { r := reviewOfNote(p); return r.Path == "a.go" && len(r.Hunks) == 0 && r.Total == 0 })
+	c.waitNote(MethodReview, func(p json.RawMessage) bool {
+		r := reviewOfNote(p)
+		return r.Path == "a.go" && len(r.Hunks) == 0 && r.Total == 0
+	})
 
 	// A turn of two closed files.
 	for _, f := range []string{"x.txt", "y.txt"} {
@@ -134,7 +140,10 @@ func TestReviewAgentChanges(t *testing.T) {
 			t.Fatalf("%s after the turn's revert: %q", f, b)
 		}
 	}
-	c.waitNote(MethodReview, func(p json.RawMessage) bool { r := reviewOfNote(p); return r.Path == "y.txt" && len(r.Hunks) == 0 && r.Total == 0 })
+	c.waitNote(MethodReview, func(p json.RawMessage) bool {
+		r := reviewOfNote(p)
+		return r.Path == "y.txt" && len(r.Hunks) == 0 && r.Total == 0
+	})
 }
 
 // TestPersonNotRefusedForUnseenLines: the person's edit from the editor
