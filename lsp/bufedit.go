@@ -72,7 +72,7 @@ func (b *bufferEditor) ApplyEdit(ctx context.Context, p workspace.Path, version 
 	for i, e := range edits {
 		tes[i] = protocol.TextEdit{Range: sn.m.rangeOf(e.start, e.end), NewText: string(e.repl)}
 	}
-	params := buildApplyEdit(sn.uri, version, tes, label, caps)
+	params := buildApplyEdit(sn.uri, version, tes, editLabel(ctx, label), caps)
 	// The client answers after it has applied the edit; its didChange
 	// normally precedes the answer.
 	err := s.applyAndWait(ctx, params, w, timeout, "the edit to "+p.Rel, "read it again and retry", "didChange")
@@ -161,6 +161,16 @@ func buildApplyEdit(u uri.URI, version int32, edits []protocol.TextEdit, label s
 		l = "hashls edit"
 	}
 	return &protocol.ApplyWorkspaceEditParams{Label: &l, Edit: we}
+}
+
+// editLabel names an edit in the editor's undo history: the commit's
+// label, after the agent's name when an agent made it ("claude-code:
+// hashls edit").
+func editLabel(ctx context.Context, label string) string {
+	if a := runInfoFrom(ctx).attr(); a != nil {
+		return a.name() + ": " + label
+	}
+	return label
 }
 
 var _ workspace.BufferRenamer = (*bufferEditor)(nil)
