@@ -762,8 +762,13 @@ local function main()
   local earlier = hashls.review_total()
   local agent = mcp_client(bin, ws, { HASHLS_STATE_DIR = state }, 'nvim-e2e-agent')
   local rtag = agent.call('read', { path = 'review.go' }).shown[1].tag
+  local t_call = vim.loop.hrtime()
   agent.call('edit', { input = '¶review.go#' .. rtag .. '\nreplace 3:\n+func a() { println(1) }\nreplace 7:\n+func c() { println(3) }\ninsert after 9:\n+\n+func e() {}\n' },
     { ['hashls/turn'] = 'nvim-turn-1' })
+  local t_returned = vim.loop.hrtime()
+  local since = function(t)
+    return (vim.loop.hrtime() - t) / 1e6
+  end
   local redited = 'package main\n\nfunc a() { println(1) }\n\nfunc b() {}\n\nfunc c() { println(3) }\n\nfunc d() {}\n\nfunc e() {}\n'
   check(buf_text(rbuf) == redited, 'the agent edit of the open buffer:\n%s', buf_text(rbuf))
   check(read_file(rfile) == rorig, 'the agent edit reached the disk')
@@ -775,6 +780,7 @@ local function main()
     local f = hashls.review.files[rfile]
     return f and #f.hunks == 3 and #marks() > 0
   end)
+  local measure = { call = (t_returned - t_call) / 1e6, marks = since(t_returned) }
   check(hashls.statusline() == string.format('hashls: %d to review', earlier + 3), 'statusline %q (%d before)', hashls.statusline(), earlier)
   local drawn = hashls.review.drawn[rbuf]
   local virt_lines, labels = drawn.removed, drawn.labels
@@ -798,17 +804,21 @@ local function main()
   end
   keys(']r')
   check(vim.api.nvim_win_get_cursor(src_win)[1] == 3, ']r went to line %d', vim.api.nvim_win_get_cursor(src_win)[1])
+  local t0 = vim.loop.hrtime()
   keys('co')
   wait('the kept hunk', 5000, function()
     return #hashls.review.files[rfile].hunks == 2
   end)
+  measure.keep = since(t0)
   keys(']r')
   check(vim.api.nvim_win_get_cursor(src_win)[1] == 7, ']r went to line %d', vim.api.nvim_win_get_cursor(src_win)[1])
+  t0 = vim.loop.hrtime()
   keys('cu')
   local rundone = redited:gsub('func c%(%) { println%(3%) }', 'func c() {}')
   wait('the undone hunk', 5000, function()
     return buf_text(rbuf) == rundone and hashls.review.files[rfile] and #hashls.review.files[rfile].hunks == 1
   end)
+  measure.undo = since(t0)
   -- The undo is an ordinary change of the buffer: u takes it back.
   vim.cmd('silent undo')
   check(buf_text(rbuf) == redited, 'u after the undo of a hunk:\n%s', buf_text(rbuf))
@@ -828,12 +838,14 @@ local function main()
     return hashls.review.files[ws .. '/t1.txt'] and hashls.review.files[ws .. '/t2.txt'] and hashls.review_total() == earlier + 2
   end)
   local undone
+  t0 = vim.loop.hrtime()
   hashls.review_turn('undo', 'nvim-turn-2', ws, nil, function(e, r)
     undone = { err = e, res = r }
   end)
   wait('the undo of the turn', 5000, function()
     return undone ~= nil
   end)
+  measure.turn = since(t0)
   check(not undone.err, 'undo turn: %s', vim.inspect(undone.err))
   check(read_file(ws .. '/t1.txt') == 'one\ntwo\n' and read_file(ws .. '/t2.txt') == 'alpha\n', 'the turn undone: %q %q',
     read_file(ws .. '/t1.txt'), read_file(ws .. '/t2.txt'))
@@ -855,6 +867,8 @@ local function main()
   check(#notes > n_notes2, 'no message for the refused undo')
   check(buf_text(rbuf) == rundone, 'a refused undo changed review.go')
   log('undo turn ok; the turn changed since:', notes[#notes].msg)
+  log(string.format('measure: agent edit call %.1fms, marks %.1fms after it returned, keep %.1fms, undo %.1fms, undo turn (2 files) %.1fms',
+    measure.call, measure.marks, measure.keep, measure.undo, measure.turn))
 
   -- The audit rows: the agent's edit and writes (its name, its turns), the
   -- person's undo of a hunk and the revert of the turn (no agent, no turn).

@@ -507,7 +507,9 @@ try {
   await openFile('review.go');
   const agent = await mcpClient('vscode-e2e-agent');
   const tag1 = (await agent.call('read', { path: 'review.go' })).shown[0].tag;
+  const tCall = Date.now();
   await agent.call('edit', { input: `¶review.go#${tag1}\nreplace 3:\n+func a() { println(1) }\nreplace 7:\n+func c() { println(3) }\ninsert after 9:\n+\n+func e() {}\n` }, { 'hashls/turn': 'vsc-turn-1' });
+  const tReturned = Date.now();
   const edited3 = 'package main\n\nfunc a() { println(1) }\n\nfunc b() {}\n\nfunc c() { println(3) }\n\nfunc d() {}\n\nfunc e() {}\n';
   await until('the agent edit in the buffer', async () => (await activeText()).includes('func e() {}'), 15000);
   if (fs.readFileSync(path.join(ws, 'review.go'), 'utf8') !== reviewGo) throw new Error('the agent edit reached the disk');
@@ -517,7 +519,8 @@ try {
     const m = /(\d+) to review/.exec(await statusItem.innerText());
     return m ? Number(m[1]) : 0;
   };
-  await until('3 changes to review', async () => (await reviewCount()) >= 3, 15000);
+  await until('3 changes to review', async () => (await reviewCount()) >= 3, 15000, 20);
+  const tCounted = Date.now();
   const base = (await reviewCount()) - 3;
   const lenses = page.locator('.editor-group-container.active .codelens-decoration');
   await until('Keep / Undo code lenses', async () => {
@@ -544,6 +547,7 @@ try {
   await page.mouse.move(900, 700);
   await sleep(300 * SLOW);
   await page.screenshot({ path: REVIEW_SHOT });
+  lap(`measure: agent edit call ${tReturned - tCall} ms, "3 to review" in the status bar ${tCounted - tReturned} ms after it returned`);
   lap(`agent's 3-hunk edit of review.go → marked (${base + 3} to review, code lenses "${(await lenses.allInnerTexts()).slice(0, 5).join(' | ')}", note ${removedNote.trim()}); screenshot ${REVIEW_SHOT}`);
 
   // Keep the first hunk (ctrl+alt+h k on it), undo the second (ctrl+alt+h u),
