@@ -285,12 +285,8 @@ func (s *server) reviewClosedChange(st *workspace.Store, p workspace.Path, befor
 		// The file's content before the change, as the store keeps it.
 		var old []byte
 		if before != "" {
-			sum, err := hex.DecodeString(before)
-			if err != nil || len(sum) != 32 || st == nil {
-				return
-			}
-			c, ok, err := st.ContentOf(p.Abs, [32]byte(sum))
-			if err != nil || !ok {
+			c, ok := storedContent(st, p, before)
+			if !ok {
 				if rv == nil {
 					return
 				}
@@ -326,12 +322,8 @@ func (s *server) reviewExternal(ws *workspace.Workspace, rows []workspace.AuditE
 		}
 		var now []byte
 		if r.SHA256After != "" {
-			sum, err := hex.DecodeString(r.SHA256After)
-			if err != nil || len(sum) != 32 {
-				continue
-			}
-			c, ok, err := st.ContentOf(p.Abs, [32]byte(sum))
-			if err != nil || !ok {
+			c, ok := storedContent(st, p, r.SHA256After)
+			if !ok {
 				continue // not a file the store kept (a SQLite row, a large file)
 			}
 			now = c
@@ -339,6 +331,17 @@ func (s *server) reviewExternal(ws *workspace.Workspace, rows []workspace.AuditE
 		attr := &reviewAttr{Agent: r.Agent, Transport: r.Transport, Turn: r.Turn, Tool: r.Tool, Call: r.Call}
 		s.reviewClosedChange(st, p, r.SHA256Before, now, r.SHA256After == "", attr, nil)
 	}
+}
+
+// storedContent is p's content whose sha256 is hexSum, when the store
+// keeps it.
+func storedContent(st *workspace.Store, p workspace.Path, hexSum string) ([]byte, bool) {
+	sum, err := hex.DecodeString(hexSum)
+	if err != nil || len(sum) != 32 || st == nil {
+		return nil, false
+	}
+	c, ok, err := st.ContentOf(p.Abs, [32]byte(sum))
+	return c, err == nil && ok
 }
 
 // reviewOpenedLocked brings a review up to the text a document was opened

@@ -1006,7 +1006,7 @@ local function main()
   write_file(rt .. '/doc/hashls.txt', read_file(plugin_dir .. '/doc/hashls.txt'))
   vim.cmd('helptags ' .. vim.fn.fnameescape(rt .. '/doc'))
   vim.opt.runtimepath:prepend(rt)
-  for _, topic in ipairs({ 'hashls', 'hashls-panel', ':HashlsSearch', 'hashls-health' }) do
+  for _, topic in ipairs({ 'hashls', 'hashls-panel', ':HashlsSearch', 'hashls-health', 'hashls-review', ':HashlsReview' }) do
     vim.cmd('help ' .. topic)
     check(vim.api.nvim_buf_get_name(0):match('/doc/hashls%.txt$'), ':help %s opened %s', topic, vim.api.nvim_buf_get_name(0))
     vim.cmd('helpclose')
