@@ -93,22 +93,38 @@ func (f *fileReview) mapper() *lspmap.Mapper {
 	return f.m
 }
 
-// lineStartAt is the start of the line holding byte offset off.
+// lineStartAt is the start of the line holding byte offset off. Line
+// breaks are "\n", "\r\n" and a lone "\r", as the LSP's (internal/lspmap);
+// the scan is local, so that a keystroke costs the length of its line.
 func (f *fileReview) lineStartAt(off int) int {
-	m := f.mapper()
-	l, _ := m.Position(off)
-	return m.LineStart(l)
+	for i := off - 1; i >= 0; i-- {
+		switch f.cur[i] {
+		case '\n':
+			return i + 1
+		case '\r':
+			if i+1 >= len(f.cur) || f.cur[i+1] != '\n' {
+				return i + 1
+			}
+		}
+	}
+	return 0
 }
 
 // nextLineStart is the start of the line after the one holding off (the
 // end of the text on the last line).
 func (f *fileReview) nextLineStart(off int) int {
-	m := f.mapper()
-	l, _ := m.Position(off)
-	if l+1 >= m.LineCount() {
-		return len(f.cur)
+	for i := off; i < len(f.cur); i++ {
+		switch f.cur[i] {
+		case '\n':
+			return i + 1
+		case '\r':
+			if i+1 < len(f.cur) && f.cur[i+1] == '\n' {
+				return i + 2
+			}
+			return i + 1
+		}
 	}
-	return m.LineStart(l + 1)
+	return len(f.cur)
 }
 
 // atLineStart reports whether off starts a line.
@@ -285,10 +301,24 @@ func (f *fileReview) agentChange(text []byte, attr reviewAttr) { f.change(text, 
 func (f *fileReview) change(text []byte, attr *reviewAttr) {
 	old := f.cur
 	first := *f.ids
-	spans := edit.ChangedSpans(old, text)
-	if !rebuilds(old, text, spans) {
-		s, e, _ := minimalEdit(old, text)
-		spans = []edit.Span{{OldStart: s, OldEnd: e, NewStart: s, NewEnd: len(text) - (len(old) - e)}}
+	// The line diff runs on the lines between the common prefix and
+	// suffix only (a keystroke in a long file diffs one line).
+	p, e, _ := minimalEdit(old, text)
+	ls := bytes.LastIndexByte(old[:p], '\n') + 1
+	le := len(old)
+	if i := bytes.IndexByte(old[e:], '\n'); i >= 0 {
+		le = e + i + 1
+	}
+	te := len(text) - (len(old) - le)
+	spans := edit.ChangedSpans(old[ls:le], text[ls:te])
+	if !rebuilds(old[ls:le], text[ls:te], spans) {
+		spans = []edit.Span{{OldStart: p - ls, OldEnd: e - ls, NewStart: p - ls, NewEnd: len(text) - (len(old) - e) - ls}}
+	}
+	for i := range spans {
+		spans[i].OldStart += ls
+		spans[i].OldEnd += ls
+		spans[i].NewStart += ls
+		spans[i].NewEnd += ls
 	}
 	for i := len(spans) - 1; i >= 0; i-- {
 		sp := spans[i]

@@ -65,7 +65,11 @@ func (ri *runInfo) attr() *reviewAttr {
 	if ri == nil || ri.o.person() {
 		return nil
 	}
-	return &reviewAttr{Agent: ri.o.who.Agent, Transport: ri.o.transport, Turn: ri.turn, Tool: ri.tool, Call: ri.o.callID}
+	turn := ri.turn
+	if turn == "" {
+		turn = ri.o.who.Turn // the caller's group id (a session's turn is known once audited)
+	}
+	return &reviewAttr{Agent: ri.o.who.Agent, Transport: ri.o.transport, Turn: turn, Tool: ri.tool, Call: ri.o.callID}
 }
 
 // expectation is an edit the server sent to an open document and how its
@@ -99,6 +103,10 @@ type reviewState struct {
 	timer *time.Timer
 }
 
+// maxReviewFiles bounds the files under review at once (each holds its
+// text): the changes of further files land unmarked.
+const maxReviewFiles = 2000
+
 // reviewFlushDelay gathers the review changes of a burst of didChange
 // notifications into one hashls/review per file.
 const reviewFlushDelay = 30 * time.Millisecond
@@ -113,7 +121,7 @@ func (s *server) reviewFileLocked(p workspace.Path, text []byte, create bool) *f
 	if rv := r.files[p.Abs]; rv != nil {
 		return rv
 	}
-	if !create {
+	if !create || len(r.files) >= maxReviewFiles {
 		return nil
 	}
 	if r.files == nil {
@@ -295,7 +303,9 @@ func (s *server) reviewClosedChange(st *workspace.Store, p workspace.Path, befor
 			old = c
 		}
 		if rv == nil {
-			rv = s.reviewFileLocked(p, old, true)
+			if rv = s.reviewFileLocked(p, old, true); rv == nil {
+				return // (too many files under review)
+			}
 		}
 		rv.sync(old)
 	}

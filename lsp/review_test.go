@@ -161,3 +161,25 @@ func FuzzReview(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkReviewTyping: the review's cost per keystroke of the person in a
+// 5,000-line document with three hunks under review (the server pays it
+// only while a document has hunks).
+func BenchmarkReviewTyping(b *testing.B) {
+	var sb strings.Builder
+	for i := range 5000 {
+		sb.WriteString("\tline number " + strings.Repeat("x", i%40) + "\n")
+	}
+	text := sb.String()
+	agent := strings.Replace(strings.Replace(strings.Replace(text, "\tline number xx\n", "\tAGENT\n", 1), "\tline number xxxxx\n", "", 1), "\tline number xxxxxxxxxx\n", "\tA\n\tB\n", 1)
+	f := reviewOf(text, agent)
+	if len(f.hunks) != 3 {
+		b.Fatalf("%d hunks", len(f.hunks))
+	}
+	mid := len(agent) / 2
+	texts := [2][]byte{[]byte(agent[:mid] + "y" + agent[mid:]), []byte(agent)}
+	b.ResetTimer()
+	for i := range b.N {
+		f.sync(texts[i%2])
+	}
+}
