@@ -277,6 +277,23 @@ try {
       return tab.includes(name);
     }, 30000, 500);
   }
+  // serverHas returns once the server has the active document open (its
+  // didOpen handled): Select Block on line 3 needs the server's copy.
+  async function serverHas(name) {
+    await until(`the server to have ${name} open`, async () => {
+      await clearToasts();
+      await gotoLine(3);
+      await runCommand('Hashls: Select Block');
+      try {
+        await until('a selection', async () => /selected/.test(await page.locator('#status\\.editor\\.selection').innerText()), 2000);
+      } catch {
+        return false;
+      }
+      return true;
+    }, 30000, 200);
+    await page.keyboard.press('Escape');
+    await clearToasts();
+  }
   async function focusFile(name) {
     await page.locator('.tab', { hasText: name }).first().click();
     await until(`${name} active`, async () => (await page.locator('.editor-group-container.active .tab.active').innerText()).includes(name), 10000);
@@ -505,6 +522,7 @@ try {
   fs.writeFileSync(path.join(ws, 't1.txt'), 'one\ntwo\n');
   fs.writeFileSync(path.join(ws, 't2.txt'), 'alpha\n');
   await openFile('review.go');
+  await serverHas('review.go');
   const agent = await mcpClient('vscode-e2e-agent');
   const tag1 = (await agent.call('read', { path: 'review.go' })).shown[0].tag;
   const tCall = Date.now();
