@@ -10,9 +10,9 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -30,7 +30,7 @@ const (
 	exitUsage = 2 // bad command line, arguments or tool name
 )
 
-const usage = `hashls — one precise, safe editing engine for editors and coding agents
+var usage = `hashls — one precise, safe editing engine for editors and coding agents
 
 Usage:
   hashls [--root DIR] [--json] tool NAME 'JSON'   run one agent tool ('-' reads JSON from stdin)
@@ -43,16 +43,18 @@ Usage:
   hashls [--root DIR] mcp --http ADDR           the MCP server over Streamable HTTP (loopback addresses only,
                                                 unless --allow-remote and HASHLS_MCP_TOKEN are given)
   hashls version                                print the version
-  hashls help                                   print this help
+  hashls help                                   print this help ('hashls COMMAND --help': one command's)
 
 Flags:
-  --root DIR   workspace root (default: the current directory); every path resolves inside it
-  --json       print one JSON object: {"text": ..., "details": ...} or {"error": {"kind": ..., "message": ..., "suggestedAction": ...}}
-  --no-hub     run tools directly on the store, even when an editor's hashls serve is the root's hub
-               (tool, mcp: calls are not forwarded; serve: the server does not become the hub)
-
+  --root DIR        workspace root (default: the current directory); every path resolves inside it
+  --json            print one JSON object: {"text": ..., "details": ...} or {"error": {"kind": ..., "message": ..., "suggestedAction": ...}}
+  --no-hub          run tools directly on the store, even when an editor's hashls serve is the root's hub
+                    (tool, mcp: calls are not forwarded; serve: the server does not become the hub)
+  --toolsets LIST   the toolsets offered, comma-separated (default: all; mcp: ` + agent.DefaultToolsets + `):
+` + toolsetsHelp + `
 Environment:
   HASHLS_STATE_DIR   where the store lives (default $XDG_STATE_HOME/hashls, else ~/.local/state/hashls; %LOCALAPPDATA%\hashls on Windows)
+  HASHLS_TOOLSETS    the toolsets, as --toolsets (which overrides it); for the env of an mcp.json entry
   HASHLS_MCP_TOKEN   bearer token mcp --http requires (always checked when set; needed off loopback)
   HASHLS_NO_HUB      1 does what --no-hub does
   HASHLS_AGENT       the agent's name, recorded with every change (the editor's review shows it)
@@ -64,14 +66,24 @@ calls to it, so reads see the editor's unsaved text and edits land in its buffer
 Exit status: 0 success, 1 the tool failed, 2 usage error.
 `
 
+// toolsetsHelp lists the toolsets for the usage text.
+var toolsetsHelp = indent(agent.ToolsetsHelp(), "                  ")
+
+func indent(s, by string) string {
+	return by + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+by) + "\n"
+}
+
 type cli struct {
-	root    string
-	json    bool
-	noHub   bool // --no-hub: run tools directly, never through (or as) a hub
-	stdin   io.Reader
-	stdout  io.Writer
-	stderr  io.Writer
-	cmdArgs []string
+	root     string
+	json     bool
+	noHub    bool   // --no-hub: run tools directly, never through (or as) a hub
+	toolsets string // --toolsets, "" when not given
+	sets     agent.Sets
+	listed   *agent.Toolset // the chosen toolsets' tools, without a workspace
+	stdin    io.Reader
+	stdout   io.Writer
+	stderr   io.Writer
+	cmdArgs  []string
 	// langServers are the language servers a tool call started.
 	langServers *langserver.Pool
 }
@@ -91,6 +103,21 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	if len(rest) == 0 {
 		fmt.Fprint(stderr, usage)
 		return exitUsage
+	}
+	// The toolsets: --toolsets, else HASHLS_TOOLSETS, else every tool
+	// (mcp chooses its own default: a model reads its tool list).
+	if rest[0] != "tool" && slices.ContainsFunc(rest[1:], isHelp) {
+		return c.help(rest[0])
+	}
+	switch rest[0] {
+	case "tool", "serve", "mcp":
+		def := agent.AllToolsets
+		if rest[0] == "mcp" {
+			def = agent.DefaultToolsets
+		}
+		if c.sets, err = chooseSets(c.toolsets, def); err != nil {
+			return c.usageError(err.Error())
+		}
 	}
 	switch rest[0] {
 	case "tool":
@@ -131,6 +158,14 @@ func (c *cli) parseFlags(args []string) ([]string, error) {
 			c.json = true
 		case a == "--no-hub" || a == "-no-hub":
 			c.noHub = true
+		case a == "--toolsets" || a == "-toolsets":
+			if i+1 >= len(args) {
+				return nil, fmt.Errorf("--toolsets needs a list of toolsets: %s", agent.ToolsetNames())
+			}
+			i++
+			c.toolsets = args[i]
+		case strings.HasPrefix(a, "--toolsets="):
+			c.toolsets = strings.TrimPrefix(a, "--toolsets=")
 		default:
 			rest = append(rest, a)
 		}
@@ -160,14 +195,24 @@ func (c *cli) tool(args []string) int {
 	if args[0] == "--list" || args[0] == "-list" {
 		return c.listTools()
 	}
+	if isHelp(args[0]) {
+		return c.help("tool")
+	}
 	name := args[0]
-	t, ok := listing().Lookup(name)
+	t, ok := c.listing().Lookup(name)
 	if !ok {
-		return c.usageError(fmt.Sprintf("unknown tool %q; tools: %s", name, toolNames()))
+		if _, exists := agent.New(agent.Deps{}).Lookup(name); exists {
+			return c.toolError(name, agent.NotOffered(name, c.sets))
+		}
+		return c.usageError(fmt.Sprintf("unknown tool %q; tools: %s", name, c.toolNames()))
 	}
 	rest := args[1:]
 	if len(rest) == 1 && (rest[0] == "--schema" || rest[0] == "-schema") {
 		fmt.Fprintln(c.stdout, string(t.Schema()))
+		return exitOK
+	}
+	if len(rest) == 1 && isHelp(rest[0]) {
+		fmt.Fprintf(c.stdout, "Usage: hashls [--root DIR] [--json] tool %s 'JSON'   ('-' reads the JSON from stdin)\n\n%s\n\nArguments (JSON schema):\n%s\n", name, agent.GuideOf(t), t.Schema())
 		return exitOK
 	}
 	if len(rest) != 1 {
@@ -203,7 +248,7 @@ func (c *cli) tool(args []string) int {
 		// argument of the wrong type or shape, a bad regex, :0), is the
 		// tool's failure: exit 1. Exit 2 is for the command line itself,
 		// checked above.
-		return c.toolError(err)
+		return c.toolError(name, err)
 	}
 	if c.json {
 		c.printJSON(res)
@@ -255,16 +300,14 @@ func jsonKind(v []byte) string {
 	return "a number"
 }
 
-func (c *cli) toolError(err error) int {
-	ae := agent.AsError(err)
+// toolError reports the failure of tool (or of a command, tool ""),
+// rendered for a CLI user: exit 1.
+func (c *cli) toolError(tool string, err error) int {
+	ae := agent.Caller{Transport: "cli", Sets: c.sets}.Explain(tool, err)
 	if c.json {
 		c.printJSON(map[string]any{"error": ae})
 	} else {
-		msg := ae.Message
-		if !strings.HasSuffix(msg, "\n") {
-			msg += "\n"
-		}
-		io.WriteString(c.stderr, msg)
+		io.WriteString(c.stderr, ae.Text()+"\n")
 	}
 	return exitTool
 }
@@ -276,7 +319,7 @@ func (c *cli) openWorkspace() (*workspace.Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	return workspace.Open(root, workspace.Options{})
+	return workspace.Open(root, workspace.Options{OneShot: true})
 }
 
 // rootDir is --root, else the current directory.
@@ -291,10 +334,90 @@ func (c *cli) rootDir() (string, error) {
 	return wd, nil
 }
 
-// listing is the tool set without a workspace: names, descriptions,
-// schemas. It is built on first use, not at package init: `version`, `serve`
-// and `mcp` do not need it.
-var listing = sync.OnceValue(func() *agent.Toolset { return agent.New(agent.Deps{}) })
+// listing is the chosen toolsets' tools without a workspace: names,
+// descriptions, schemas. It is built on first use: `version`, `serve` and
+// `mcp` do not need it.
+func (c *cli) listing() *agent.Toolset {
+	if c.listed == nil {
+		c.listed = agent.New(agent.Deps{Sets: c.sets})
+	}
+	return c.listed
+}
+
+// chooseSets is the toolsets of --toolsets (flag), else of
+// HASHLS_TOOLSETS, else def.
+func chooseSets(flag, def string) (agent.Sets, error) {
+	spec, from := flag, "--toolsets"
+	if spec == "" {
+		spec, from = os.Getenv(agent.ToolsetsEnv), agent.ToolsetsEnv
+	}
+	if strings.TrimSpace(spec) == "" {
+		spec, from = def, ""
+	}
+	s, err := agent.ParseSets(spec)
+	if err != nil && from != "" {
+		return s, fmt.Errorf("%s: %w", from, err)
+	}
+	return s, err
+}
+
+// commandHelp is each command's usage, for 'hashls COMMAND --help'.
+var commandHelp = map[string]string{
+	"tool": `Usage:
+  hashls [--root DIR] [--json] [--toolsets LIST] tool NAME 'JSON'   run one tool ('-' reads the JSON from stdin)
+  hashls tool --list                  the tools with one-line descriptions
+  hashls tool NAME --schema           the tool's JSON schema
+  hashls tool NAME --help             the tool's description and schema
+
+Success: the tool's text on stdout, exit 0. A tool error: its message, kind and next step on
+stderr, exit 1. Exit 2: the command line itself is wrong (bad flags, JSON that is not one object,
+an unknown tool).
+`,
+	"serve": `Usage: hashls [--root DIR] [--no-hub] serve [--stdio]
+
+The language server on stdin/stdout (--stdio is accepted and ignored). Every tool is the
+workspace/executeCommand command hashls.NAME; settings (initializationOptions or
+workspace/didChangeConfiguration, under "hashls") include toolsets, seenLines, editHeaders,
+diagnosticsMs and formatOnWrite. A running serve is its root's hub (see 'hashls help').
+`,
+	"mcp": `Usage: hashls [--root DIR] [--toolsets LIST] [--no-hub] mcp [--http ADDR [--allow-remote]] [--allow-roots DIRS]
+
+The MCP server for terminal agents, on stdin/stdout (newline-delimited JSON-RPC), or over
+Streamable HTTP with --http ADDR (a loopback address unless --allow-remote and HASHLS_MCP_TOKEN
+are given; port 0 picks one, logged on stderr).
+
+  --toolsets LIST      the tools offered (default ` + agent.DefaultToolsets + `; or HASHLS_TOOLSETS):
+` + toolsetsHelp + `  --allow-roots DIRS   without --root, serve only client roots under these directories
+                       (separated by '` + string(os.PathListSeparator) + `'; or HASHLS_MCP_ALLOW_ROOTS). --http needs --root or this.
+
+The root is --root DIR, else the client's first file:// root (roots/list), else the current
+directory. Environment: HASHLS_SEEN_LINES=off, HASHLS_EDIT_HEADERS=bracket, HASHLS_DIAGNOSTICS_MS,
+HASHLS_FORMAT_ON_WRITE=1 set the edit tools' defaults.
+`,
+	"doctor": `Usage: hashls [--root DIR] [--json] doctor [--fix]
+
+Checks the store and the root: integrity, sizes, the newest audit row, unfinished commits, orphan
+temp files, the trash. Exit 1 when something needs repair; --fix finishes unfinished commits and
+removes orphan temp files (for a damaged store it prints the command that moves it aside).
+`,
+	"version": "Usage: hashls version\n\nPrints the version, VCS revision and Go version.\n",
+}
+
+// help prints cmd's usage (the whole usage for help itself) on stdout.
+func (c *cli) help(cmd string) int {
+	text, ok := commandHelp[cmd]
+	if !ok {
+		if cmd != "help" && cmd != "--help" && cmd != "-h" && cmd != "-help" {
+			return c.usageError(fmt.Sprintf("unknown command %q", cmd))
+		}
+		text = usage
+	}
+	fmt.Fprint(c.stdout, text)
+	return exitOK
+}
+
+// isHelp reports whether arg asks for help.
+func isHelp(arg string) bool { return arg == "--help" || arg == "-help" || arg == "-h" }
 
 // toolset opens the workspace at the root and its store, and builds the
 // tools over it.
@@ -304,7 +427,7 @@ func (c *cli) toolset() (*agent.Toolset, error) {
 		return nil, err
 	}
 	c.langServers = langserver.NewPool(langserver.Options{Logf: langServerLog(c.stderr), IdleTimeout: -1})
-	return agent.New(agent.Deps{WS: ws, Resolver: &treesitter.Resolver{}, Edit: editSettingsFromEnv(), LangServers: c.langServers}), nil
+	return agent.New(agent.Deps{WS: ws, Resolver: &treesitter.Resolver{}, Edit: editSettingsFromEnv(), LangServers: c.langServers, Sets: c.sets}), nil
 }
 
 // langServerLog is where language servers' stderr goes: nowhere in a CLI
@@ -320,14 +443,14 @@ func langServerLog(w io.Writer) func(string, ...any) {
 func (c *cli) listTools() int {
 	if c.json {
 		var list []map[string]string
-		for _, t := range listing().Tools() {
+		for _, t := range c.listing().Tools() {
 			list = append(list, map[string]string{"name": t.Name(), "description": t.Description()})
 		}
 		c.printJSON(list)
 		return exitOK
 	}
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-	for _, t := range listing().Tools() {
+	for _, t := range c.listing().Tools() {
 		fmt.Fprintf(tw, "%s\t%s\n", t.Name(), t.Description())
 	}
 	tw.Flush()
@@ -340,9 +463,9 @@ func (c *cli) printJSON(v any) {
 	enc.Encode(v)
 }
 
-func toolNames() string {
+func (c *cli) toolNames() string {
 	var names []string
-	for _, t := range listing().Tools() {
+	for _, t := range c.listing().Tools() {
 		names = append(names, t.Name())
 	}
 	return strings.Join(names, ", ")
@@ -456,12 +579,12 @@ func (c *cli) doctor(args []string) int {
 	}
 	ws, err := c.openWorkspace()
 	if err != nil {
-		return c.toolError(err)
+		return c.toolError("", err)
 	}
 	defer ws.Close()
 	r, err := ws.Doctor(context.Background(), fix)
 	if err != nil {
-		return c.toolError(err)
+		return c.toolError("", err)
 	}
 	if c.json {
 		c.printJSON(r)

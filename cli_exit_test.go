@@ -51,3 +51,25 @@ func TestCLIExitCodes(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpEveryCommand: --help (and -h) on every command prints its usage
+// on stdout and exits 0, wherever it stands on the line.
+func TestHelpEveryCommand(t *testing.T) {
+	for _, args := range [][]string{
+		{"--help"}, {"-h"}, {"help"}, {"help", "--help"},
+		{"tool", "--help"}, {"tool", "read", "--help"}, {"tool", "-h"},
+		{"serve", "--help"}, {"mcp", "--help"}, {"mcp", "--http", "127.0.0.1:1", "--help"}, {"mcp", "-h"},
+		{"doctor", "--help"}, {"version", "--help"}, {"--root", "/nonexistent", "mcp", "--help"},
+	} {
+		var out, errb bytes.Buffer
+		code := run(args, strings.NewReader(""), &out, &errb)
+		if code != exitOK || !strings.Contains(out.String(), "Usage") || errb.Len() != 0 {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out.String(), errb.String())
+		}
+	}
+	var out, errb bytes.Buffer
+	run([]string{"tool", "edit", "--help"}, strings.NewReader(""), &out, &errb)
+	if !strings.Contains(out.String(), "replace N..M:") || !strings.Contains(out.String(), `"input"`) {
+		t.Errorf("tool edit --help lacks the guide or the schema: %s", out.String())
+	}
+}

@@ -7,7 +7,9 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/hashls/hashls/hub"
@@ -16,11 +18,16 @@ import (
 	"github.com/hashls/hashls/mcp"
 )
 
+// allowRootsEnv holds the directories --allow-roots names when it is not
+// given.
+const allowRootsEnv = "HASHLS_MCP_ALLOW_ROOTS"
+
 // mcpCmd runs the MCP server: on stdin/stdout by default, over Streamable
 // HTTP with --http ADDR. Nothing but protocol frames is written to stdout;
 // logs go to stderr (and to the client through MCP logging).
 func (c *cli) mcpCmd(args []string) int {
 	var httpAddr string
+	var allowRoots []string
 	allowRemote := false
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -35,9 +42,17 @@ func (c *cli) mcpCmd(args []string) int {
 			httpAddr = strings.TrimPrefix(a, "--http=")
 		case a == "--allow-remote" || a == "-allow-remote":
 			allowRemote = true
+		case a == "--allow-roots" || a == "-allow-roots":
+			if i+1 >= len(args) {
+				return c.usageError("mcp --allow-roots needs directories, e.g. --allow-roots ~/src")
+			}
+			i++
+			allowRoots = append(allowRoots, filepath.SplitList(args[i])...)
+		case strings.HasPrefix(a, "--allow-roots="):
+			allowRoots = append(allowRoots, filepath.SplitList(strings.TrimPrefix(a, "--allow-roots="))...)
 		case a == "--stdio" || a == "-stdio":
 		default:
-			return c.usageError(fmt.Sprintf("mcp: unknown argument %q (usage: hashls [--root DIR] mcp [--http ADDR [--allow-remote]])", a))
+			return c.usageError(fmt.Sprintf("mcp: unknown argument %q (usage: hashls [--root DIR] mcp [--http ADDR [--allow-remote]] [--allow-roots DIRS]; 'hashls mcp --help')", a))
 		}
 	}
 	if allowRemote && httpAddr == "" {
@@ -49,15 +64,38 @@ func (c *cli) mcpCmd(args []string) int {
 			return c.usageError("mcp: " + err.Error())
 		}
 	}
+	if len(allowRoots) == 0 {
+		allowRoots = filepath.SplitList(os.Getenv(allowRootsEnv))
+	}
+	for i, d := range allowRoots {
+		abs, err := filepath.Abs(d)
+		if st, serr := os.Stat(abs); err != nil || serr != nil || !st.IsDir() {
+			return c.usageError(fmt.Sprintf("mcp: --allow-roots %s is not a directory", d))
+		}
+		allowRoots[i] = abs
+	}
+	// Over HTTP any local process may connect, and a client names its
+	// root: without --root the user must say which roots it may name.
+	if httpAddr != "" && c.root == "" && len(allowRoots) == 0 {
+		return c.usageError(fmt.Sprintf("mcp --http serves the files of its root to every client that connects: pass --root DIR, or --allow-roots DIRS (or %s) for the roots clients may choose", allowRootsEnv))
+	}
 	gcfloor.Start(gcfloor.Default) // a long-lived process: see the package doc
 	logf := func(format string, args ...any) { fmt.Fprintf(c.stderr, "hashls: "+format+"\n", args...) }
-	servers := langserver.NewPool(langserver.Options{Logf: logf})
+	// The language servers' events (started, restarted, failed) go to the
+	// MCP clients too, once the server that tells them exists.
+	var told atomic.Pointer[mcp.Server]
+	servers := langserver.NewPool(langserver.Options{Logf: logf, Notify: func(level, msg string) {
+		if s := told.Load(); s != nil {
+			s.Notify(level, msg)
+		}
+	}})
 	defer servers.Close()
-	srv, err := mcp.New(mcp.Options{Root: c.root, Version: version(), Logf: logf, Edit: editSettingsFromEnv(), NoHub: c.noHub || hub.Disabled(), LangServers: servers})
+	srv, err := mcp.New(mcp.Options{Root: c.root, Version: version(), Logf: logf, Edit: editSettingsFromEnv(), NoHub: c.noHub || hub.Disabled(), LangServers: servers, Sets: c.sets, AllowRoots: allowRoots})
 	if err != nil {
 		fmt.Fprintf(c.stderr, "hashls mcp: %v\n", err)
 		return exitTool
 	}
+	told.Store(srv)
 	defer func() {
 		if err := srv.Close(); err != nil {
 			logf("mcp: %v", err)
@@ -67,7 +105,7 @@ func (c *cli) mcpCmd(args []string) int {
 	defer stop()
 
 	if httpAddr == "" {
-		err = srv.RunIO(ctx, io.NopCloser(c.stdin), nopWriteCloser{c.stdout})
+		err = srv.RunIO(ctx, io.NopCloser(c.stdin), c.stdout)
 	} else {
 		var ln net.Listener
 		ln, err = net.Listen("tcp", httpAddr)
@@ -85,7 +123,3 @@ func (c *cli) mcpCmd(args []string) int {
 	}
 	return exitOK
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

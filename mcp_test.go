@@ -114,6 +114,9 @@ func TestMCPUsage(t *testing.T) {
 		{[]string{"mcp", "--http", "0.0.0.0:0"}, "", "--allow-remote"},
 		{[]string{"mcp", "--http", "0.0.0.0:0", "--allow-remote"}, "", "HASHLS_MCP_TOKEN"},
 		{[]string{"mcp", "--http", "nonsense"}, "", "HOST:PORT"},
+		{[]string{"mcp", "--http", "127.0.0.1:0"}, "", "pass --root DIR, or --allow-roots DIRS"},
+		{[]string{"mcp", "--allow-roots", "/nonexistent-dir-hashls"}, "", "is not a directory"},
+		{[]string{"--toolsets", "hashline,nope", "mcp"}, "", `unknown toolset "nope"`},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

@@ -30,6 +30,7 @@ func (c *cli) serve(args []string) int {
 	defer servers.Close()
 	err := lsp.Serve(ctx, stdio{c.stdin, c.stdout}, lsp.Options{
 		Root:        c.root,
+		Sets:        c.sets,
 		Hub:         !c.noHub && !hub.Disabled(),
 		Version:     version(),
 		Logf:        logf,

@@ -29,8 +29,8 @@ const (
 
 // afterEditProps are the schema properties of the tools that run the
 // after-edit checks.
-const afterEditProps = `"diagnostics":{"type":"integer","minimum":0,"description":"Wait up to this many milliseconds (at most 30000) for the language server's diagnostics of the changed files and report the ones new since before the change (0: off; default: the diagnostics setting, HASHLS_DIAGNOSTICS_MS)"},` +
-	`"format":{"type":"boolean","description":"Format the changed files with the language server's formatter after writing (their tag is re-minted over the formatted text; default: HASHLS_FORMAT_ON_WRITE)"}`
+const afterEditProps = `"diagnostics":{"type":"integer","minimum":0,"description":"ms to wait for the language server's new diagnostics (max 30000)"},` +
+	`"format":{"type":"boolean","description":"format the changed files with the language server"}`
 
 // afterEditTool is a tool whose schema has afterEditProps.
 type afterEditTool interface{ takesAfterEditArgs() }

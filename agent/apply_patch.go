@@ -22,10 +22,14 @@ type applyPatchTool struct{}
 
 func (applyPatchTool) Name() string { return "apply_patch" }
 func (applyPatchTool) Description() string {
-	return "Apply a Codex-format patch (*** Begin Patch / *** Add File: | *** Delete File: | *** Update File: [*** Move to:] with @@ chunks of ' ', '-', '+' lines / *** End Patch) to several files all-or-nothing, optionally gated by expectedSha256ByPath"
+	return "Apply a Codex-format patch to several files, all or nothing"
 }
 func (applyPatchTool) Schema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"input":{"type":"string","description":"The entire patch: '*** Begin Patch', then file sections ('*** Add File: PATH' followed by '+' lines; '*** Delete File: PATH'; '*** Update File: PATH', optionally '*** Move to: NEW_PATH', then chunks each introduced by '@@' or '@@ <a line before the change>' with ' ' context, '-' removed and '+' added lines, optionally ending with '*** End of File'), then '*** End Patch'. Paths are relative to the workspace root."},"expectedSha256ByPath":{"type":"object","additionalProperties":{"type":"string"},"description":"Optional stale-file gate: path → sha256 (hex) of the file's current bytes, as returned by read. \"\" asserts that the path does not exist (for Add File). Paths not listed are not checked."},"allowVcs":{"type":"boolean","description":"Allow changes under .git, .hg or .svn, refused by default (a write there can make git run code on the next git command)"},` + afterEditProps + `},"required":["input"],"additionalProperties":false}`)
+	return json.RawMessage(`{"type":"object","properties":{` +
+		`"input":{"type":"string","description":"*** Begin Patch, then per file *** Add File: P (+ lines) | *** Delete File: P | *** Update File: P [*** Move to: Q] with @@ chunks of ' ' context, - and + lines, then *** End Patch"},` +
+		`"expectedSha256ByPath":{"type":"object","additionalProperties":{"type":"string"},"description":"optional: path → sha256 it must have (\"\": must not exist)"},` +
+		`"allowVcs":{"type":"boolean","description":"allow changes under .git, .hg or .svn"},` + afterEditProps +
+		`},"required":["input"],"additionalProperties":false}`)
 }
 
 type applyPatchArgs struct {
@@ -190,7 +194,7 @@ func (applyPatchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*
 				return nil, &Error{Kind: KindNotFound, Message: fmt.Sprintf("Failed to read file to update %s: file not found. Check the path, or create the file with '*** Add File: %s'; nothing was changed.", op.Path, op.Path)}
 			}
 			if workspace.IsBinary(src.file.Bytes) {
-				return nil, &Error{Kind: KindBinary, Message: fmt.Sprintf("Cannot update %s: it is a binary file. apply_patch edits text files only.", op.Path)}
+				return nil, errBinary("apply_patch", op.Path, -1)
 			}
 			if s.dst != nil && src.symlink {
 				return nil, &Error{Kind: KindInput, Message: fmt.Sprintf("Failed to move %s: it is a symbolic link to %s. apply_patch does not move links; update the target path instead.", op.Path, src.path.Rel)}
@@ -244,13 +248,13 @@ func (applyPatchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*
 				fr.MovedFrom = src.path.Rel
 				base = src.file.Bytes
 				pw.ch.MovedFrom = src.path.Rel
-				pw.ch.Note = "moved from " + src.path.Rel
+				pw.ch.Note = "moved from " + showName(src.path.Rel)
 				if !src.file.Overlay {
 					pw.ch.Mode = src.file.Mode // a moved file keeps its permissions
 				}
 				plans = append(plans, pw)
 				idx = append(idx, len(plans))
-				plans = append(plans, plannedDelete(src.path, src.file.Bytes, "moved to "+dest.path.Rel))
+				plans = append(plans, plannedDelete(src.path, src.file.Bytes, "moved to "+showName(dest.path.Rel)))
 			} else {
 				plans = append(plans, pw)
 			}
@@ -331,7 +335,7 @@ func applyPatchResult(files []applyPatchFile) *Result {
 				diffs = append(diffs, f.Diff)
 			}
 			if f.Tag != "" {
-				fmt.Fprintf(&sb, "¶%s#%s\n", f.Path, f.Tag)
+				fmt.Fprintf(&sb, "%s\n", header(f.Path, f.Tag))
 			}
 			var parts []string
 			switch {
@@ -343,7 +347,7 @@ func applyPatchResult(files []applyPatchFile) *Result {
 				parts = append(parts, "deleted")
 			}
 			if f.MovedFrom != "" {
-				parts = append(parts, "moved from "+f.MovedFrom)
+				parts = append(parts, "moved from "+showName(f.MovedFrom))
 				if f.Overwrote {
 					parts = append(parts, "replaced the existing file")
 				}

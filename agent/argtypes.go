@@ -32,7 +32,7 @@ func checkArgType(tool, where string, s propSchema, value json.RawMessage) error
 		return nil
 	}
 	if !fitsShape(s, value) {
-		return &Error{Kind: KindUsage, Message: fmt.Sprintf("%s: argument %q must be %s, not %s; see `hashls tool %s --schema`", tool, where, describeShape(s), describeValue(value), tool)}
+		return &Error{Kind: KindUsage, Message: fmt.Sprintf("%s: argument %q must be %s, not %s", tool, where, describeShape(s), describeValue(value)), ArgsOf: tool}
 	}
 	if len(s.Enum) > 0 {
 		var str string

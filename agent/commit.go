@@ -114,5 +114,5 @@ func ReplaceContent(ctx context.Context, env *Env, tool, path string, old, new [
 		return nil, err
 	}
 	c := changes[0]
-	return &Result{Text: fmt.Sprintf("¶%s#%s\n%s: %s\n", c.Path, c.NewTag, note, c.Path), Details: map[string]any{"path": c.Path, "tag": c.NewTag, "sha256": c.NewSHA256, "auditId": c.AuditID}, Changes: changes}, nil
+	return &Result{Text: fmt.Sprintf("%s\n%s: %s\n", header(c.Path, c.NewTag), note, showName(c.Path)), Details: map[string]any{"path": c.Path, "tag": c.NewTag, "sha256": c.NewSHA256, "auditId": c.AuditID}, Changes: changes}, nil
 }

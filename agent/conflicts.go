@@ -41,13 +41,13 @@ func readConflicts(env *Env, p workspace.Path, data []byte, d *readDetails) (*Re
 	tag := edit.Tag(data)
 	d.Kind, d.Tag = "conflicts", tag
 	if len(regs) == 0 {
-		return &Result{Text: fmt.Sprintf("¶%s#%s\nNo merge-conflict regions (<<<<<<< … ======= … >>>>>>>) in %s.\n", p.Rel, tag, p.Rel), Details: d}, nil
+		return &Result{Text: fmt.Sprintf("%s\nNo merge-conflict regions (<<<<<<< … ======= … >>>>>>>) in %s.\n", header(p.Rel, tag), showName(p.Rel)), Details: d}, nil
 	}
 	if err := record(env, conflictsKey(p), tag, data, nil, nil); err != nil {
 		return nil, err
 	}
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "¶%s#%s\n%d merge-conflict region%s in %s:\n", p.Rel, tag, len(regs), plural(len(regs)), p.Rel)
+	fmt.Fprintf(&sb, "%s\n%d merge-conflict region%s in %s:\n", header(p.Rel, tag), len(regs), plural(len(regs)), showName(p.Rel))
 	var out []conflictRegion
 	var seen []workspace.LineRange
 	for _, r := range regs {
@@ -139,7 +139,7 @@ func writeConflict(ctx context.Context, env *Env, path string, id int, content s
 	c := changes[0]
 	rest := conflict.Parse(newBytes)
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "¶%s#%s\nResolved conflict %d of %s (lines %d-%d replaced by %d line%s).", p.Rel, c.NewTag, id, p.Rel, r.Start, r.End, countLines(body), plural(countLines(body)))
+	fmt.Fprintf(&sb, "%s\nResolved conflict %d of %s (lines %d-%d replaced by %d line%s).", header(p.Rel, c.NewTag), id, showName(p.Rel), r.Start, r.End, countLines(body), plural(countLines(body)))
 	if stripped {
 		sb.WriteString("\nNote: removed the pasted read header and N: row prefixes.")
 	}

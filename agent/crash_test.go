@@ -62,6 +62,34 @@ func parseCrashText(s string) (gen, d int, ok bool) {
 
 func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
 
+// bigCrashText is generation gen of big.txt, a 10,000-line file of which
+// the crash workload's big edit changes lines 1, 201, 401, … (50 of them)
+// at each generation: its new version is kept as a delta, so kills land
+// while a delta is encoded and written.
+func bigCrashText(gen int) string {
+	var b strings.Builder
+	for i := range 10000 {
+		if i%200 == 0 {
+			fmt.Fprintf(&b, "big gen %d line %d\n", gen, i)
+		} else {
+			fmt.Fprintf(&b, "line %d: some text for the crash test file\n", i+1)
+		}
+	}
+	return b.String()
+}
+
+var bigCrashRE = regexp.MustCompile(`^big gen (\d+) line 0\n`)
+
+// parseBigCrashText returns the generation big.txt holds, ok false when it
+// is not a whole generation.
+func parseBigCrashText(s string) (int, bool) {
+	m := bigCrashRE.FindStringSubmatch(s)
+	if m == nil || s != bigCrashText(atoi(m[1])) {
+		return 0, false
+	}
+	return atoi(m[1]), true
+}
+
 // TestCrashChild is the child's loop; it runs only under crashChildEnv.
 func TestCrashChild(t *testing.T) {
 	if os.Getenv(crashChildEnv) == "" {
@@ -77,7 +105,7 @@ func TestCrashChild(t *testing.T) {
 	rng := rand.New(rand.NewPCG(uint64(os.Getpid()), uint64(time.Now().UnixNano())))
 	fmt.Println(crashReady) // the parent times most kills from this line
 	for i := 0; ; i++ {
-		if err := crashStep(env, rng.IntN(6)); err != nil {
+		if err := crashStep(env, rng.IntN(7)); err != nil {
 			fmt.Fprintln(os.Stderr, "child step:", err)
 			os.Exit(4)
 		}
@@ -152,6 +180,30 @@ func crashStep(env *Env, op int) error {
 		}
 		_, err := run("edit", map[string]string{"input": input.String()})
 		return err
+	case 6: // a 50-line edit of a 480 KB file: a new version kept as a delta
+		b, err := os.ReadFile(filepath.Join(root, "big.txt"))
+		if err != nil {
+			return err
+		}
+		bg, ok := parseBigCrashText(string(b))
+		if !ok {
+			return fmt.Errorf("big.txt holds unexpected content %.40q", b)
+		}
+		sel := make([]string, 50)
+		for i := range sel {
+			sel[i] = fmt.Sprintf("%d-%d", i*200+1, i*200+1)
+		}
+		rd, err := run("read", map[string]string{"path": "big.txt:" + strings.Join(sel, ",")})
+		if err != nil {
+			return err
+		}
+		var input strings.Builder
+		fmt.Fprintf(&input, "¶big.txt#%s\n", rd.Details.(*readDetails).Tag)
+		for i := range 50 {
+			fmt.Fprintf(&input, "replace %d..%d:\n+big gen %d line %d\n", i*200+1, i*200+1, bg+1, i*200)
+		}
+		_, err = run("edit", map[string]string{"input": input.String()})
+		return err
 	case 3: // an archive member
 		_, err := run("write", map[string]string{"path": "arc.zip:m.txt", "content": fmt.Sprintf("m %d\n", gen)})
 		return err
@@ -182,6 +234,7 @@ func TestCrashRecovery(t *testing.T) {
 		os.WriteFile(filepath.Join(root, f), []byte(crashText(0, 0)), 0o644)
 	}
 	os.WriteFile(filepath.Join(root, "w.txt"), []byte("w 0\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "big.txt"), []byte(bigCrashText(0)), 0o644)
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -220,9 +273,14 @@ func TestCrashRecovery(t *testing.T) {
 			t.Fatalf("kill %d: generation went back from %d to %d", k, lastGen, gen)
 		}
 		lastGen = gen
+		if k == kills-1 {
+			checkKeptVersions(t, k, ws)
+		}
 		ws.Close()
 	}
-	t.Logf("%d kills in %v: %d generations committed; recoveries: %v", kills, time.Since(start).Round(time.Millisecond), lastGen, outcomes)
+	big, _ := os.ReadFile(filepath.Join(root, "big.txt"))
+	bigGen, _ := parseBigCrashText(string(big))
+	t.Logf("%d kills in %v: %d generations committed (big.txt: %d); recoveries: %v", kills, time.Since(start).Round(time.Millisecond), lastGen, bigGen, outcomes)
 	if lastGen == 0 {
 		t.Fatal("the child never committed anything: the kills came too early to test anything")
 	}
@@ -293,8 +351,25 @@ func checkCrashStore(t *testing.T, k int, ws *workspace.Workspace) {
 	if err := ws.Store().IntegrityCheck(); err != nil {
 		t.Fatalf("kill %d: %v", k, err)
 	}
+	if k%verifyEvery == 0 {
+		checkKeptVersions(t, k, ws)
+	}
 	if recs, err := ws.Recover(context.Background()); err != nil || len(recs) != 0 {
 		t.Fatalf("kill %d: journal not empty after recovery: %+v %v", k, recs, err)
+	}
+}
+
+// verifyEvery is how often (in kills) checkCrashStore rebuilds every kept
+// version: the check reads the whole history, which grows with the run,
+// and a kill can only cut the newest transaction (SQLite makes it whole or
+// gone), so each check covers the kills before it.
+const verifyEvery = 20
+
+// checkKeptVersions checks that every kept version rebuilds to its sha256.
+func checkKeptVersions(t *testing.T, k int, ws *workspace.Workspace) {
+	t.Helper()
+	if c, err := ws.Store().VerifyContents(context.Background()); err != nil || len(c.Damaged) > 0 {
+		t.Fatalf("kill %d: kept versions that do not rebuild: %v %v", k, c.Damaged, err)
 	}
 }
 
@@ -347,6 +422,11 @@ func checkCrashInvariants(t *testing.T, k int, ws *workspace.Workspace) int {
 			if m, _ := read("g/old/" + e.Name()); !regexp.MustCompile(`^d \d+\n$`).MatchString(m) {
 				t.Fatalf("kill %d: moved file g/old/%s = %q", k, e.Name(), m)
 			}
+		}
+	}
+	if b, ok := read("big.txt"); ok {
+		if _, ok := parseBigCrashText(b); !ok {
+			t.Fatalf("kill %d: big.txt is not a file a tool wrote: %.60q", k, b)
 		}
 	}
 	if w, _ := read("w.txt"); !regexp.MustCompile(`^w \d+\n$`).MatchString(w) {

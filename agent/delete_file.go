@@ -21,39 +21,39 @@ type moveFileTool struct{}
 
 func (deleteFileTool) Name() string { return "delete_file" }
 func (deleteFileTool) Description() string {
-	return "Delete a file; its content goes to the trash (restore_file brings it back); optionally only if expectedSha256 is still its sha256"
+	return "Delete a file into the trash (restore_file brings it back); optionally only if expectedSha256 is still its sha256"
 }
 func (deleteFileTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
-		`"path":{"type":"string","description":"File path inside the workspace root (one file, not a directory; a symbolic link is refused)"},` +
-		`"expectedSha256":{"type":"string","description":"Optional: the sha256 (hex) read_file returned; the delete is refused with stale_file when the file changed since"},` +
-		`"allowVcs":{"type":"boolean","description":"Allow deleting under .git, .hg or .svn, refused by default"}` +
+		`"path":{"type":"string","description":"one file"},` +
+		`"expectedSha256":{"type":"string","description":"read_file's sha256"},` +
+		`"allowVcs":{"type":"boolean","description":"allow changes under .git, .hg or .svn"}` +
 		`},"required":["path"],"additionalProperties":false}`)
 }
 
 func (restoreFileTool) Name() string { return "restore_file" }
 func (restoreFileTool) Description() string {
-	return "Restore a trashed file by trash id or by path (its newest trash entry); an existing file is replaced only with expectedSha256 of its current content"
+	return "Restore a trashed file by trash id, or by path (its newest entry); an existing file is replaced only with expectedSha256 of its content"
 }
 func (restoreFileTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
-		`"id":{"type":"integer","minimum":1,"description":"Trash entry id (from delete_file, the trash tool, or any change's trashIds)"},` +
-		`"path":{"type":"string","description":"Without id: restore this path's newest trash entry to it. With id: restore the entry to this path instead of its own"},` +
-		`"expectedSha256":{"type":"string","description":"Needed when the destination exists: the sha256 of its current content (read_file's); \"\" (or leaving it out) means it must not exist"},` +
-		`"allowVcs":{"type":"boolean","description":"Allow changes under .git, .hg or .svn, refused by default"}` +
+		`"id":{"type":"integer","minimum":1,"description":"trash entry id"},` +
+		`"path":{"type":"string","description":"without id: the deleted file; with id: restore here"},` +
+		`"expectedSha256":{"type":"string","description":"sha256 of the file it replaces"},` +
+		`"allowVcs":{"type":"boolean","description":"allow changes under .git, .hg or .svn"}` +
 		`},"additionalProperties":false}`)
 }
 
 func (moveFileTool) Name() string { return "move_file" }
 func (moveFileTool) Description() string {
-	return "Move or rename a file; never overwrites (already_exists when the destination exists); optionally only if expectedSha256 is still the source's sha256"
+	return "Move or rename a file, never over an existing one; optionally only if expectedSha256 is still the source's sha256"
 }
 func (moveFileTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
-		`"source":{"type":"string","description":"The file to move (one file, not a directory or a symbolic link)"},` +
-		`"destination":{"type":"string","description":"Its new path; must not exist (missing parent directories are created)"},` +
-		`"expectedSha256":{"type":"string","description":"Optional: the source's sha256 (hex) as read_file returned it"},` +
-		`"allowVcs":{"type":"boolean","description":"Allow changes under .git, .hg or .svn, refused by default"}` +
+		`"source":{"type":"string","description":"file to move"},` +
+		`"destination":{"type":"string","description":"new path (must not exist)"},` +
+		`"expectedSha256":{"type":"string","description":"the source's sha256"},` +
+		`"allowVcs":{"type":"boolean","description":"allow changes under .git, .hg or .svn"}` +
 		`},"required":["source","destination"],"additionalProperties":false}`)
 }
 
@@ -179,12 +179,12 @@ func (moveFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Re
 	}
 	// One commit: the destination written (moved from the source) and the
 	// source deleted; a rename has no text diff.
-	to := plannedWrite(dst, nil, src.Bytes, "moved from "+src.Path.Rel)
+	to := plannedWrite(dst, nil, src.Bytes, "moved from "+showName(src.Path.Rel))
 	to.ch.MovedFrom, to.binary = src.Path.Rel, true
 	if !src.Overlay {
 		to.ch.Mode = src.Mode // a moved file keeps its permissions
 	}
-	from := plannedDelete(src.Path, src.Bytes, "moved to "+dst.Rel)
+	from := plannedDelete(src.Path, src.Bytes, "moved to "+showName(dst.Rel))
 	from.binary = true
 	changes, err := commit(ctx, env, "move_file", []planned{to, from}, a.AllowVCS)
 	if err != nil {

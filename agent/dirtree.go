@@ -3,11 +3,13 @@ package agent
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/hashls/hashls/workspace"
+	"github.com/hashls/hashls/workspace/search"
 )
 
 // Directory tree caps (read.md "Directory listings").
@@ -16,8 +18,14 @@ const (
 	dirTreePerDir = 12 // entries shown per directory; the rest are counted
 )
 
-// dirTreeSkip are directories listed but not descended into.
-var dirTreeSkip = map[string]bool{".git": true, ".hg": true, ".svn": true, "node_modules": true}
+// dirTreeSkip are directories listed but not descended into (".git" is
+// not listed at all, as by every walk).
+var dirTreeSkip = map[string]bool{".hg": true, ".svn": true, "node_modules": true}
+
+// dirWalk is how a read of a directory walks it: as list_directory, find
+// and search do by default (search.Walk's rules: .gitignore applies,
+// hidden names are listed, .git never).
+var dirWalk = search.WalkOptions{Hidden: true, Gitignore: true}
 
 // dirTreeLimits is the structured part of a capped tree.
 type dirTreeLimits struct {
@@ -36,8 +44,10 @@ func readDirectory(ctx context.Context, env *Env, p workspace.Path) (*Result, er
 	if err != nil {
 		return nil, err
 	}
-	t := &dirTree{env: env, now: time.Now(), lim: &dirTreeLimits{PerDir: dirTreePerDir, Depth: dirTreeDepth, Entries: len(ents)}}
-	fmt.Fprintf(&t.sb, "%s/\n", p.Rel)
+	t := &dirTree{env: env, now: time.Now(), top: p, filter: search.NewFilter(p.Abs, dirWalk)}
+	ents = t.kept(p, ents)
+	t.lim = &dirTreeLimits{PerDir: dirTreePerDir, Depth: dirTreeDepth, Entries: len(ents)}
+	fmt.Fprintf(&t.sb, "%s/\n", showName(p.Rel))
 	t.lines = 1
 	if len(ents) == 0 {
 		t.sb.WriteString("(empty directory)\n")
@@ -53,11 +63,22 @@ func readDirectory(ctx context.Context, env *Env, p workspace.Path) (*Result, er
 }
 
 type dirTree struct {
-	env   *Env
-	now   time.Time
-	sb    strings.Builder
-	lines int
-	lim   *dirTreeLimits
+	env    *Env
+	now    time.Time
+	top    workspace.Path
+	filter *search.Filter // dirWalk's rules, from top
+	sb     strings.Builder
+	lines  int
+	lim    *dirTreeLimits
+}
+
+// kept returns the entries of dir the walk rules keep.
+func (t *dirTree) kept(dir workspace.Path, ents []workspace.DirEntry) []workspace.DirEntry {
+	prefix := ""
+	if dir.Rel != t.top.Rel {
+		prefix = strings.TrimPrefix(dir.Rel, joinRel(t.top.Rel, "")) + "/"
+	}
+	return slices.DeleteFunc(ents, func(e workspace.DirEntry) bool { return t.filter.Skip(prefix+e.Name, e.Dir) })
 }
 
 // add writes one row, or reports false (and marks the tree cut) when the
@@ -92,9 +113,9 @@ func (t *dirTree) render(ctx context.Context, dir workspace.Path, ents []workspa
 		}
 		var row string
 		if e.Dir {
-			row = fmt.Sprintf("%s%s/%s", indent, e.Name, t.age(e.ModTime, ""))
+			row = fmt.Sprintf("%s%s/%s", indent, showName(e.Name), t.age(e.ModTime, ""))
 		} else {
-			row = fmt.Sprintf("%s%s%s", indent, e.Name, t.age(e.ModTime, humanSize(e.Size)))
+			row = fmt.Sprintf("%s%s%s", indent, showName(e.Name), t.age(e.ModTime, humanSize(e.Size)))
 		}
 		if !t.add(row) {
 			return
@@ -109,7 +130,7 @@ func (t *dirTree) render(ctx context.Context, dir workspace.Path, ents []workspa
 				t.add(fmt.Sprintf("%s  (cannot list: %v)", indent, err))
 				continue
 			}
-			t.render(ctx, child, kids, depth+1)
+			t.render(ctx, child, t.kept(child, kids), depth+1)
 		}
 	}
 }

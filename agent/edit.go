@@ -18,10 +18,14 @@ type editTool struct{}
 
 func (editTool) Name() string { return "edit" }
 func (editTool) Description() string {
-	return "Apply hashline edits: ¶PATH#TAG sections with replace/delete/insert ops on line numbers or tree-sitter blocks; stale tags are recovered or refused"
+	return "Apply hashline edits: ¶PATH#TAG sections with ops on the line numbers a read showed; stale tags are recovered or refused"
 }
 func (editTool) Schema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"input":{"type":"string","description":"One or more sections: a ¶PATH#TAG or [PATH#TAG] header (from read/search/edit output) then ops: replace N..M:, delete N..M, insert before|after N:, insert head:, insert tail:, replace block N:, delete block N, insert after block N: (or SWAP N.=M:, DEL N.=M, INS.PRE N:, INS.POST N:, INS.HEAD:, INS.TAIL:, SWAP.BLK N:, DEL.BLK N, INS.BLK.POST N:), with +TEXT body rows; REM deletes the section's file, MV DEST moves it"},"headers":{"type":"string","enum":["pilcrow","bracket"],"description":"Form of the result headers: pilcrow (¶PATH#TAG, the default) or bracket ([PATH#TAG])"},"allowVcs":{"type":"boolean","description":"Allow changes under .git, .hg or .svn, refused by default (a write there can make git run code on the next git command)"},` + afterEditProps + `},"required":["input"],"additionalProperties":false}`)
+	return json.RawMessage(`{"type":"object","properties":{` +
+		`"input":{"type":"string","description":"¶PATH#TAG header lines, each followed by its ops"},` +
+		`"headers":{"type":"string","enum":["pilcrow","bracket"],"description":"result headers ¶PATH#TAG (default) or [PATH#TAG]"},` +
+		`"allowVcs":{"type":"boolean","description":"allow changes under .git, .hg or .svn"},` + afterEditProps +
+		`},"required":["input"],"additionalProperties":false}`)
 }
 
 type editArgs struct {
@@ -189,7 +193,7 @@ func planAndCommitEdit(ctx context.Context, env *Env, a editArgs, secs []edit.Se
 			return nil, err
 		}
 		if workspace.IsBinary(f.Bytes) {
-			return nil, &Error{Kind: KindBinary, Message: fmt.Sprintf("Cannot edit %s: it is a binary file. hashline edits apply to text files only.", sec.Path)}
+			return nil, errBinary("edit", sec.Path, len(f.Bytes))
 		}
 		// A notebook is edited as its cell text, under the cell text's key.
 		key, text := paths[i], f.Bytes
@@ -252,7 +256,7 @@ func planAndCommitEdit(ctx context.Context, env *Env, a editArgs, secs []edit.Se
 		case pe.res.Remove:
 			plans = append(plans, plannedDelete(pe.path, pe.base(), "REM"))
 		case pe.dest != nil:
-			pw := plannedChange(*pe.dest, workspace.BaseAbsent(), nil, pe.content(), pe.newTag(), "moved from "+pe.path.Rel)
+			pw := plannedChange(*pe.dest, workspace.BaseAbsent(), nil, pe.content(), pe.newTag(), "moved from "+showName(pe.path.Rel))
 			pw.ch.NewSHA256 = pe.newSum()
 			pw.ch.MovedFrom = pe.path.Rel
 			if !pe.file.Overlay {
@@ -262,7 +266,7 @@ func planAndCommitEdit(ctx context.Context, env *Env, a editArgs, secs []edit.Se
 			if !pe.nb {
 				pw.ch.Seen = pe.seenNew()
 			}
-			plans = append(plans, pw, plannedDelete(pe.path, pe.base(), "moved to "+pe.dest.Rel))
+			plans = append(plans, pw, plannedDelete(pe.path, pe.base(), "moved to "+showName(pe.dest.Rel)))
 		default:
 			pw := plannedChange(pe.path, pe.baseSum(), pe.base(), pe.content(), pe.newTag(), "")
 			pw.ch.NewSHA256 = pe.newSum()

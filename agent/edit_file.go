@@ -22,18 +22,14 @@ type editFileTool struct{}
 
 func (editFileTool) Name() string { return "edit_file" }
 func (editFileTool) Description() string {
-	return "Apply exact-string edits [{oldText, newText, replaceAll?}] to a file in order, all or none, only if expectedSha256 is still its sha256; each oldText must match exactly once (or every occurrence with replaceAll)"
+	return "Replace exact text in a file, edits in order, all or none, only if expectedSha256 is still its sha256; each oldText must match once (or use replaceAll)"
 }
 func (editFileTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
-		`"path":{"type":"string","description":"File path inside the workspace root"},` +
-		`"expectedSha256":{"type":"string","description":"Required: the sha256 (hex) read_file returned for the file"},` +
-		`"edits":{"type":"array","minItems":1,"items":{"type":"object","properties":{` +
-		`"oldText":{"type":"string","description":"Text to replace, exactly as in the file (whitespace included); \\n also matches the file's \\r\\n"},` +
-		`"newText":{"type":"string","description":"Replacement text"},` +
-		`"replaceAll":{"type":"boolean","description":"Replace every occurrence instead of requiring exactly one (default false)"}` +
-		`},"required":["oldText","newText"],"additionalProperties":false},"description":"Edits applied in order, each to the result of the previous ones"},` +
-		`"allowVcs":{"type":"boolean","description":"Allow changes under .git, .hg or .svn, refused by default"},` + afterEditProps +
+		`"path":{"type":"string","description":"file path"},` +
+		`"expectedSha256":{"type":"string","description":"read_file's sha256"},` +
+		`"edits":{"type":"array","minItems":1,"items":{"type":"object","properties":{"oldText":{"type":"string","description":"exact text, whitespace included"},"newText":{"type":"string"},"replaceAll":{"type":"boolean"}},"required":["oldText","newText"],"additionalProperties":false}},` +
+		`"allowVcs":{"type":"boolean","description":"allow changes under .git, .hg or .svn"},` + afterEditProps +
 		`},"required":["path","expectedSha256","edits"],"additionalProperties":false}`)
 }
 
@@ -78,7 +74,7 @@ func (editFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Re
 		return nil, err
 	}
 	if workspace.IsBinary(f.Bytes) {
-		return nil, toolErr(KindBinary, "", "edit_file: %s is a binary file; edit_file changes text files only", p.Rel)
+		return nil, errBinary("edit_file", p.Rel, len(f.Bytes))
 	}
 	out, err := applyTextEdits(p.Rel, f.Bytes, a.Edits)
 	if err != nil {
@@ -143,11 +139,11 @@ func applyTextEdits(path string, content []byte, edits []textEdit) (*textEditOut
 		case n == 0:
 			return nil, missError(path, text, i, e.OldText)
 		case n > 1 && !e.ReplaceAll:
-			starts := lineStarts([]byte(text))
+			ls := newDisplayLines([]byte(text))
 			var lines []string
 			for off, k := 0, 0; k < n && k < editFileShownLines; k++ {
 				j := strings.Index(text[off:], oldText)
-				lines = append(lines, fmt.Sprint(lineAt(starts, off+j)))
+				lines = append(lines, fmt.Sprint(ls.lineOf(off+j)))
 				off += j + len(oldText)
 			}
 			if n > editFileShownLines {
@@ -218,6 +214,6 @@ func nearMiss(text, oldText string) (from, to int, ok bool) {
 	if j < 0 || len(at) != len(hay) {
 		return 0, 0, false
 	}
-	starts := lineStarts([]byte(text))
-	return lineAt(starts, at[j]), lineAt(starts, at[j+len(want)-1]), true
+	ls := newDisplayLines([]byte(text))
+	return ls.lineOf(at[j]), ls.lineOf(at[j+len(want)-1]), true
 }

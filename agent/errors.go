@@ -22,10 +22,12 @@ func KindOf(err error) string {
 			return KindInput
 		case edit.KindApply:
 			return KindEdit
-		case edit.KindStale, edit.KindUnseen:
-			// An unseen-lines refusal is recovered like a stale tag: the
-			// message shows the lines and the tag to retry with.
+		case edit.KindStale:
 			return KindStale
+		case edit.KindUnseen:
+			// Not stale: the content is the one the caller read, and the
+			// refusal shows the lines, so the same edit succeeds next.
+			return KindUnseen
 		case edit.KindNoChange:
 			return KindNoChange
 		}

@@ -206,7 +206,7 @@ func TestSearchRecordsSeenLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	tag := edit.Tag([]byte(b.String()))
-	if _, err := runTool(env, "edit", map[string]string{"input": "¶s.txt#" + tag + "\nreplace 5:\n+pin"}); KindOf(err) != KindStale || !strings.Contains(err.Error(), "showed you line 5") {
+	if _, err := runTool(env, "edit", map[string]string{"input": "¶s.txt#" + tag + "\nreplace 5:\n+pin"}); KindOf(err) != KindUnseen || !strings.Contains(err.Error(), "showed you line 5") {
 		t.Fatalf("edit on a line search did not show: %v", err)
 	}
 	if _, err := runTool(env, "edit", map[string]string{"input": "¶s.txt#" + tag + "\nreplace 20:\n+pin"}); err != nil {

@@ -17,31 +17,35 @@ import (
 // the other), the same commit path, trash and audit log. Every mutation is
 // one workspace.Commit.
 
-// SuggestedAction is the default next step for an error of kind.
+// SuggestedAction is the default next step for an error of kind. The tools
+// it names are jobs ({read}, {create}, ...) that Caller.Explain renders as
+// tools the caller has.
 func SuggestedAction(kind string) string {
 	switch kind {
 	case KindStale:
-		return "Re-read the file to obtain the current sha256 and re-apply your edit."
+		return "Re-read the file to obtain the current {proof} and re-apply your edit."
+	case KindUnseen:
+		return "Retry the same edit, under the header the refusal shows: it showed you those lines, so they are seen now."
 	case KindNotFound:
-		return "Check the path (list_directory and glob list what exists); create a new file with create_file."
+		return "Check the path ({find} lists what exists); create a new file with {create}."
 	case KindAlreadyExists:
-		return "Read the existing file and change it with write_file or edit_file (its sha256 as expectedSha256), or choose another path."
+		return "Read the existing file with {read} and change it with {edit}, or choose another path."
 	case KindPermission:
 		return "Check the permissions of the file and its directory; for a deliberate change under .git, .hg or .svn pass allowVcs: true."
 	case KindUsage:
-		return "Fix the arguments as the message says; `hashls tool NAME --schema` shows a tool's arguments."
+		return "Fix the arguments as the message says."
 	case KindEdit:
-		return "Re-read the file and base the change on its current content."
+		return "Re-read the file with {read} and base the change on its current content."
 	case KindTooLarge:
-		return "Ask for less: read a slice with startLine/endLine/maxBytes, or narrow the path or pattern."
+		return "Ask for less: a smaller slice of the file, or a narrower path or pattern."
 	case KindBinary:
-		return "These tools handle text files only; leave binary files alone or replace them whole outside hashls."
+		return "These tools handle text files only; leave binary files alone or replace them whole."
 	case KindOutside:
 		return "Use a path inside the workspace root."
 	case KindInput:
 		return "Fix the edit or patch text as the message says and send it again."
 	case KindNoChange:
-		return "The file already holds that content: re-read it before changing it again."
+		return "The file already holds that content: re-read it with {read} before changing it again."
 	case KindStore:
 		return "Retry; if it persists, check the state directory (HASHLS_STATE_DIR) and its disk."
 	case KindInternal:
@@ -49,6 +53,16 @@ func SuggestedAction(kind string) string {
 	default:
 		return "Retry; if it persists, check the path and the disk."
 	}
+}
+
+// errBinary is every tool's refusal of a binary file (n bytes) where it
+// needs text.
+func errBinary(tool, path string, n int) *Error {
+	size := ""
+	if n >= 0 {
+		size = fmt.Sprintf(" (%d bytes)", n)
+	}
+	return &Error{Kind: KindBinary, Message: fmt.Sprintf("%s: %s is a binary file%s; hashls reads and changes text files only", tool, path, size)}
 }
 
 // toolErr is an *Error with its own suggested action.
@@ -97,7 +111,7 @@ func resolveFile(env *Env, tool, field, spelled string) (workspace.Path, error) 
 	if strings.HasSuffix(spelled, "/") || strings.HasSuffix(spelled, `\`) {
 		return workspace.Path{}, toolErr(KindUsage, "Give the path of a file; parent directories are created as needed.", "%s: %s %q ends in '/', which names a directory", tool, field, shortQuote(spelled))
 	}
-	return env.WS.Resolve(spelled)
+	return resolveArg(env, spelled)
 }
 
 // readExisting reads p for a tool that reads or changes an existing file:
@@ -116,7 +130,7 @@ func readExisting(env *Env, tool string, p workspace.Path, binaryOK bool) (*work
 		return nil, err
 	}
 	if !binaryOK && workspace.IsBinary(f.Bytes) {
-		return nil, toolErr(KindBinary, "", "%s: %s is a binary file (%d bytes); the file tools handle text files only", tool, p.Rel, len(f.Bytes))
+		return nil, errBinary(tool, p.Rel, len(f.Bytes))
 	}
 	return f, nil
 }

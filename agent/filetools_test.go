@@ -222,9 +222,6 @@ func TestSearchFilesAndGlob(t *testing.T) {
 	wantKind(t, err, KindUsage, "fuzzy")
 	_, err = runTool(env, "search_files", map[string]any{"pattern": "x", "mode": "glob", "include": "*.go"})
 	wantKind(t, err, KindUsage, "include")
-	if got := literalPattern("  a.b\t"); got != `\x20\x20a\.b\t` {
-		t.Fatalf("literalPattern = %q", got)
-	}
 }
 
 func TestCreateAndWriteFile(t *testing.T) {
@@ -248,7 +245,7 @@ func TestCreateAndWriteFile(t *testing.T) {
 		{"write without sha", "write_file", map[string]any{"path": "a.txt", "content": "x"}, KindUsage, "expectedSha256", "a.txt", "old\n"},
 		{"write with a bad sha", "write_file", map[string]any{"path": "a.txt", "content": "x", "expectedSha256": "abc"}, KindUsage, "not a sha256", "a.txt", "old\n"},
 		{"write stale", "write_file", map[string]any{"path": "a.txt", "content": "x", "expectedSha256": sha256Hex([]byte("other"))}, KindStale, "changed since it was read", "a.txt", "old\n"},
-		{"write must-not-exist over a file", "write_file", map[string]any{"path": "a.txt", "content": "x", "expectedSha256": ""}, KindAlreadyExists, "already exists", "a.txt", "old\n"},
+		{"write must-not-exist over a file", "write_file", map[string]any{"path": "a.txt", "content": "x", "expectedSha256": ""}, KindStale, "already exists", "a.txt", "old\n"},
 		{"write a deleted file", "write_file", map[string]any{"path": "gone.txt", "content": "x", "expectedSha256": sum}, KindStale, "does not exist any more", "gone.txt", ""},
 		{"write", "write_file", map[string]any{"path": "a.txt", "content": "new\n", "expectedSha256": sum}, "", "", "a.txt", "new\n"},
 		{"write creates with \"\"", "write_file", map[string]any{"path": "b.txt", "content": "b", "expectedSha256": ""}, "", "", "b.txt", "b"},
@@ -700,5 +697,71 @@ func TestDeleteMoveDirectory(t *testing.T) {
 			fileIs(t, env, "a.txt", "a\n", false)
 			fileIs(t, env, "dir2", "", true)
 		})
+	}
+}
+
+// TestLiteralPaths: search_files' and glob's path is a name as written,
+// never spliced into a glob: a directory named a[b] is searched, not ab.
+func TestLiteralPaths(t *testing.T) {
+	env := newTestEnv(t)
+	writeRootFile(t, env, "a[b]/in.txt", "needle\n")
+	writeRootFile(t, env, "a[b]/deep/more.go", "needle\n")
+	writeRootFile(t, env, "ab/other.txt", "needle\n")
+	res, err := runTool(env, "search_files", map[string]any{"pattern": "needle", "path": "a[b]"})
+	if err != nil || !strings.Contains(res.Text, "a[b]/in.txt") || strings.Contains(res.Text, "ab/other.txt") {
+		t.Fatalf("search_files in a[b]: %v\n%v", err, res)
+	}
+	res, err = runTool(env, "search_files", map[string]any{"pattern": "needle", "path": "a[b]", "include": "*.go"})
+	if err != nil || !strings.Contains(res.Text, "a[b]/deep/more.go") || strings.Contains(res.Text, "in.txt") {
+		t.Fatalf("search_files in a[b], include *.go: %v\n%v", err, res)
+	}
+	for _, args := range []map[string]any{{"pattern": "*.txt", "path": "a[b]"}, {"pattern": "*.txt", "path": "a[b]", "mode": "glob"}} {
+		tool := "glob"
+		if args["mode"] != nil {
+			tool = "search_files"
+		}
+		res, err = runTool(env, tool, args)
+		if err != nil || !strings.Contains(res.Text, "in.txt") || strings.Contains(res.Text, "other.txt") {
+			t.Fatalf("%s %v: %v\n%v", tool, args, err, res)
+		}
+	}
+	// find's paths are globs unless literal: there a[b] is ab.
+	res, err = runTool(env, "find", map[string]any{"paths": "a[b]/*.txt", "literal": false})
+	if err != nil || !strings.Contains(res.Text, "other.txt") {
+		t.Fatalf("find a[b]/*.txt: %v\n%v", err, res)
+	}
+}
+
+// TestDirectoryRulesAgree: a read of a directory and list_directory list
+// by the same rules (.gitignore applies, hidden names are listed, .git
+// never), at the top and below it.
+func TestDirectoryRulesAgree(t *testing.T) {
+	env := newTestEnv(t)
+	writeRootFile(t, env, ".gitignore", "build/\n*.log\n")
+	writeRootFile(t, env, "src/.gitignore", "gen.go\n")
+	for _, f := range []string{"src/a.go", "src/gen.go", "src/x.log", "build/out", ".hidden", ".git/config", "top.log", "keep.txt"} {
+		writeRootFile(t, env, f, "x\n")
+	}
+	read, err := runTool(env, "read", map[string]any{"path": "."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := runTool(env, "list_directory", map[string]any{"path": ".", "recursive": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"src/", "a.go", ".hidden", "keep.txt", ".gitignore"} {
+		if !strings.Contains(read.Text, name) || !strings.Contains(list.Text, name) {
+			t.Errorf("%s: listed by read %v, by list_directory %v", name, strings.Contains(read.Text, name), strings.Contains(list.Text, name))
+		}
+	}
+	for _, name := range []string{"gen.go", "x.log", "build", "top.log", ".git/", "config"} {
+		if strings.Contains(read.Text, name) || strings.Contains(list.Text, name) {
+			t.Errorf("%s: listed by read %v, by list_directory %v", name, strings.Contains(read.Text, name), strings.Contains(list.Text, name))
+		}
+	}
+	sub, err := runTool(env, "read", map[string]any{"path": "src"})
+	if err != nil || strings.Contains(sub.Text, "gen.go") || !strings.Contains(sub.Text, "a.go") {
+		t.Errorf("read src: %v\n%v", err, sub)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hashls/hashls/internal/names"
 	"github.com/hashls/hashls/workspace"
 	"github.com/hashls/hashls/workspace/search"
 )
@@ -30,16 +31,16 @@ type findTool struct{}
 
 func (findTool) Name() string { return "find" }
 func (findTool) Description() string {
-	return "Find paths by glob (newest first, grouped by directory), gitignore-aware; use search for content matches"
+	return "Find files by glob, newest first, gitignore-aware: *.go matches at any depth, src/*.go only in src, a directory means all below it"
 }
 func (findTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
-		`"paths":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}],"description":"Globs, files or directories (several are merged). *.ts searches recursively; src/*.ts does not; a directory means everything below it"},` +
-		`"literal":{"type":"boolean","description":"Take each path as it is written: * ? [ ] { } and commas are parts of names, not glob syntax (default false)"},` +
-		`"hidden":{"type":"boolean","description":"Include hidden files (default true)"},` +
-		`"gitignore":{"type":"boolean","description":"Respect .gitignore (default true)"},` +
-		`"limit":{"type":"number","description":"Max paths returned, 1..200 (default 200)"},` +
-		`"timeout":{"type":"number","description":"Timeout in seconds, 0.5..60 (default 5); partial results on timeout"}` +
+		`"paths":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}],"description":"Globs, files or directories"},` +
+		`"literal":{"type":"boolean","description":"paths are names as written, not globs"},` +
+		`"hidden":{"type":"boolean","description":"include hidden files (default true)"},` +
+		`"gitignore":{"type":"boolean","description":"respect .gitignore (default true)"},` +
+		`"limit":{"type":"number","description":"1-200 (default 200)"},` +
+		`"timeout":{"type":"number","description":"seconds, 0.5-60 (default 5)"}` +
 		`},"required":["paths"],"additionalProperties":false}`)
 }
 
@@ -61,6 +62,7 @@ type findDetails struct {
 	ResultLimitReached bool     `json:"resultLimitReached,omitempty"`
 	TimedOut           bool     `json:"timedOut,omitempty"`
 	MissingPaths       []string `json:"missingPaths,omitempty"`
+	Unreadable         int      `json:"unreadable,omitempty"` // directories the walk could not read
 }
 
 type findQuery struct {
@@ -93,19 +95,38 @@ func (findTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 		t := time.Duration(*a.Timeout * float64(time.Second))
 		timeout = min(max(t, findMinTimeout), findMaxTimeout)
 	}
-	hidden := a.Hidden == nil || *a.Hidden
-	gitignore := a.Gitignore == nil || *a.Gitignore
-
 	if !a.Literal {
 		entries = expandDelimitedEntries(env, entries)
 	}
+	specs := make([]findSpec, len(entries))
+	for i, e := range entries {
+		specs[i] = findSpec{input: e, base: e}
+		if name, rest, ok, _ := names.Cut(e); ok {
+			specs[i].base = name + rest // a quoted name is a name, not a glob
+		} else if !a.Literal {
+			specs[i].base, specs[i].glob = splitGlobPath(e)
+		}
+	}
+	return runFind(ctx, env, specs, a.Hidden == nil || *a.Hidden, a.Gitignore == nil || *a.Gitignore, limit, timeout)
+}
+
+// findSpec is one scope of a find: base, a path taken as it is written, and
+// glob, matched below it ("" for base itself, or everything under a
+// directory). The find tool splits its paths into them; glob and
+// search_files' glob mode give base and glob apart, so that a directory
+// named a[b] is a name, not a pattern.
+type findSpec struct {
+	input      string // as the caller wrote it, for messages
+	base, glob string
+}
+
+// runFind is find, glob and search_files' glob mode: the paths matching
+// specs, newest first, grouped by directory.
+func runFind(ctx context.Context, env *Env, specs []findSpec, hidden, gitignore bool, limit int, timeout time.Duration) (*Result, error) {
 	var queries []findQuery
 	var missing []string
-	for _, e := range entries {
-		base, glob := e, ""
-		if !a.Literal {
-			base, glob = splitGlobPath(e)
-		}
+	for _, sp := range specs {
+		e, base, glob := sp.input, sp.base, sp.glob
 		p, err := env.WS.Resolve(base)
 		if err != nil {
 			return nil, err
@@ -162,6 +183,7 @@ func (findTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 	seen := map[string]bool{}
 	merge := len(queries) > 1
 	timedOut := false
+	unreadable := 0
 	var scopes []string
 	for _, q := range queries {
 		if q.file {
@@ -188,6 +210,7 @@ func (findTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 		if err != nil {
 			return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("find %s: %v", q.input, err), Err: err}
 		}
+		unreadable += res.Unreadable
 		if extra := openBuffersFound(env, q, search.WalkOptions{Hidden: hidden, Gitignore: gitignore}, res.Paths); len(extra) > 0 {
 			res.Paths = append(res.Paths, extra...)
 			search.SortNewestFirst(res.Paths)
@@ -236,6 +259,10 @@ func (findTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 	if len(missing) > 0 {
 		notes = append(notes, "Skipped missing paths: "+strings.Join(missing, ", "))
 	}
+	if unreadable > 0 {
+		d.Unreadable = unreadable
+		notes = append(notes, unreadableNote(unreadable))
+	}
 	if len(items) == 0 {
 		text := "No files found matching pattern"
 		if len(notes) > 0 {
@@ -268,7 +295,7 @@ func (findTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 	// Root-level matches come first, without a header.
 	if names, ok := groups[""]; ok {
 		for _, n := range names {
-			sb.WriteString(n + "\n")
+			sb.WriteString(showName(n) + "\n")
 		}
 	}
 	for _, dir := range order {
@@ -278,9 +305,9 @@ func (findTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 		if sb.Len() > 0 {
 			sb.WriteByte('\n')
 		}
-		sb.WriteString("# " + dir + "/\n")
+		sb.WriteString("# " + showName(dir) + "/\n")
 		for _, n := range groups[dir] {
-			sb.WriteString(n + "\n")
+			sb.WriteString(showName(n) + "\n")
 		}
 	}
 	out := sb.String()

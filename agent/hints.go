@@ -112,26 +112,31 @@ func (moveFileTool) Hints() Hints {
 	return Hints{Title: "Move a file (never overwrites)", Destructive: true}
 }
 
-// Guide is the edit format's rules, for a model's tool list.
+// Guide is the edit format's rules, for a model's tool list: every rule a
+// model needs to edit (the seen lines, stale recovery, the headers) is
+// taught here, once.
 func (editTool) Guide() string {
-	return `Apply hashline edits to one or more files, all-or-nothing. First read the file: read/search/write/edit output shows ¶PATH#TAG then N:TEXT rows. The input is one or more sections, each the ¶PATH#TAG header copied from your latest output for that file, then ops naming ORIGINAL line numbers:
-  replace N..M:         replace lines N..M by the +rows below
-  delete N..M           delete lines N..M (no body)
-  insert before N:      insert the +rows before line N (insert after N: after it)
-  insert head:          insert at the start of the file (insert tail: at the end)
-  replace block N:      replace the whole syntax block (function, class, ...) that begins on line N
-  delete block N        delete that block (no body)
-  insert after block N: insert after the block that begins on line N
-Body rows are +TEXT (a lone + is a blank line); write text starting with + or - as ++text or +-text. Never use - rows, @@ headers or *** Update File sentinels; keep unchanged lines out of every range; one hunk per range. Example:
+	return `Edit files by line number, all or nothing. input holds one section per file: the ¶PATH#TAG header from your latest read, search or edit of it, then ops on the line numbers that output showed:
+replace N..M:  then the new lines as +TEXT rows
+delete N..M
+insert before N:  / insert after N: / insert head: / insert tail:  then +TEXT rows
+replace block N: / delete block N / insert after block N:  the syntax block (function, class...) starting on line N
+A lone + is a blank line; ++x writes +x. No - rows, @@ headers or unchanged lines; line numbers always mean the file as you read it. REM deletes the file, MV DEST moves it.
+An op may only touch lines a read or search showed you: otherwise it is refused (unseen_lines) and the refusal shows them; then retry the same edit. If the file changed since your tag, the edit lands when provably safe, else it is refused (stale_file) with the current lines and tag: redo it on those. Use the new ¶PATH#TAG each edit prints. [PATH#TAG] headers work too.
+Example:
 ¶src/a.go#1F7C
 replace 4..5:
 +	return x + 1
-delete 9
-The result shows the new ¶PATH#TAG: use it for the next edit of that file. A stale tag (the file changed since you read it) is recovered when provably safe, else refused: read again and redo the edit.`
+delete 9`
 }
 
-// lsp renames, formats and applies code actions (through the commit path)
-// unless asked to preview; most of its actions only ask.
+// lsp only asks the servers (reload restarts them, which changes no
+// file); lsp_edit renames, formats and applies code actions through the
+// commit path unless asked to preview, and sends raw requests, which may do
+// anything a server does.
 func (lspTool) Hints() Hints {
-	return Hints{Title: "Ask the language servers (diagnostics, navigation, rename)", Destructive: true}
+	return Hints{Title: "Ask the language servers (diagnostics, navigation)", ReadOnly: true, Idempotent: true}
+}
+func (lspEditTool) Hints() Hints {
+	return Hints{Title: "Change code through the language servers (rename, code actions, format)", Destructive: true}
 }

@@ -28,16 +28,16 @@ type listDirectoryTool struct{}
 
 func (listDirectoryTool) Name() string { return "list_directory" }
 func (listDirectoryTool) Description() string {
-	return "List a directory's entries with kind, size and modification time, optionally recursive to a depth, gitignore-aware, capped at maxEntries"
+	return "List a directory: kind, size, modification time; recursive to a depth; gitignore-aware"
 }
 func (listDirectoryTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
-		`"path":{"type":"string","description":"Directory inside the workspace root (default \".\", the root)"},` +
-		`"recursive":{"type":"boolean","description":"List subdirectories' entries too (default false)"},` +
-		`"depth":{"type":"integer","minimum":1,"description":"How many levels to list (default 1, or 10 when recursive; at most 64)"},` +
-		`"maxEntries":{"type":"integer","minimum":1,"description":"At most this many entries, in path order (default 1000, at most 10000)"},` +
-		`"gitignore":{"type":"boolean","description":"Leave out what .gitignore ignores (default true); .git itself is never listed"},` +
-		`"hidden":{"type":"boolean","description":"Include names starting with '.' (default true)"}` +
+		`"path":{"type":"string","description":"directory (default the root)"},` +
+		`"recursive":{"type":"boolean","description":"list subdirectories too"},` +
+		`"depth":{"type":"integer","minimum":1,"description":"levels (default 1, recursive 10; max 64)"},` +
+		`"maxEntries":{"type":"integer","minimum":1,"description":"default 1000, max 10000"},` +
+		`"gitignore":{"type":"boolean","description":"leave out ignored files (default true)"},` +
+		`"hidden":{"type":"boolean","description":"include dot files (default true)"}` +
 		`},"additionalProperties":false}`)
 }
 
@@ -49,6 +49,8 @@ type dirEntry struct {
 	Size    int64     `json:"size"`
 	ModTime time.Time `json:"modTime,omitzero"`
 	Overlay bool      `json:"overlay,omitempty"` // open in the editor: size is the buffer's
+
+	typeName string // what the text calls an entry of kind "other" or "symlink" (workspace.TypeName)
 }
 
 type listDirectoryDetails struct {
@@ -58,6 +60,7 @@ type listDirectoryDetails struct {
 	Truncated    bool       `json:"truncated"`
 	Depth        int        `json:"depth"`
 	WalkCapped   bool       `json:"walkCapped,omitempty"`
+	Unreadable   int        `json:"unreadable,omitempty"` // directories the walk could not read
 }
 
 func (listDirectoryTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
@@ -91,7 +94,7 @@ func (listDirectoryTool) Run(ctx context.Context, env *Env, raw json.RawMessage)
 	if a.Path == "" {
 		a.Path = "."
 	}
-	p, err := env.WS.Resolve(a.Path)
+	p, err := resolveArg(env, a.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -110,8 +113,8 @@ func (listDirectoryTool) Run(ctx context.Context, env *Env, raw json.RawMessage)
 	capped := false
 	wo := search.WalkOptions{Hidden: a.Hidden == nil || *a.Hidden, Gitignore: a.Gitignore == nil || *a.Gitignore,
 		Descend: func(rel string) bool { return strings.Count(rel, "/")+1 < depth }}
-	_, err = search.Walk(ctx, p.Abs, wo, func(_ int, e *search.Entry) bool {
-		de := dirEntry{Path: joinRel(p.Rel, e.Rel), Name: path.Base(e.Rel), Kind: entryKind(e.Type)}
+	stats, err := search.Walk(ctx, p.Abs, wo, func(_ int, e *search.Entry) bool {
+		de := dirEntry{Path: joinRel(p.Rel, e.Rel), Name: path.Base(e.Rel), Kind: entryKind(e.Type), typeName: workspace.TypeName(e.Type)}
 		if fi, err := e.Info(); err == nil {
 			de.ModTime = fi.ModTime()
 			if de.Kind == workspace.InfoFile {
@@ -132,14 +135,14 @@ func (listDirectoryTool) Run(ctx context.Context, env *Env, raw json.RawMessage)
 	}
 	ents = withOverlays(env, p, depth, wo, ents)
 	sort.Slice(ents, func(i, j int) bool { return ents[i].Path < ents[j].Path })
-	d := &listDirectoryDetails{Path: p.Rel, TotalEntries: len(ents), Depth: depth, WalkCapped: capped, Truncated: capped}
+	d := &listDirectoryDetails{Path: p.Rel, TotalEntries: len(ents), Depth: depth, WalkCapped: capped, Truncated: capped, Unreadable: int(stats.Unreadable)}
 	if len(ents) > limit {
 		ents, d.Truncated = ents[:limit], true
 	}
 	d.Entries = ents
 
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "%s/ (%d entr%s", p.Rel, d.TotalEntries, map[bool]string{true: "y", false: "ies"}[d.TotalEntries == 1])
+	fmt.Fprintf(&sb, "%s/ (%d entr%s", showName(p.Rel), d.TotalEntries, map[bool]string{true: "y", false: "ies"}[d.TotalEntries == 1])
 	if depth > 1 {
 		fmt.Fprintf(&sb, ", depth %d", depth)
 	}
@@ -149,6 +152,7 @@ func (listDirectoryTool) Run(ctx context.Context, env *Env, raw json.RawMessage)
 		if p.Rel == "." {
 			name = e.Path
 		}
+		name = showName(name)
 		switch e.Kind {
 		case workspace.InfoDir:
 			fmt.Fprintf(&sb, "  %s/\n", name)
@@ -159,12 +163,15 @@ func (listDirectoryTool) Run(ctx context.Context, env *Env, raw json.RawMessage)
 			}
 			sb.WriteByte('\n')
 		default:
-			fmt.Fprintf(&sb, "  %s  (%s)\n", name, e.Kind)
+			fmt.Fprintf(&sb, "  %s  (%s)\n", name, e.typeName)
 		}
 	}
 	if d.Truncated {
 		fmt.Fprintf(&sb, "[Showing %d of %d%s entries; raise maxEntries (at most %d), lower depth or list a subdirectory.]\n",
 			len(ents), d.TotalEntries, map[bool]string{true: "+", false: ""}[capped], listDirMaxEntries)
+	}
+	if d.Unreadable > 0 {
+		sb.WriteString(unreadableNote(d.Unreadable) + "\n")
 	}
 	return &Result{Text: sb.String(), Details: d}, nil
 }

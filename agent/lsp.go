@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -36,24 +37,48 @@ const (
 	lspReferencesRetryGap = 250 * time.Millisecond
 )
 
+// The language servers as two tools over one implementation (runLSP): lsp
+// asks (read-only: it changes no file), lsp_edit changes files through the
+// commit path (rename, rename_file, code actions, format) or sends a raw
+// request, which may do anything the server does.
 type lspTool struct{}
+type lspEditTool struct{}
+
+// lspQueries are lsp's actions; lspEdits lsp_edit's.
+var (
+	lspQueries = []string{"diagnostics", "definition", "type_definition", "implementation", "references", "hover", "symbols", "status", "capabilities", "reload"}
+	lspEdits   = []string{"rename", "rename_file", "code_actions", "format", "request"}
+)
+
+// lspPositionProps are the properties both faces share.
+const lspPositionProps = `"file":{"type":"string","description":"file; diagnostics: also a glob, or \"*\" for all; symbols: \"*\" searches the workspace"},` +
+	`"line":{"type":"integer","minimum":1,"description":"1-based (default 1)"},` +
+	`"symbol":{"type":"string","description":"text on that line at the position; name#N: its Nth occurrence"},` +
+	`"timeout":{"type":"number","description":"seconds, 5-60 (default 20)"},`
 
 func (lspTool) Name() string { return "lsp" }
 func (lspTool) Description() string {
-	return "Ask the project's language servers (gopls, pyright, typescript-language-server, rust-analyzer, clangd): diagnostics, definition, type_definition, implementation, references, hover, symbols, rename and rename_file (through the commit path, all or nothing), code_actions, format, status, capabilities, reload, raw request; locations come back as ¶PATH#TAG rows to edit from"
+	return "Ask the project's language servers (gopls, pyright, clangd, ...), read-only: diagnostics, definition, references, hover, symbols; locations come back as ¶PATH#TAG rows"
 }
 func (lspTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
-		`"action":{"type":"string","enum":["diagnostics","definition","type_definition","implementation","references","hover","symbols","rename","rename_file","code_actions","format","status","reload","capabilities","request"]},` +
-		`"file":{"type":"string","description":"File path inside the root; for diagnostics also a glob, or \"*\" for the workspace; for symbols \"*\" (or omitted) searches the workspace with query; for rename_file the source path (a file or directory)"},` +
-		`"line":{"type":"integer","minimum":1,"description":"1-based line of the position (default 1)"},` +
-		`"symbol":{"type":"string","description":"Text on line whose start is the position (exact, then case-insensitive); name#N picks the Nth occurrence; omitted: the line's first non-blank character"},` +
-		`"query":{"type":"string","description":"symbols: the workspace symbol query; code_actions: a kind filter when listing, the action's index or a title substring when applying; request: the LSP method"},` +
-		`"newName":{"type":"string","description":"rename: the new identifier; rename_file: the destination path"},` +
-		`"apply":{"type":"boolean","description":"rename, rename_file, format: apply (default) or preview as a diff (false); code_actions: apply the action query selects (true) or list (default)"},` +
-		`"timeout":{"type":"number","description":"Seconds (5-60, default 20)"},` +
-		`"payload":{"type":"string","description":"request: the params as a JSON string (overrides the ones built from file/line/symbol)"},` +
-		`"allowVcs":{"type":"boolean","description":"Allow changes under .git, .hg, .svn"}` +
+		`"action":{"type":"string","enum":["` + strings.Join(lspQueries, `","`) + `"]},` + lspPositionProps +
+		`"query":{"type":"string","description":"symbols: the query"}` +
+		`},"required":["action"],"additionalProperties":false}`)
+}
+
+func (lspEditTool) Name() string { return "lsp_edit" }
+func (lspEditTool) Description() string {
+	return "Change code through the language servers, all or nothing, old content to the trash: rename, rename_file (fixes imports), code_actions (list or apply), format; request: a raw LSP request"
+}
+func (lspEditTool) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{` +
+		`"action":{"type":"string","enum":["` + strings.Join(lspEdits, `","`) + `"]},` + lspPositionProps +
+		`"query":{"type":"string","description":"code_actions: kind filter (list), index or title (apply); request: the method"},` +
+		`"newName":{"type":"string","description":"rename: the new name; rename_file: the new path"},` +
+		`"apply":{"type":"boolean","description":"false previews a diff; code_actions: true applies the one query names"},` +
+		`"payload":{"type":"string","description":"request: params as JSON"},` +
+		`"allowVcs":{"type":"boolean","description":"allow changes under .git, .hg or .svn"}` +
 		`},"required":["action"],"additionalProperties":false}`)
 }
 
@@ -104,12 +129,31 @@ type lspDiagnostic struct {
 }
 
 func (lspTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
+	return runLSPFace(ctx, env, "lsp", lspQueries, raw)
+}
+
+func (lspEditTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
+	return runLSPFace(ctx, env, "lsp_edit", lspEdits, raw)
+}
+
+// runLSPFace runs one of the actions of the face called tool.
+func runLSPFace(ctx context.Context, env *Env, tool string, actions []string, raw json.RawMessage) (*Result, error) {
 	var a lspArgs
 	if err := json.Unmarshal(raw, &a); err != nil {
-		return nil, &Error{Kind: KindUsage, Message: "lsp: " + err.Error()}
+		return nil, &Error{Kind: KindUsage, Message: tool + ": " + err.Error()}
+	}
+	if !slices.Contains(actions, a.Action) {
+		other, otherActions := "lsp_edit", lspEdits
+		if tool == "lsp_edit" {
+			other, otherActions = "lsp", lspQueries
+		}
+		if slices.Contains(otherActions, a.Action) {
+			return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("%s: action %s belongs to the %s tool", tool, a.Action, other), SuggestedAction: fmt.Sprintf("Call %s with the same arguments.", other)}
+		}
+		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("%s: action %s is not one of %s", tool, QuoteInput(a.Action), strings.Join(actions, ", "))}
 	}
 	if env.LS == nil {
-		return nil, &Error{Kind: KindUsage, Message: "lsp: language servers are not available in this process", SuggestedAction: "Run the tool through `hashls tool`, `hashls serve` or `hashls mcp`, which start language servers."}
+		return nil, &Error{Kind: KindUsage, Message: tool + ": language servers are not available in this process", SuggestedAction: "Run the tool through `hashls tool`, `hashls serve` or `hashls mcp`, which start language servers."}
 	}
 	timeout := lspTimeoutDefault
 	if a.Timeout != nil {
@@ -390,7 +434,7 @@ func renderLocations(env *Env, locs []langserver.Location, limit int) (string, [
 		tag := edit.Tag(f.Bytes)
 		sum := sha256.Sum256(f.Bytes)
 		text, seen := renderHitRows(splitDisplayLines(f.Bytes), hits, lspLocationContext)
-		sb.WriteString("¶" + p.Rel + "#" + tag + "\n" + text)
+		sb.WriteString(header(p.Rel, tag) + "\n" + text)
 		recs = append(recs, workspace.Recording{Key: p.Abs, Tag: tag, Content: f.Bytes, SHA256: &sum, Seen: nonNil(seen)})
 		shown = append(shown, Shown{Path: p.Rel, Tag: tag, SHA256: fmt.Sprintf("%x", sum)})
 	}
@@ -400,10 +444,8 @@ func renderLocations(env *Env, locs []langserver.Location, limit int) (string, [
 	if len(outside) > 0 {
 		fmt.Fprintf(&sb, "Outside the root (read-only here):\n%s\n", strings.Join(outside, "\n"))
 	}
-	if st := env.WS.Store(); st != nil && len(recs) > 0 {
-		if err := st.RecordAll(recs); err != nil {
-			return "", nil, nil, err
-		}
+	if err := env.WS.RecordReads(recs); err != nil {
+		return "", nil, nil, err
 	}
 	return sb.String(), shown, out, nil
 }
@@ -672,13 +714,13 @@ func lspApplyEdit(ctx context.Context, env *Env, a *lspArgs, tool, verb string, 
 		case c.Op == "delete":
 			fmt.Fprintf(&sb, "deleted %s\n", c.Path)
 		case c.MovedFrom != "":
-			fmt.Fprintf(&sb, "¶%s#%s (moved from %s)\n", c.Path, c.NewTag, c.MovedFrom)
+			fmt.Fprintf(&sb, "%s (moved from %s)\n", header(c.Path, c.NewTag), showName(c.MovedFrom))
 		default:
 			where := ""
 			if c.Overlay {
 				where = " (open in the editor: applied to its buffer)"
 			}
-			fmt.Fprintf(&sb, "¶%s#%s%s\n", c.Path, c.NewTag, where)
+			fmt.Fprintf(&sb, "%s%s\n", header(c.Path, c.NewTag), where)
 		}
 	}
 	for _, c := range changes {

@@ -123,7 +123,7 @@ func TestLSPRenameCrashChild(t *testing.T) {
 	}
 	fmt.Println(crashReady) // the parent times its kill from this line
 	raw, _ := json.Marshal(map[string]any{"action": "rename", "file": file, "line": line, "symbol": old, "newName": fmt.Sprintf("%s%d", prefix, gen+1), "apply": true, "timeout": 60})
-	res, err := ts.Run(ctx, "lsp", raw, Call{Transport: "test"})
+	res, err := ts.Run(ctx, "lsp_edit", raw, Call{Transport: "test"})
 	if err != nil {
 		fail("rename", err)
 	}

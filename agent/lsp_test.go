@@ -121,14 +121,14 @@ func TestLSPRenameAcrossFiles(t *testing.T) {
 	lsptest.NeedGopls(t)
 	e := newLSPEnv(t, nil)
 	before := e.file(t, "main.go")
-	res := e.run(t, "lsp", map[string]any{"action": "rename", "file": "shapes/shapes.go", "line": 20, "symbol": "Total", "newName": "Sum", "apply": false})
+	res := e.run(t, "lsp_edit", map[string]any{"action": "rename", "file": "shapes/shapes.go", "line": 20, "symbol": "Total", "newName": "Sum", "apply": false})
 	if !strings.Contains(res.Text, "Rename preview (4 edits in 3 files") || !strings.Contains(res.Text, "+\tfmt.Println(shapes.Sum(") {
 		t.Errorf("preview:\n%s", res.Text)
 	}
 	if e.file(t, "main.go") != before {
 		t.Fatal("the preview wrote")
 	}
-	res = e.run(t, "lsp", map[string]any{"action": "rename", "file": "shapes/shapes.go", "line": 20, "symbol": "Total", "newName": "Sum"})
+	res = e.run(t, "lsp_edit", map[string]any{"action": "rename", "file": "shapes/shapes.go", "line": 20, "symbol": "Total", "newName": "Sum"})
 	if len(res.Changes) != 3 {
 		t.Fatalf("changes = %+v\n%s", res.Changes, res.Text)
 	}
@@ -162,7 +162,7 @@ func TestLSPRenameOpenDocument(t *testing.T) {
 	disk := e.file(t, "main.go")
 	buffer := strings.Replace(disk, "sq := shapes.Square{Side: 2}", "sq := shapes.Square{Side: 5} // unsaved", 1)
 	e.ws.SetOverlay(p, []byte(buffer), 3)
-	res := e.run(t, "lsp", map[string]any{"action": "rename", "file": "shapes/shapes.go", "line": 20, "symbol": "Total", "newName": "Sum"})
+	res := e.run(t, "lsp_edit", map[string]any{"action": "rename", "file": "shapes/shapes.go", "line": 20, "symbol": "Total", "newName": "Sum"})
 	if len(ed.edits) != 1 || !strings.HasPrefix(ed.edits[0], "main.go: ") || !strings.Contains(ed.edits[0], "shapes.Sum(") || !strings.Contains(ed.edits[0], "// unsaved") {
 		t.Fatalf("editor edits = %q\n%s", ed.edits, res.Text)
 	}
@@ -223,7 +223,7 @@ func TestLSPWorkspaceDiagnosticsAndRenameFile(t *testing.T) {
 	if !strings.Contains(res.Text, "report.go:7:") || !strings.Contains(res.Text, "Totl") {
 		t.Errorf("workspace diagnostics:\n%s", res.Text)
 	}
-	res = e.run(t, "lsp", map[string]any{"action": "rename_file", "file": "shapes/shapes.go", "newName": "shapes/geometry.go"})
+	res = e.run(t, "lsp_edit", map[string]any{"action": "rename_file", "file": "shapes/shapes.go", "newName": "shapes/geometry.go"})
 	if _, err := os.Stat(filepath.Join(e.ws.Root(), "shapes", "shapes.go")); !os.IsNotExist(err) {
 		t.Errorf("source still there: %v\n%s", err, res.Text)
 	}
@@ -266,7 +266,7 @@ func TestLSPRenameOtherServers(t *testing.T) {
 			if !strings.Contains(res.Text, "OK") {
 				t.Fatalf("%s is not clean:\n%s", c.open, res.Text)
 			}
-			res = e.run(t, "lsp", map[string]any{"action": "rename", "file": c.file, "line": c.line, "symbol": c.symbol, "newName": "sum", "timeout": 60})
+			res = e.run(t, "lsp_edit", map[string]any{"action": "rename", "file": c.file, "line": c.line, "symbol": c.symbol, "newName": "sum", "timeout": 60})
 			if len(res.Changes) != len(c.want) {
 				t.Fatalf("changes = %+v\n%s", res.Changes, res.Text)
 			}

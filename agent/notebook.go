@@ -1,8 +1,11 @@
 package agent
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/hashls/hashls/edit"
@@ -27,9 +30,35 @@ func notebookView(p workspace.Path, data []byte) (nb *notebook.Notebook, ok bool
 	}
 	nb, err = notebook.Parse(data)
 	if err != nil {
-		return nil, true, &Error{Kind: KindInput, Message: fmt.Sprintf("%s is not a valid nbformat 4 notebook (%v). Read it with %s:raw to see its JSON, and write valid notebook JSON (or cell text once it is valid).", p.Rel, err, p.Rel), Err: err}
+		return nil, true, notebookErr(p, err)
 	}
 	return nb, true, nil
+}
+
+// notebookErr is the error of a notebook that does not parse.
+func notebookErr(p workspace.Path, err error) error {
+	return &Error{Kind: KindInput, Message: fmt.Sprintf("%s is not a valid nbformat 4 notebook (%v). Read it with %s:raw to see its JSON, and write valid notebook JSON (or cell text once it is valid).", p.Rel, err, p.Rel), Err: err}
+}
+
+// readNotebookFile reads the notebook file at p (on disk) in one pass
+// that feeds its sha256 and keeps only its cells (notebook.ParseReader):
+// a notebook's outputs, however large, are never held.
+func readNotebookFile(env *Env, p workspace.Path, path string, sel workspace.Selector) (*Result, error) {
+	r, err := env.WS.OpenReader(p)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	h := sha256.New()
+	nb, err := notebook.ParseReader(io.TeeReader(r, h))
+	if err != nil {
+		if errors.Is(err, notebook.ErrShape) {
+			return nil, notebookErr(p, err)
+		}
+		return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot read %s: %v. Check that it is readable and retry.", p.Rel, err), Err: err}
+	}
+	d := &readDetails{Path: path, ResolvedPath: p.Rel, SHA256: hex.EncodeToString(h.Sum(nil))}
+	return readNotebook(env, p, nb, d, sel)
 }
 
 // readNotebook shows the notebook's cells as editable cell text under the
@@ -39,7 +68,7 @@ func readNotebook(env *Env, p workspace.Path, nb *notebook.Notebook, d *readDeta
 	tag := edit.Tag(text)
 	lines := splitDisplayLines(text)
 	d.Tag, d.Lines, d.Kind = tag, len(lines), "notebook"
-	body, shown, tr, seen := env.limits().renderRowsSeen(p.Rel, lines, sel.Ranges, true)
+	body, shown, tr, seen := env.limits().renderRowsFrom(p.Rel, sliceLines(lines), sel, true)
 	if len(nb.Cells) == 0 {
 		body = "(empty notebook; add a cell with `insert head:` and a marker row such as \"# %% [code]\")\n"
 	}
@@ -47,20 +76,27 @@ func readNotebook(env *Env, p workspace.Path, nb *notebook.Notebook, d *readDeta
 		return nil, err
 	}
 	d.Shown, d.Truncation = shown, tr
-	return &Result{Text: "¶" + p.Rel + "#" + tag + "\n" + body, Details: d, Shown: []Shown{{Path: p.Rel, Tag: tag, SHA256: sha256Hex(text)}}}, nil
+	return &Result{Text: header(p.Rel, tag) + "\n" + body, Details: d, Shown: []Shown{{Path: p.Rel, Tag: tag, SHA256: sha256Hex(text)}}}, nil
 }
 
 // notebookWrite turns what write was given for a notebook into notebook
 // JSON: notebook JSON is written as it is; cell text rewrites the existing
 // notebook's cells (or makes a new notebook). Anything else is refused
-// with the expected shape.
-func notebookWrite(p workspace.Path, old []byte, content string) ([]byte, error) {
+// with the expected shape. It also returns the cell text of the notebook
+// before (nil: none) and after, which the result's diff is of.
+func notebookWrite(p workspace.Path, old []byte, content string) (out, oldView, newView []byte, err error) {
+	if old != nil {
+		if nb, err := notebook.Parse(old); err == nil {
+			oldView = []byte(nb.Text())
+		}
+	}
 	trimmed := strings.TrimSpace(content)
 	if strings.HasPrefix(trimmed, "{") {
-		if _, err := notebook.Parse([]byte(content)); err != nil {
-			return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("write %s: content starts with '{' but is not notebook JSON (%v). Write notebook JSON with a \"cells\" array, or %s.", p.Rel, err, notebook.Shape), Err: err}
+		nb, err := notebook.Parse([]byte(content))
+		if err != nil {
+			return nil, nil, nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("write %s: content starts with '{' but is not notebook JSON (%v). Write notebook JSON with a \"cells\" array, or %s.", p.Rel, err, notebook.Shape), Err: err}
 		}
-		return []byte(content), nil
+		return []byte(content), oldView, []byte(nb.Text()), nil
 	}
 	base := old
 	if base == nil {
@@ -68,13 +104,16 @@ func notebookWrite(p workspace.Path, old []byte, content string) ([]byte, error)
 	}
 	nb, err := notebook.Parse(base)
 	if err != nil {
-		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("write %s: the file is not a valid notebook (%v), so cell text cannot be merged into it. Write the whole notebook JSON instead.", p.Rel, err), Err: err}
+		return nil, nil, nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("write %s: the file is not a valid notebook (%v), so cell text cannot be merged into it. Write the whole notebook JSON instead.", p.Rel, err), Err: err}
 	}
-	out, err := nb.Rewrite(content)
+	if out, err = nb.Rewrite(content); err != nil {
+		return nil, nil, nil, notebookShapeErr(p, err)
+	}
+	nnb, err := notebook.Parse(out)
 	if err != nil {
-		return nil, notebookShapeErr(p, err)
+		return nil, nil, nil, notebookShapeErr(p, err)
 	}
-	return out, nil
+	return out, oldView, []byte(nnb.Text()), nil
 }
 
 func notebookShapeErr(p workspace.Path, err error) error {

@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/hashls/hashls/edit"
@@ -25,10 +27,12 @@ type readTool struct{}
 
 func (readTool) Name() string { return "read" }
 func (readTool) Description() string {
-	return "Read a file as ¶PATH#TAG plus N:TEXT rows (selectors :N, :A-B, :A+C, :raw); code files without a selector return a structural summary; also directories, archive members (a.zip:dir/f.txt) and SQLite (db.sqlite, db.sqlite:table[:key], ?limit=&offset=&order=&where=, ?q=SELECT)"
+	return "Read a file as ¶PATH#TAG then N:TEXT rows (a code file without a selector: its structural summary); also directories, archive members and SQLite"
 }
 func (readTool) Schema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"File or directory path inside the root, optionally with a trailing selector: :N, :N-, :A-B, :A+C, :R1,R2, :raw, :A-B:raw. Archive members: a.zip:dir/f.txt[:5-10] (.zip .jar .tar .tgz .tar.gz). SQLite: db.sqlite (tables), db.sqlite:table (schema and 5 rows), db.sqlite:table:key (one row), db.sqlite:table?limit=20&offset=0&order=col:desc&where=..., db.sqlite?q=SELECT ..."}},"required":["path"],"additionalProperties":false}`)
+	return json.RawMessage(`{"type":"object","properties":{` +
+		`"path":{"type":"string","description":"Path, optionally with :N, :A-B, :A+C, :A-B,C-D, :N@B (line N from byte B) or :raw (no rows). Archive member: a.zip:dir/f.txt. SQLite: db.sqlite[:table[:key]][?limit=&offset=&order=&where=], db.sqlite?q=SELECT …"}` +
+		`},"required":["path"],"additionalProperties":false}`)
 }
 
 type readArgs struct {
@@ -66,7 +70,12 @@ type shownRange struct {
 type truncation struct {
 	Reason     string `json:"reason"` // "lines" or "bytes"
 	NextOffset int    `json:"nextOffset"`
-	TotalLines int    `json:"totalLines"`
+	// NextByte, when not 0, is where in line NextOffset the next page
+	// starts (`:N@B`): the line is longer than a page; LineBytes is its
+	// length.
+	NextByte   int `json:"nextByte,omitempty"`
+	LineBytes  int `json:"lineBytes,omitempty"`
+	TotalLines int `json:"totalLines"`
 }
 
 func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
@@ -104,10 +113,15 @@ func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 			return res, err
 		}
 	}
-	if err == nil && st.Regular && !st.Overlay && st.Size > streamThreshold(env) && !sel.Conflicts && !notebook.IsNotebook(p.Rel) {
+	isNotebook := notebook.IsNotebook(p.Rel) && !sel.Raw
+	if err == nil && st.Regular && !st.Overlay && isNotebook && !sel.Conflicts {
+		// Its cell text, read in one pass that never holds the outputs.
+		return readNotebookFile(env, p, a.Path, sel)
+	}
+	if err == nil && st.Regular && !st.Overlay && st.Size > streamThreshold(env) && !sel.Conflicts && !isNotebook {
 		// Too large to hold for a page of it: streamed (no summary, which
 		// declines files this large anyway).
-		return readStreamed(env, p, a.Path, sel)
+		return readStreamed(ctx, env, p, a.Path, sel)
 	}
 	f, err := env.WS.ReadFile(p)
 	if err != nil {
@@ -119,7 +133,7 @@ func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 				return res, err
 			}
 		}
-		return nil, &Error{Kind: KindBinary, Message: fmt.Sprintf("Cannot read %s: it is a binary file (%d bytes). hashls reads and edits text files only.", p.Rel, len(f.Bytes))}
+		return nil, errBinary("read", p.Rel, len(f.Bytes))
 	}
 	sum := sha256.Sum256(f.Bytes)
 	d := &readDetails{Path: a.Path, ResolvedPath: p.Rel, SHA256: hex.EncodeToString(sum[:]), Raw: sel.Raw, Overlay: f.Overlay}
@@ -127,7 +141,7 @@ func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 		// Raw reads show no anchors, so nothing is recorded.
 		lines := newDisplayLines(f.Bytes)
 		d.Lines = lines.Len()
-		text, shown, tr, _ := env.limits().renderRowsFrom(p.Rel, lines, sel.Ranges, false)
+		text, shown, tr, _ := env.limits().renderRowsFrom(p.Rel, lines, sel, false)
 		d.Shown, d.Truncation = shown, tr
 		return &Result{Text: text, Details: d}, nil
 	}
@@ -157,22 +171,21 @@ func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 	}
 	lines := newDisplayLines(f.Bytes)
 	d.Lines = lines.Len()
-	body, shown, tr, seen := env.limits().renderRowsFrom(p.Rel, lines, sel.Ranges, true)
+	body, shown, tr, seen := env.limits().renderRowsFrom(p.Rel, lines, sel, true)
 	if err := record(env, p, tag, f.Bytes, &sum, nonNil(seen)); err != nil {
 		return nil, err
 	}
 	d.Shown, d.Truncation = shown, tr
-	return &Result{Text: "¶" + p.Rel + "#" + tag + "\n" + body, Details: d, Shown: shownFile}, nil
+	return &Result{Text: header(p.Rel, tag) + "\n" + body, Details: d, Shown: shownFile}, nil
 }
 
-// record records a snapshot of content for p in the store, if there is one.
-// sum is content's sha256 when the caller has it (nil: computed).
-// seen, when not nil, is the lines of content the result displays.
+// record records a snapshot of content for p in the store, if there is one
+// (a store whose disk is full or read-only records nothing and says so:
+// Workspace.RecordReads). sum is content's sha256 when the caller has it
+// (nil: computed). seen, when not nil, is the lines of content the result
+// displays.
 func record(env *Env, p workspace.Path, tag string, content []byte, sum *[32]byte, seen []workspace.LineRange) error {
-	if st := env.WS.Store(); st != nil {
-		return st.RecordAll([]workspace.Recording{{Key: p.Abs, Tag: tag, Content: content, SHA256: sum, Seen: seen}})
-	}
-	return nil
+	return env.WS.RecordReads([]workspace.Recording{{Key: p.Abs, Tag: tag, Content: content, SHA256: sum, Seen: seen}})
 }
 
 // splitDisplayLines splits content into lines as read shows them (see
@@ -197,13 +210,15 @@ func splitDisplayLines(b []byte) []string {
 // copies only those (a lineSource).
 type displayLines struct {
 	b      []byte
-	starts []int // start of each line; the line ends at the break before the next start
+	bom    int   // bytes of BOM dropped before b
+	starts []int // start of each line in b; the line ends at the break before the next start
 	ends   []int // end of each line's content (before its break)
 }
 
 func newDisplayLines(b []byte) displayLines {
-	b = bytes.TrimPrefix(b, []byte("\xEF\xBB\xBF"))
-	ls := displayLines{b: b}
+	body := bytes.TrimPrefix(b, []byte("\xEF\xBB\xBF"))
+	ls := displayLines{b: body, bom: len(b) - len(body)}
+	b = body
 	if len(b) == 0 {
 		return ls
 	}
@@ -228,38 +243,51 @@ func newDisplayLines(b []byte) displayLines {
 	return ls
 }
 
-func (l displayLines) Len() int          { return len(l.starts) }
-func (l displayLines) Line(n int) string { return string(l.b[l.starts[n-1]:l.ends[n-1]]) }
-func (l displayLines) LineLen(n int) int { return l.ends[n-1] - l.starts[n-1] }
+func (l displayLines) Len() int { return len(l.starts) }
 
-// renderRows renders the selected rows of lines as "N:TEXT" (numbered) or
-// plain text, with context around explicit ranges and the default limits.
-func (lim Limits) renderRows(display string, lines []string, ranges []workspace.LineRange, numbered bool) (string, *shownRange, *truncation) {
-	text, shown, tr, _ := lim.renderRowsSeen(display, lines, ranges, numbered)
-	return text, shown, tr
+// lineOf returns the 1-based line holding byte off of the content (BOM
+// included, as the caller's offsets are).
+func (l displayLines) lineOf(off int) int {
+	return sort.Search(len(l.starts), func(i int) bool { return l.starts[i] > off-l.bom })
 }
+
+// span returns the bytes of b from line a's start to the end of line z,
+// its break included.
+func (l displayLines) span(a, z int) (from, to int) {
+	from, to = l.starts[a-1], len(l.b)
+	if z < len(l.starts) {
+		to = l.starts[z]
+	}
+	return from, to
+}
+func (l displayLines) Line(n int) string { return l.From(n, 0) }
+func (l displayLines) From(n, off int) string {
+	return string(l.b[min(l.starts[n-1]+off, l.ends[n-1]):l.ends[n-1]])
+}
+func (l displayLines) LineLen(n int) int { return l.ends[n-1] - l.starts[n-1] }
 
 // lineSource is the lines renderRowsFrom shows: all of a file's (a
 // slice), or the few a streamed read kept (streamedLines).
 type lineSource interface {
-	Len() int          // lines in the file
-	Line(n int) string // line n (1-based), possibly cut when very long
-	LineLen(n int) int // line n's full length in bytes
+	Len() int               // lines in the file
+	From(n, off int) string // line n (1-based) from byte off, possibly cut when very long
+	LineLen(n int) int      // line n's full length in bytes
 }
 
 type sliceLines []string
 
-func (l sliceLines) Len() int          { return len(l) }
-func (l sliceLines) Line(n int) string { return l[n-1] }
-func (l sliceLines) LineLen(n int) int { return len(l[n-1]) }
+func (l sliceLines) Len() int               { return len(l) }
+func (l sliceLines) From(n, off int) string { return l[n-1][min(off, len(l[n-1])):] }
+func (l sliceLines) LineLen(n int) int      { return len(l[n-1]) }
 
-// renderRowsSeen is renderRows that also returns the lines it displayed.
-func (lim Limits) renderRowsSeen(display string, lines []string, ranges []workspace.LineRange, numbered bool) (string, *shownRange, *truncation, []workspace.LineRange) {
-	return lim.renderRowsFrom(display, sliceLines(lines), ranges, numbered)
-}
-
-// renderRowsFrom is renderRowsSeen over any line source.
-func (lim Limits) renderRowsFrom(display string, lines lineSource, ranges []workspace.LineRange, numbered bool) (string, *shownRange, *truncation, []workspace.LineRange) {
+// renderRowsFrom renders the selected rows of lines as "N:TEXT"
+// (numbered) or plain text, with context around explicit ranges, within
+// the limits, for the ranges of sel, from sel.Byte of its first line
+// (`:N@B`), and returns the lines it displayed. Every page names a
+// selector that makes progress: a line too long for the page's room is
+// shown in pieces (`N@B:` rows), each naming the next (`:N@E`).
+func (lim Limits) renderRowsFrom(display string, lines lineSource, sel workspace.Selector, numbered bool) (string, *shownRange, *truncation, []workspace.LineRange) {
+	ranges := sel.Ranges
 	total := lines.Len()
 	if total == 0 {
 		if numbered {
@@ -279,15 +307,22 @@ func (lim Limits) renderRowsFrom(display string, lines lineSource, ranges []work
 	if open {
 		ranges = []workspace.LineRange{{Start: 1}}
 	}
-	if first := ranges[0].Start; first > total {
+	first := ranges[0].Start
+	if first > total {
 		return fmt.Sprintf("Line %d is past the end of %s, which has %d line%s. Use %s:%d to read the last line, or %s:1 to read from the start.\n",
 			first, display, total, plural(total), display, total, display), nil, nil, nil
 	}
-	// Expand by context on the constrained sides, clamp, and merge.
+	startByte := sel.Byte
+	if l := lines.LineLen(first); startByte > l {
+		return fmt.Sprintf("Byte %d is past the end of line %d of %s, which has %d byte%s. Use %s:%d to read the line from its start.\n",
+			startByte, first, display, l, plural(l), display, first), nil, nil, nil
+	}
+	// Expand by context on the constrained sides, clamp, and merge. A
+	// read from inside a line has no leading context.
 	var spans []workspace.LineRange
-	for _, r := range ranges {
+	for i, r := range ranges {
 		s, e := r.Start, r.End
-		if !open {
+		if !open && !(i == 0 && startByte > 0) {
 			s -= readLeadingContext
 		}
 		if e == 0 {
@@ -308,6 +343,7 @@ func (lim Limits) renderRowsFrom(display string, lines lineSource, ranges []work
 	}
 	var sb strings.Builder
 	count, bytesOut := 0, 0
+	requested := 0 // rows shown of the lines asked for (not their context)
 	var tr *truncation
 	shown := &shownRange{Start: spans[0].Start}
 loop:
@@ -316,37 +352,50 @@ loop:
 			sb.WriteString("...\n")
 		}
 		for n := sp.Start; n <= sp.End; n++ {
-			row := lines.Line(n)
+			off := 0
+			if n == first {
+				off = startByte
+			}
+			prefix := ""
 			if numbered {
-				row = fmt.Sprintf("%d:%s", n, row)
+				prefix = strconv.Itoa(n) + ":"
+				if off > 0 {
+					prefix = strconv.Itoa(n) + "@" + strconv.Itoa(off) + ":"
+				}
 			}
 			if count >= lim.ReadLines {
 				tr = &truncation{Reason: "lines", NextOffset: n, TotalLines: total}
 				break loop
 			}
-			if bytesOut+len(row)+1 > lim.ReadBytes {
-				if count == 0 {
-					// A single huge line: show its start so the read is not empty.
-					cut := lim.ReadBytes - 64
-					for cut > 0 && cut < len(row) && !utf8Start(row[cut]) {
-						cut--
-					}
-					sb.WriteString(row[:cut])
-					sb.WriteString(fmt.Sprintf("… [line %d truncated: %d bytes]\n", n, lines.LineLen(n)))
-					shown.End = n
-					saw(n)
-					if n < total {
-						tr = &truncation{Reason: "bytes", NextOffset: n + 1, TotalLines: total}
-					}
+			rest := lines.LineLen(n) - off
+			if bytesOut+len(prefix)+rest+1 > lim.ReadBytes {
+				if requested > 0 || n < first {
+					tr = &truncation{Reason: "bytes", NextOffset: n, TotalLines: total}
 					break loop
 				}
-				tr = &truncation{Reason: "bytes", NextOffset: n, TotalLines: total}
+				// The first line asked for does not fit: show a piece of
+				// it, and name where the next piece starts.
+				text := lines.From(n, off)
+				cut := min(max(lim.ReadBytes-bytesOut-len(prefix)-128, 1024), len(text))
+				for cut > 0 && cut < len(text) && !utf8Start(text[cut]) {
+					cut--
+				}
+				sb.WriteString(prefix)
+				sb.WriteString(text[:cut])
+				sb.WriteString("…\n")
+				shown.End = n
+				saw(n)
+				tr = &truncation{Reason: "bytes", NextOffset: n, NextByte: off + cut, LineBytes: lines.LineLen(n), TotalLines: total}
 				break loop
 			}
-			sb.WriteString(row)
+			sb.WriteString(prefix)
+			sb.WriteString(lines.From(n, off))
 			sb.WriteByte('\n')
 			count++
-			bytesOut += len(row) + 1
+			bytesOut += len(prefix) + rest + 1
+			if n >= first {
+				requested++
+			}
 			shown.End = n
 			saw(n)
 		}
@@ -356,7 +405,11 @@ loop:
 		if tr.Reason == "bytes" {
 			limit = fmt.Sprintf("%d KiB limit", lim.ReadBytes/1024)
 		}
-		fmt.Fprintf(&sb, "\n[Showing lines %d-%d of %d (%s). Use %s:%d to continue.]\n", shown.Start, shown.End, total, limit, display, tr.NextOffset)
+		if tr.NextByte > 0 {
+			fmt.Fprintf(&sb, "\n[Showing lines %d-%d of %d; line %d is %d bytes, shown up to byte %d (%s). Use %s:%d@%d to continue.]\n", shown.Start, shown.End, total, tr.NextOffset, tr.LineBytes, tr.NextByte, limit, display, tr.NextOffset, tr.NextByte)
+		} else {
+			fmt.Fprintf(&sb, "\n[Showing lines %d-%d of %d (%s). Use %s:%d to continue.]\n", shown.Start, shown.End, total, limit, display, tr.NextOffset)
+		}
 	}
 	return sb.String(), shown, tr, seen
 }

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -25,14 +24,14 @@ type readFileTool struct{}
 
 func (readFileTool) Name() string { return "read_file" }
 func (readFileTool) Description() string {
-	return "Read a text file (optionally lines startLine..endLine, at most maxBytes) with the sha256 of its full content for expectedSha256; the file tools' read"
+	return "Read a text file (or lines startLine..endLine, at most maxBytes) with the sha256 of the whole file, for expectedSha256"
 }
 func (readFileTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
-		`"path":{"type":"string","description":"File path inside the workspace root"},` +
-		`"startLine":{"type":"integer","minimum":1,"description":"First line to return (1-based, default 1)"},` +
-		`"endLine":{"type":"integer","minimum":1,"description":"Last line to return, inclusive (default: the last line)"},` +
-		`"maxBytes":{"type":"integer","minimum":1,"description":"Return at most this many bytes of content, cut at a line end (default 262144, at most 16777216)"}` +
+		`"path":{"type":"string","description":"file path"},` +
+		`"startLine":{"type":"integer","minimum":1,"description":"first line (default 1)"},` +
+		`"endLine":{"type":"integer","minimum":1,"description":"last line (default: the end)"},` +
+		`"maxBytes":{"type":"integer","minimum":1,"description":"at most this many bytes (default 262144)"}` +
 		`},"required":["path"],"additionalProperties":false}`)
 }
 
@@ -98,9 +97,10 @@ func (readFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Re
 	}
 	tag := edit.Tag(f.Bytes)
 	sum := sha256.Sum256(f.Bytes)
-	body := bytes.TrimPrefix(f.Bytes, []byte("\xEF\xBB\xBF"))
-	starts := lineStarts(body)
-	total := len(starts)
+	// Lines as read numbers them (one line model for both faces).
+	ls := newDisplayLines(f.Bytes)
+	body := ls.b
+	total := ls.Len()
 	d := &readFileDetails{Path: p.Rel, SHA256: hex.EncodeToString(sum[:]), Tag: tag, TotalLines: total, Size: len(f.Bytes),
 		BOM: len(body) < len(f.Bytes), Overlay: f.Overlay}
 	if total > 0 && start > total {
@@ -110,19 +110,14 @@ func (readFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Re
 		end = total
 	}
 	if total > 0 {
-		from, to := starts[start-1], len(body)
-		if end < total {
-			to = starts[end]
-		}
+		from, to := ls.span(start, end)
 		shownEnd := end
 		if to-from > maxBytes {
 			// Cut at the last line end that fits; a first line longer than
 			// maxBytes is cut inside (at a UTF-8 boundary).
 			endOf := func(line int) int { // the offset after line (1-based)
-				if line < total {
-					return starts[line]
-				}
-				return len(body)
+				_, to := ls.span(line, line)
+				return to
 			}
 			i := sort.Search(end-start+1, func(i int) bool { return endOf(start+i)-from > maxBytes }) // lines start..start+i-1 fit
 			if i > 0 {
@@ -165,33 +160,4 @@ func (readFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Re
 	}
 	sb.WriteString(d.Content)
 	return &Result{Text: sb.String(), Details: d, Shown: []Shown{{Path: p.Rel, Tag: tag, SHA256: d.SHA256}}}, nil
-}
-
-// lineStarts returns the byte offset where each line of b starts, with
-// read's numbering: "\r\n", "\n" and a lone "\r" each end a line, and the
-// empty line after a final break is not a line.
-func lineStarts(b []byte) []int {
-	if len(b) == 0 {
-		return nil
-	}
-	starts := []int{0}
-	for i := 0; i < len(b); i++ {
-		switch b[i] {
-		case '\r':
-			if i+1 < len(b) && b[i+1] == '\n' {
-				i++
-			}
-			fallthrough
-		case '\n':
-			if i+1 < len(b) {
-				starts = append(starts, i+1)
-			}
-		}
-	}
-	return starts
-}
-
-// lineAt returns the 1-based line holding byte offset off.
-func lineAt(starts []int, off int) int {
-	return sort.Search(len(starts), func(i int) bool { return starts[i] > off })
 }

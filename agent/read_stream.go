@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"math"
 
 	"github.com/hashls/hashls/edit"
+	"github.com/hashls/hashls/internal/ctxio"
 	"github.com/hashls/hashls/workspace"
 )
 
@@ -34,10 +36,21 @@ type streamedLines struct {
 	total int
 	kept  map[int]string
 	lens  map[int]int
+	// Line fromLine is kept from byte from on (a read `:N@B`).
+	fromLine, from int
 }
 
-func (s *streamedLines) Len() int          { return s.total }
-func (s *streamedLines) Line(n int) string { return s.kept[n] }
+func (s *streamedLines) Len() int { return s.total }
+
+// From returns line n from byte off: what was kept of it, which starts at
+// the byte the read starts the line at (lineStreamer.from), off or before.
+func (s *streamedLines) From(n, off int) string {
+	k := s.kept[n]
+	if n == s.fromLine {
+		off -= s.from
+	}
+	return k[min(max(off, 0), len(k)):]
+}
 func (s *streamedLines) LineLen(n int) int { return s.lens[n] }
 
 // lineStreamer splits a stream into lines as splitDisplayLines does (BOM
@@ -63,8 +76,10 @@ type lineStreamer struct {
 	lineKeep  int    // a kept line's bytes beyond which it is cut: lim.ReadBytes + 8
 }
 
-func newLineStreamer(lim Limits, nextWant func(int) int) *lineStreamer {
-	ls := &lineStreamer{out: &streamedLines{kept: map[int]string{}, lens: map[int]int{}}, nextWant: nextWant, lim: lim, lineKeep: lim.ReadBytes + 8}
+// newLineStreamer keeps the lines nextWant names, line fromLine from byte
+// from on.
+func newLineStreamer(lim Limits, nextWant func(int) int, fromLine, from int) *lineStreamer {
+	ls := &lineStreamer{out: &streamedLines{kept: map[int]string{}, lens: map[int]int{}, fromLine: fromLine, from: from}, nextWant: nextWant, lim: lim, lineKeep: lim.ReadBytes + 8}
 	ls.startLine()
 	return ls
 }
@@ -174,10 +189,15 @@ func (ls *lineStreamer) skipUnwanted(p []byte, start int) int {
 var lfByte = []byte{'\n'}
 
 func (ls *lineStreamer) add(b []byte) {
+	at := ls.curLen // where b starts in the line
 	ls.curLen += len(b)
-	if ls.curWanted && len(ls.cur) < ls.lineKeep {
-		ls.cur = append(ls.cur, b[:min(len(b), ls.lineKeep-len(ls.cur))]...)
+	if !ls.curWanted || len(ls.cur) >= ls.lineKeep {
+		return
 	}
+	if ls.n == ls.out.fromLine && at < ls.out.from {
+		b = b[min(ls.out.from-at, len(b)):]
+	}
+	ls.cur = append(ls.cur, b[:min(len(b), ls.lineKeep-len(ls.cur))]...)
 }
 
 // finish ends the stream: a last line without a break counts.
@@ -208,7 +228,7 @@ func (b *binarySniffer) Write(p []byte) (int, error) {
 // the line splitter, which keeps only the lines the page shows. The
 // snapshot is recorded by sha256 and size (its content is over what the
 // store keeps), with the lines shown.
-func readStreamed(env *Env, p workspace.Path, path string, sel workspace.Selector) (*Result, error) {
+func readStreamed(ctx context.Context, env *Env, p workspace.Path, path string, sel workspace.Selector) (*Result, error) {
 	r, err := env.WS.OpenReader(p)
 	if err != nil {
 		return nil, err
@@ -231,10 +251,14 @@ func readStreamed(env *Env, p workspace.Path, path string, sel workspace.Selecto
 	h := sha256.New()
 	var tw edit.TagWriter
 	var sniff binarySniffer
-	ls := newLineStreamer(env.limits(), nextWant)
+	fromLine := 0
+	if len(sel.Ranges) > 0 {
+		fromLine = sel.Ranges[0].Start
+	}
+	ls := newLineStreamer(env.limits(), nextWant, fromLine, sel.Byte)
 	// struct{ io.Reader } hides the file's WriteTo, which would copy
 	// through 32 KiB pieces instead of this buffer.
-	size, err := io.CopyBuffer(io.MultiWriter(h, &tw, &sniff, ls), struct{ io.Reader }{r}, make([]byte, 1<<20))
+	size, err := io.CopyBuffer(io.MultiWriter(h, &tw, &sniff, ls), struct{ io.Reader }{ctxio.Reader(ctx, r)}, make([]byte, 1<<20))
 	if err != nil {
 		var we *workspace.Error
 		if errors.As(err, &we) {
@@ -245,7 +269,7 @@ func readStreamed(env *Env, p workspace.Path, path string, sel workspace.Selecto
 	// IsBinary looks at 8 KiB, and past them only to know that the file
 	// goes on: the head it is given answers as the whole file would.
 	if workspace.IsBinary(sniff.head) {
-		return nil, &Error{Kind: KindBinary, Message: fmt.Sprintf("Cannot read %s: it is a binary file (%d bytes). hashls reads and edits text files only.", p.Rel, size)}
+		return nil, errBinary("read", p.Rel, int(size))
 	}
 	lines := ls.finish()
 	var sum [32]byte
@@ -253,17 +277,15 @@ func readStreamed(env *Env, p workspace.Path, path string, sel workspace.Selecto
 	tag := tw.Tag()
 	d := &readDetails{Path: path, ResolvedPath: p.Rel, SHA256: hex.EncodeToString(sum[:]), Raw: sel.Raw, Lines: lines.Len()}
 	if sel.Raw {
-		text, shown, tr, _ := env.limits().renderRowsFrom(p.Rel, lines, sel.Ranges, false)
+		text, shown, tr, _ := env.limits().renderRowsFrom(p.Rel, lines, sel, false)
 		d.Shown, d.Truncation = shown, tr
 		return &Result{Text: text, Details: d}, nil
 	}
 	d.Tag = tag
-	body, shown, tr, seen := env.limits().renderRowsFrom(p.Rel, lines, sel.Ranges, true)
-	if st := env.WS.Store(); st != nil {
-		if err := st.RecordAll([]workspace.Recording{{Key: p.Abs, Tag: tag, SHA256: &sum, Size: size, Seen: nonNil(seen)}}); err != nil {
-			return nil, err
-		}
+	body, shown, tr, seen := env.limits().renderRowsFrom(p.Rel, lines, sel, true)
+	if err := env.WS.RecordReads([]workspace.Recording{{Key: p.Abs, Tag: tag, SHA256: &sum, Size: size, Seen: nonNil(seen)}}); err != nil {
+		return nil, err
 	}
 	d.Shown, d.Truncation = shown, tr
-	return &Result{Text: "¶" + p.Rel + "#" + tag + "\n" + body, Details: d, Shown: []Shown{{Path: p.Rel, Tag: tag, SHA256: d.SHA256}}}, nil
+	return &Result{Text: header(p.Rel, tag) + "\n" + body, Details: d, Shown: []Shown{{Path: p.Rel, Tag: tag, SHA256: d.SHA256}}}, nil
 }

@@ -37,7 +37,7 @@ func TestReadStreamedMatchesWholeRead(t *testing.T) {
 	for name, c := range files {
 		writeRootFile(t, env, name, c)
 	}
-	selectors := []string{"", ":1", ":2-3", ":4999-", ":10-12,4000-4001", ":5001", ":1-5:raw", ":raw", ":2+2", ":3000-"}
+	selectors := []string{"", ":1", ":2-3", ":4999-", ":10-12,4000-4001", ":5001", ":1-5:raw", ":raw", ":2+2", ":3000-", ":2@7", ":2@51136", ":2@80000", ":2@80001", ":1@3:raw"}
 	old := readStreamMin
 	t.Cleanup(func() { readStreamMin = old })
 	for name := range files {
@@ -128,7 +128,7 @@ func TestLineStreamerMatchesSplit(t *testing.T) {
 				}
 			}
 			return math.MaxInt
-		})
+		}, 0, 0)
 		for rest := b; len(rest) > 0; {
 			k := min(len(rest), 1+r.IntN(20))
 			ls.Write(rest[:k])
@@ -143,8 +143,8 @@ func TestLineStreamerMatchesSplit(t *testing.T) {
 			if kept != wanted(n) {
 				t.Fatalf("%q ranges %v: line %d kept %v, want %v", b, ranges, n, kept, wanted(n))
 			}
-			if kept && (got.Line(n) != want[n-1] || got.LineLen(n) != len(want[n-1])) {
-				t.Fatalf("%q ranges %v: line %d %q (%d), want %q", b, ranges, n, got.Line(n), got.LineLen(n), want[n-1])
+			if kept && (got.From(n, 0) != want[n-1] || got.LineLen(n) != len(want[n-1])) {
+				t.Fatalf("%q ranges %v: line %d %q (%d), want %q", b, ranges, n, got.From(n, 0), got.LineLen(n), want[n-1])
 			}
 		}
 	}

@@ -3,9 +3,11 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/hashls/hashls/edit"
 	"github.com/hashls/hashls/langserver"
@@ -90,13 +92,14 @@ type Change struct {
 }
 
 // Error kinds: the one taxonomy of every tool, shared by the CLI (--json),
-// the LSP server (error data) and MCP. The first nine are the file-tool
-// contract's (stale_file, not_found, already_exists, permission_denied,
-// invalid_argument, conflict, too_large, binary_file, outside_root); the
+// the LSP server (error data) and MCP. The file-tool contract's are
+// stale_file, not_found, already_exists, permission_denied,
+// invalid_argument, conflict, too_large, binary_file and outside_root; the
 // rest name failures that contract has no word for. Every error also
 // carries a suggested action (SuggestedAction, defaulted per kind).
 const (
 	KindStale         = "stale_file"        // content changed since it was read (sha256 or tag)
+	KindUnseen        = "unseen_lines"      // a hashline edit on lines no read showed: the refusal shows them, retry the same edit
 	KindNotFound      = "not_found"         // missing file (or trash entry)
 	KindAlreadyExists = "already_exists"    // a create or move onto a path that exists
 	KindPermission    = "permission_denied" // the OS refused access, or a change under .git/.hg/.svn without allowVcs
@@ -119,10 +122,19 @@ type Error struct {
 	Kind            string `json:"kind"`
 	Message         string `json:"message"`
 	SuggestedAction string `json:"suggestedAction,omitempty"`
-	Err             error  `json:"-"`
+	// ArgsOf names the tool whose arguments were wrong: Caller.Explain
+	// adds where the caller finds them to the message.
+	ArgsOf string `json:"argsOf,omitempty"`
+	Err    error  `json:"-"`
 }
 
 func (e *Error) Error() string { return e.Message }
+
+// Text is the error as a caller reading text sees it (the CLI's stderr, an
+// MCP result's text): the message, its kind and the next step.
+func (e *Error) Text() string {
+	return fmt.Sprintf("%s\n\nerror kind: %s; next: %s", strings.TrimRight(e.Message, "\n"), e.Kind, e.SuggestedAction)
+}
 func (e *Error) Unwrap() error { return e.Err }
 
 // Progress reports progress of long work: done of total (total 0 = unknown).
@@ -138,6 +150,9 @@ type Deps struct {
 	LangServers *langserver.Pool
 	// Limits bound what one call shows (zero value: DefaultLimits).
 	Limits Limits
+	// Sets are the toolsets offered (zero value: every tool): Tools and
+	// Lookup list only those, and Run refuses the others.
+	Sets Sets
 }
 
 // Call qualifies one tool run.
@@ -192,8 +207,8 @@ type Tool interface {
 // Toolset is the set of tools and the dependencies they run against.
 type Toolset struct {
 	deps   Deps
-	tools  []Tool // sorted by name
-	byName map[string]Tool
+	tools  []Tool          // the chosen toolsets' tools, sorted by name
+	byName map[string]Tool // every tool
 }
 
 // New builds the tool set. Every tool hashls has is listed here, in one
@@ -217,6 +232,7 @@ func New(d Deps) *Toolset {
 		editFileTool{},
 		globTool{},
 		lspTool{},
+		lspEditTool{},
 		listDirectoryTool{},
 		moveFileTool{},
 		readFileTool{},
@@ -225,21 +241,31 @@ func New(d Deps) *Toolset {
 		writeFileTool{},
 	}
 	sort.Slice(tools, func(i, j int) bool { return tools[i].Name() < tools[j].Name() })
-	ts := &Toolset{deps: d, tools: tools, byName: map[string]Tool{}}
+	ts := &Toolset{deps: d, byName: map[string]Tool{}}
 	for _, t := range tools {
 		ts.byName[t.Name()] = t
+		if d.Sets.Has(t.Name()) {
+			ts.tools = append(ts.tools, t)
+		}
 	}
 	return ts
 }
 
-// Tools returns every tool, sorted by name.
+// Tools returns the tools of the chosen toolsets (Deps.Sets), sorted by
+// name.
 func (ts *Toolset) Tools() []Tool { return append([]Tool(nil), ts.tools...) }
 
-// Lookup returns the tool called name.
+// Lookup returns the tool called name when the chosen toolsets offer it.
 func (ts *Toolset) Lookup(name string) (Tool, bool) {
 	t, ok := ts.byName[name]
+	if !ok || !ts.deps.Sets.Has(name) {
+		return nil, false
+	}
 	return t, ok
 }
+
+// Sets are the toolsets the tools were chosen from.
+func (ts *Toolset) Sets() Sets { return ts.deps.Sets }
 
 // Workspace returns the workspace the tools run against.
 func (ts *Toolset) Workspace() *workspace.Workspace { return ts.deps.WS }

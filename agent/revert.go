@@ -20,10 +20,15 @@ type revertTool struct{}
 
 func (revertTool) Name() string { return "revert" }
 func (revertTool) Description() string {
-	return "Undo one audited change (id), or every change of an agent turn (turn): put the files back to the content they had before. A file changed since is left alone and named (force restores it too); what it replaces goes to the trash"
+	return "Undo one audited change (id) or all of an agent turn's (turn): files get back their content from before; a file changed since is refused (turn: skipped unless force); what it replaces goes to the trash"
 }
 func (revertTool) Schema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"id":{"type":"number","description":"The audit row id (from the audit tool, an activity entry or a change's auditId)"},"turn":{"type":"string","description":"An agent turn (the audit tool's turn column): every file the turn changed goes back to its content before the turn, in one change"},"force":{"type":"boolean","description":"With turn: also restore the files changed since the turn (those later changes go to the trash)"},"allowVcs":{"type":"boolean","description":"Allow changes under .git, .hg or .svn, refused by default (a write there can make git run code on the next git command)"}},"additionalProperties":false}`)
+	return json.RawMessage(`{"type":"object","properties":{` +
+		`"id":{"type":"number","description":"audit row id"},` +
+		`"turn":{"type":"string","description":"agent turn (audit lists it)"},` +
+		`"force":{"type":"boolean","description":"with turn: restore files changed since too"},` +
+		`"allowVcs":{"type":"boolean","description":"allow changes under .git, .hg or .svn"}` +
+		`},"additionalProperties":false}`)
 }
 
 func (revertTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
@@ -42,14 +47,14 @@ func (revertTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resu
 	}
 	switch {
 	case a.ID != nil && a.Turn != nil:
-		return nil, &Error{Kind: KindUsage, Message: "revert: give id (one audited change) or turn (every change of a turn), not both"}
+		return nil, &Error{Kind: KindUsage, Message: "revert: give id (one audited change) or turn (every change of a turn), not both", ArgsOf: "revert"}
 	case a.Turn != nil:
 		if strings.TrimSpace(*a.Turn) == "" {
 			return nil, &Error{Kind: KindUsage, Message: "revert: turn must name a turn (the audit tool lists each change's turn)"}
 		}
 		return revertTurn(ctx, env, st, *a.Turn, a.Force, a.AllowVCS)
 	case a.ID == nil:
-		return nil, &Error{Kind: KindUsage, Message: "revert: missing argument: id (an audit row id) or turn (an agent turn); the audit tool lists both"}
+		return nil, &Error{Kind: KindUsage, Message: "revert: missing argument: id (an audit row id) or turn (an agent turn); the audit tool lists both", ArgsOf: "revert"}
 	case a.Force:
 		return nil, &Error{Kind: KindUsage, Message: "revert: force goes with turn; a single change (id) is reverted only while its file holds what it left"}
 	}
@@ -99,7 +104,7 @@ func (revertTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resu
 	if plan.ch.Delete {
 		text = fmt.Sprintf("Reverted audit #%d: deleted %s, which that change created", row.ID, p.Rel)
 	} else {
-		text = fmt.Sprintf("¶%s#%s\nReverted audit #%d: %s has its content from before that change (%d bytes)", p.Rel, c.NewTag, row.ID, p.Rel, len(plan.ch.New))
+		text = fmt.Sprintf("%s\nReverted audit #%d: %s has its content from before that change (%d bytes)", header(p.Rel, c.NewTag), row.ID, showName(p.Rel), len(plan.ch.New))
 		d["tag"], d["sha256"] = c.NewTag, c.NewSHA256
 	}
 	if len(c.TrashIDs) > 0 {
@@ -274,7 +279,7 @@ func revertTurn(ctx context.Context, env *Env, st *workspace.Store, turn string,
 				SuggestedAction: "nothing to do"}
 		}
 		for _, s := range skipped {
-			fmt.Fprintf(&sb, "; %s: %s", s.Path, s.Why)
+			fmt.Fprintf(&sb, "; %s: %s", showName(s.Path), s.Why)
 		}
 		return nil, &Error{Kind: KindStale, Message: fmt.Sprintf("revert: every file turn %s%s changed was changed since, so nothing was reverted%s", turn, who, sb.String()),
 			SuggestedAction: `pass "force": true to restore them anyway (the later changes go to the trash), or undo the later changes first`}
@@ -291,13 +296,13 @@ func revertTurn(ctx context.Context, env *Env, st *workspace.Store, turn string,
 		ids = append(ids, c.AuditID)
 		switch c.Op {
 		case "delete":
-			fmt.Fprintf(&sb, "  deleted %s (the turn created it)\n", c.Path)
+			fmt.Fprintf(&sb, "  deleted %s (the turn created it)\n", showName(c.Path))
 		default:
-			fmt.Fprintf(&sb, "  ¶%s#%s restored\n", c.Path, c.NewTag)
+			fmt.Fprintf(&sb, "  %s restored\n", header(c.Path, c.NewTag))
 		}
 	}
 	for _, s := range skipped {
-		fmt.Fprintf(&sb, "Left alone: %s: %s\n", s.Path, s.Why)
+		fmt.Fprintf(&sb, "Left alone: %s: %s\n", showName(s.Path), s.Why)
 	}
 	if len(skipped) > 0 {
 		sb.WriteString("Pass \"force\": true to restore those too (the later changes go to the trash).\n")

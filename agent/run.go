@@ -19,6 +19,9 @@ import (
 // recovered and reported as KindInternal.
 func (ts *Toolset) Run(ctx context.Context, name string, args json.RawMessage, call Call) (res *Result, err error) {
 	t, ok := ts.Lookup(name)
+	if _, exists := ts.byName[name]; exists && !ok {
+		return nil, AsError(NotOffered(name, ts.deps.Sets))
+	}
 	if !ok {
 		names := make([]string, 0, len(ts.tools))
 		for _, t := range ts.tools {
@@ -30,6 +33,9 @@ func (ts *Toolset) Run(ctx context.Context, name string, args json.RawMessage, c
 		return nil, &Error{Kind: KindInternal, Message: fmt.Sprintf("tool %s: no workspace (the tool set was built for listing only; this is a hashls bug)", name)}
 	}
 	env := &Env{WS: ts.deps.WS, Resolver: ts.deps.Resolver, Progress: call.Progress, Transport: call.Transport, CallID: call.ID, Who: CleanAttribution(call.Who), Edit: ts.deps.Edit, Limits: ts.deps.Limits.orDefault(), LS: ts.deps.LangServers.For(ts.deps.WS)}
+	if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
+		args = json.RawMessage("{}") // no arguments (optional in MCP): the empty object
+	}
 	if err := checkArgs(t, args); err != nil {
 		return nil, AsError(err)
 	}
@@ -106,7 +112,7 @@ func checkArgs(t Tool, args json.RawMessage) error {
 		if err != nil {
 			msg += ": " + err.Error()
 		}
-		return &Error{Kind: KindUsage, Message: fmt.Sprintf("%s: %s; see `hashls tool %s --schema`", t.Name(), msg, t.Name())}
+		return &Error{Kind: KindUsage, Message: fmt.Sprintf("%s: %s", t.Name(), msg), ArgsOf: t.Name()}
 	}
 	var schema struct {
 		Properties map[string]propSchema `json:"properties"`
@@ -149,7 +155,7 @@ func checkArgs(t Tool, args json.RawMessage) error {
 	}
 	for _, k := range schema.Required {
 		if _, ok := obj[k]; !ok {
-			return &Error{Kind: KindUsage, Message: fmt.Sprintf("%s: missing required argument %q; see `hashls tool %s --schema`", t.Name(), k, t.Name())}
+			return &Error{Kind: KindUsage, Message: fmt.Sprintf("%s: missing required argument %q", t.Name(), k), ArgsOf: t.Name()}
 		}
 	}
 	return nil

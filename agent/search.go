@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hashls/hashls/edit"
+	"github.com/hashls/hashls/internal/ctxio"
 	"github.com/hashls/hashls/workspace"
 	"github.com/hashls/hashls/workspace/search"
 )
@@ -39,16 +40,16 @@ type searchTool struct{}
 
 func (searchTool) Name() string { return "search" }
 func (searchTool) Description() string {
-	return "Search file contents with a Go RE2 regex across files, directories and globs (gitignore-aware); results grouped under ¶PATH#TAG with *N: match and  N: context rows"
+	return "Search file contents with a Go RE2 regex, gitignore-aware: files under ¶PATH#TAG headers with *N: match and N: context rows, 20 files a page"
 }
 func (searchTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
-		`"pattern":{"type":"string","description":"Regex (Go RE2 syntax). Braces that cannot be a repetition are literal; multiline only when the pattern holds \\n"},` +
-		`"paths":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}],"description":"File, directory or glob (or several). A single file may carry a line range: path:50-100 or path:5-16,960-973"},` +
-		`"literal":{"type":"boolean","description":"Match pattern as a fixed string, every character as itself, not a regex (default false)"},` +
-		`"i":{"type":"boolean","description":"Case-insensitive search (default false)"},` +
-		`"gitignore":{"type":"boolean","description":"Respect .gitignore during directory scans (default true)"},` +
-		`"skip":{"type":"number","description":"File-page offset for multi-file results (default 0)"}` +
+		`"pattern":{"type":"string","description":"Go RE2 regex"},` +
+		`"paths":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}],"description":"Files, directories or globs; one file may take :A-B"},` +
+		`"literal":{"type":"boolean","description":"pattern is plain text"},` +
+		`"i":{"type":"boolean","description":"case-insensitive"},` +
+		`"gitignore":{"type":"boolean","description":"respect .gitignore (default true)"},` +
+		`"skip":{"type":"number","description":"files to skip: the next page"}` +
 		`},"required":["pattern","paths"],"additionalProperties":false}`)
 }
 
@@ -119,14 +120,9 @@ func (t searchTarget) exactMember() bool {
 }
 
 func (searchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
-	lim := env.limits()
 	var a searchArgs
 	if err := json.Unmarshal(raw, &a); err != nil {
 		return nil, &Error{Kind: KindUsage, Message: "search: " + err.Error()}
-	}
-	pattern := strings.TrimSpace(a.Pattern)
-	if pattern == "" {
-		return nil, &Error{Kind: KindUsage, Message: "Pattern must not be empty"}
 	}
 	skip := 0
 	if a.Skip != nil {
@@ -139,20 +135,54 @@ func (searchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resu
 	if err != nil {
 		return nil, err
 	}
-	if a.Literal {
-		// Every character as itself, leading and trailing spaces too.
-		pattern = regexp.QuoteMeta(a.Pattern)
+	return runSearch(ctx, env, searchQuery{pattern: a.Pattern, literal: a.Literal, i: a.I, entries: entries, gitignore: a.Gitignore == nil || *a.Gitignore, skip: skip})
+}
+
+// searchQuery is one search, as search and search_files ask for it.
+type searchQuery struct {
+	pattern string // a Go RE2 regex, or text when literal
+	literal bool
+	i       bool // case-insensitive
+	// entries are search's paths: files, directories, globs, line-range
+	// selectors, archive members. search_files gives scope instead.
+	entries   []string
+	scope     *literalScope
+	gitignore bool
+	skip      int
+}
+
+// literalScope is a path taken as it is written (a directory named a[b]
+// is a name) and a glob matched below it ("" for all).
+type literalScope struct{ path, glob string }
+
+// runSearch is search and search_files' text and regex modes: one engine,
+// one walk, one result format.
+func runSearch(ctx context.Context, env *Env, q searchQuery) (*Result, error) {
+	lim := env.limits()
+	skip := q.skip
+	pattern := strings.TrimSpace(q.pattern)
+	if pattern == "" {
+		return nil, &Error{Kind: KindUsage, Message: "Pattern must not be empty"}
 	}
-	m, err := search.Compile(pattern, a.I)
+	if q.literal {
+		// Every character as itself, leading and trailing spaces too.
+		pattern = regexp.QuoteMeta(q.pattern)
+	}
+	m, err := search.Compile(pattern, q.i)
 	if err != nil {
 		return nil, &Error{Kind: KindUsage, Message: err.Error() + `; argument "pattern" is a Go RE2 regex: escape a metacharacter (\ ( [ { . * + ? | ^ $) with \ to match it literally`, Err: err}
 	}
-	entries = expandDelimitedEntries(env, entries)
-	targets, missing, err := resolveSearchTargets(env, entries)
+	var targets []searchTarget
+	var missing []string
+	if q.scope != nil {
+		targets, err = resolveLiteralScope(env, *q.scope)
+	} else {
+		targets, missing, err = resolveSearchTargets(env, expandDelimitedEntries(env, q.entries))
+	}
 	if err != nil {
 		return nil, err
 	}
-	gitignore := a.Gitignore == nil || *a.Gitignore
+	gitignore := q.gitignore
 	single := len(targets) == 1 && !targets[0].isDir && targets[0].glob == nil && (!targets[0].archive || targets[0].exactMember())
 
 	d := &searchDetails{ScopePath: scopeOf(targets), MissingPaths: missing, FileMatches: map[string]int{}, Files: []string{}}
@@ -211,7 +241,7 @@ func (searchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resu
 			// Rendered ahead with the per-file cap; the page's remaining
 			// budget is smaller: render it again with that.
 			var one []workspace.Recording
-			fr, err = renderSearchFile(env, m, h, perFile, min(perFile, budget), ranges, &one)
+			fr, err = renderSearchFile(ctx, env, m, h, perFile, min(perFile, budget), ranges, &one)
 			rec = one
 		}
 		if err != nil {
@@ -253,10 +283,8 @@ func (searchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resu
 			d.LinesTruncated = true
 		}
 	}
-	if st := env.WS.Store(); st != nil {
-		if err := st.RecordAll(recs); err != nil {
-			return nil, err
-		}
+	if err := env.WS.RecordReads(recs); err != nil {
+		return nil, err
 	}
 	d.FileCount = len(d.Files)
 	if single && len(ranges) > 0 {
@@ -290,7 +318,7 @@ func (searchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resu
 		notes = append(notes, "Skipped unreadable archive members: "+strings.Join(d.ArchiveSkipped, "; "))
 	}
 	if d.Unreadable > 0 {
-		notes = append(notes, fmt.Sprintf("Skipped %d unreadable file%s or director%s.", d.Unreadable, plural(d.Unreadable), map[bool]string{true: "y", false: "ies"}[d.Unreadable == 1]))
+		notes = append(notes, unreadableNote(d.Unreadable))
 	}
 	if single && d.BinarySkipped > 0 {
 		notes = append(notes, "Skipped "+targets[0].path.Rel+": it is a binary file (it holds a NUL byte).")
@@ -522,6 +550,39 @@ func resolveSearchTargets(env *Env, entries []string) ([]searchTarget, []string,
 		}
 	}
 	return targets, missing, nil
+}
+
+// resolveLiteralScope resolves search_files' path, as it is written, and
+// its include glob below it (one without '/' matches at any depth).
+func resolveLiteralScope(env *Env, sc literalScope) ([]searchTarget, error) {
+	p, err := resolveArg(env, defaultDot(sc.path))
+	if err != nil {
+		return nil, err
+	}
+	st, err := env.WS.Stat(p)
+	switch {
+	case err != nil:
+		return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot search %s: %v", sc.path, err), Err: err}
+	case !st.Exists:
+		return nil, &Error{Kind: KindNotFound, Message: "Path not found: " + defaultDot(sc.path)}
+	case !st.Dir && sc.glob != "":
+		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("Path is not a directory: %s (include applies to a directory's files)", sc.path)}
+	case !st.Dir && search.IsArchiveName(p.Rel) && st.Regular:
+		return []searchTarget{{input: sc.path, path: p, archive: true}}, nil
+	}
+	t := searchTarget{input: sc.path, path: p, isDir: st.Dir}
+	if sc.glob != "" {
+		glob := sc.glob
+		if !strings.Contains(glob, "/") {
+			glob = "**/" + glob
+		}
+		g, err := search.CompileGlob(glob)
+		if err != nil {
+			return nil, &Error{Kind: KindUsage, Message: err.Error()}
+		}
+		t.glob = g
+	}
+	return []searchTarget{t}, nil
 }
 
 // pathExists reports whether p exists inside the root.
@@ -812,7 +873,7 @@ func renderAhead(ctx context.Context, env *Env, m *search.Matcher, page []search
 				} else if r.cut.Load() {
 					r.errs[i] = context.Canceled
 				} else {
-					r.fr[i], r.errs[i] = renderSearchFile(env, m, page[i], perFile, perFile, ranges, &r.recs[i])
+					r.fr[i], r.errs[i] = renderSearchFile(ctx, env, m, page[i], perFile, perFile, ranges, &r.recs[i])
 				}
 				close(r.done[i])
 			}
@@ -838,12 +899,12 @@ func (r *pageRenders) stop() {
 // context rows. Content comes from
 // the workspace (an open editor buffer wins over the disk); files over
 // 64 MiB are streamed instead, without context and without a snapshot.
-func renderSearchFile(env *Env, m *search.Matcher, h searchHit, perFile, budget int, ranges []workspace.LineRange, recs *[]workspace.Recording) (*renderedFile, error) {
+func renderSearchFile(ctx context.Context, env *Env, m *search.Matcher, h searchHit, perFile, budget int, ranges []workspace.LineRange, recs *[]workspace.Recording) (*renderedFile, error) {
 	p := workspace.Path{Abs: h.abs, Rel: h.rel}
 	content := h.content
 	if content == nil {
 		if st, err := env.WS.Stat(p); err == nil && !st.Overlay && st.Size > searchMaxRenderedFile {
-			return renderStreamed(env, m, h, budget, ranges)
+			return renderStreamed(ctx, env, m, h, budget, ranges)
 		}
 		f, err := env.WS.ReadFile(p)
 		if err != nil {
@@ -875,7 +936,7 @@ func renderSearchFile(env *Env, m *search.Matcher, h searchHit, perFile, budget 
 	var matches []span
 	total := 0
 	lineNo, counted := 1, 0
-	m.MatchLines(content, func(s, e int) bool {
+	err := matchLines(ctx, m, content, func(s, e int) bool {
 		lineNo += bytes.Count(content[counted:s], []byte{'\n'})
 		counted = s
 		if !inRanges(lineNo) {
@@ -887,6 +948,9 @@ func renderSearchFile(env *Env, m *search.Matcher, h searchHit, perFile, budget 
 		}
 		return true
 	})
+	if err != nil {
+		return nil, err
+	}
 	if len(matches) == 0 {
 		return &renderedFile{}, nil
 	}
@@ -894,14 +958,14 @@ func renderSearchFile(env *Env, m *search.Matcher, h searchHit, perFile, budget 
 	var sb strings.Builder
 	if h.content != nil {
 		// An archive member cannot be edited: no tag, no snapshot.
-		sb.WriteString("¶" + h.rel + "\n")
+		sb.WriteString("¶" + showName(h.rel) + "\n")
 	} else {
 		tag := edit.Tag(raw)
 		sum := sha256.Sum256(raw)
 		*recs = append(*recs, workspace.Recording{Key: p.Abs, Tag: tag, Content: raw, SHA256: &sum})
 		rf.tag, rf.sha256 = tag, hex.EncodeToString(sum[:])
 		rf.seenContent = raw
-		sb.WriteString("¶" + h.rel + "#" + tag + "\n")
+		sb.WriteString(header(h.rel, tag) + "\n")
 	}
 	last := 0 // last line number written
 	writeRow := func(n, s, e int, match bool) {
@@ -990,8 +1054,46 @@ func loneCRToLF(b []byte) []byte {
 	return out
 }
 
-// renderStreamed renders a huge file's matching lines without loading it.
-func renderStreamed(env *Env, m *search.Matcher, h searchHit, budget int, ranges []workspace.LineRange) (*renderedFile, error) {
+// matchChunk is how much of a file matchLines matches between two looks at
+// its context.
+const matchChunk = 4 << 20
+
+// matchLines is m.MatchLines over content in line-aligned chunks of about
+// matchChunk bytes, stopping with ctx's error when ctx ends between two
+// (a multiline pattern, which may span chunks, takes content whole).
+func matchLines(ctx context.Context, m *search.Matcher, content []byte, fn func(start, end int) bool) error {
+	if m.Multiline() {
+		m.MatchLines(content, fn)
+		return ctx.Err()
+	}
+	for off := 0; off < len(content); {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		end := len(content)
+		if off+matchChunk < end {
+			if i := bytes.IndexByte(content[off+matchChunk:], '\n'); i >= 0 {
+				end = off + matchChunk + i + 1
+			}
+		}
+		stopped := false
+		m.MatchLines(content[off:end], func(s, e int) bool {
+			if !fn(off+s, off+e) {
+				stopped = true
+			}
+			return !stopped
+		})
+		if stopped {
+			return nil
+		}
+		off = end
+	}
+	return nil
+}
+
+// renderStreamed renders a huge file's matching lines without loading it;
+// it stops with ctx's error at its next read once ctx ends.
+func renderStreamed(ctx context.Context, env *Env, m *search.Matcher, h searchHit, budget int, ranges []workspace.LineRange) (*renderedFile, error) {
 	f, err := env.WS.OpenReader(workspace.Path{Abs: h.abs, Rel: h.rel})
 	if err != nil {
 		return nil, err
@@ -999,8 +1101,8 @@ func renderStreamed(env *Env, m *search.Matcher, h searchHit, budget int, ranges
 	defer f.Close()
 	rf := &renderedFile{}
 	var sb strings.Builder
-	sb.WriteString("¶" + h.rel + " (over 64 MiB: no tag, no context)\n")
-	_, _, err = m.ScanReader(f, nil, func(n int, line []byte) bool {
+	sb.WriteString("¶" + showName(h.rel) + " (over 64 MiB: no tag, no context)\n")
+	_, _, err = m.ScanReader(ctxio.Reader(ctx, f), nil, func(n int, line []byte) bool {
 		if len(ranges) > 0 {
 			in := false
 			for _, r := range ranges {
@@ -1064,4 +1166,11 @@ func truncateHeadBytes(s string, max int) string {
 		return s[:cut]
 	}
 	return s[:cut+1]
+}
+
+// unreadableNote says that a walk skipped n files or directories it could
+// not read (no permission, or a path too long to open: a tree nested
+// thousands deep), as search and find say it.
+func unreadableNote(n int) string {
+	return fmt.Sprintf("Skipped %d unreadable file%s or director%s (no permission, or a path too long to open).", n, plural(n), map[bool]string{true: "y", false: "ies"}[n == 1])
 }

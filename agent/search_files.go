@@ -3,45 +3,48 @@ package agent
 import (
 	"context"
 	"encoding/json"
-	"regexp"
 	"strings"
 )
 
-// search_files and glob are the file tools' names for search and find:
-// they translate their arguments and run those tools, so there is one
-// search engine, one walk and one result format.
+// search_files and glob are the file tools' faces of search and find: they
+// run the same cores (runSearch, runFind), so there is one search engine,
+// one walk and one result format. Their path is taken as it is written (a
+// directory named a[b] is a name), and their pattern or include is the
+// glob below it; one without '/' matches at any depth. A $'…' quoted
+// element of the path is read as the name it spells (argPath), as every
+// path argument is.
 
 type searchFilesTool struct{}
 type globTool struct{}
 
 func (searchFilesTool) Name() string { return "search_files" }
 func (searchFilesTool) Description() string {
-	return "Search files: mode text (a literal string, the default) or regex (Go RE2) over contents, grouped under ¶PATH#TAG with *N: match rows; mode glob matches paths (as the glob tool); gitignore-aware"
+	return "Search files: mode text (default) or regex (Go RE2) over contents, under ¶PATH#TAG headers with *N: rows; mode glob matches paths; gitignore-aware"
 }
 func (searchFilesTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
-		`"pattern":{"type":"string","description":"What to look for: a literal string (mode text), a Go RE2 regex (mode regex) or a glob such as **/*.go (mode glob)"},` +
-		`"mode":{"type":"string","enum":["text","regex","glob"],"description":"text (default), regex or glob"},` +
-		`"path":{"type":"string","description":"Directory or file to search (default \".\", the root)"},` +
-		`"include":{"type":"string","description":"text and regex modes: only files whose path below path matches this glob (e.g. **/*.go)"},` +
-		`"caseSensitive":{"type":"boolean","description":"text and regex modes (default true)"},` +
-		`"gitignore":{"type":"boolean","description":"Respect .gitignore (default true)"},` +
-		`"skip":{"type":"integer","minimum":0,"description":"text and regex modes: file-page offset (20 files a page; nextSkip in the details)"},` +
-		`"limit":{"type":"integer","minimum":1,"description":"glob mode: at most this many paths, 1..200 (default 200)"}` +
+		`"pattern":{"type":"string","description":"text, regex or glob"},` +
+		`"mode":{"type":"string","enum":["text","regex","glob"]},` +
+		`"path":{"type":"string","description":"directory or file (default the root)"},` +
+		`"include":{"type":"string","description":"text, regex: only paths matching this glob"},` +
+		`"caseSensitive":{"type":"boolean","description":"default true"},` +
+		`"gitignore":{"type":"boolean","description":"respect .gitignore (default true)"},` +
+		`"skip":{"type":"integer","minimum":0,"description":"text, regex: files to skip (20 a page)"},` +
+		`"limit":{"type":"integer","minimum":1,"description":"glob: 1-200 (default 200)"}` +
 		`},"required":["pattern"],"additionalProperties":false}`)
 }
 
 func (globTool) Name() string { return "glob" }
 func (globTool) Description() string {
-	return "Match files and folders against a glob (** crosses directories), newest first, gitignore-aware"
+	return "Match files and folders against a glob (** crosses directories; *.go matches at any depth), newest first, gitignore-aware"
 }
 func (globTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
-		`"pattern":{"type":"string","description":"Glob: *, ?, [abc], {a,b}, ** across directories. A pattern without '/' matches at any depth (*.go = **/*.go)"},` +
-		`"path":{"type":"string","description":"Directory to match under (default \".\", the root)"},` +
-		`"hidden":{"type":"boolean","description":"Include hidden files (default true)"},` +
-		`"gitignore":{"type":"boolean","description":"Respect .gitignore (default true)"},` +
-		`"limit":{"type":"integer","minimum":1,"description":"At most this many paths, 1..200 (default 200)"}` +
+		`"pattern":{"type":"string","description":"glob: * ? [ab] {a,b} **"},` +
+		`"path":{"type":"string","description":"directory to match under (default the root)"},` +
+		`"hidden":{"type":"boolean","description":"include hidden files (default true)"},` +
+		`"gitignore":{"type":"boolean","description":"respect .gitignore (default true)"},` +
+		`"limit":{"type":"integer","minimum":1,"description":"1-200 (default 200)"}` +
 		`},"required":["pattern"],"additionalProperties":false}`)
 }
 
@@ -95,22 +98,16 @@ func (searchFilesTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (
 	if a.Limit != nil {
 		return nil, toolErr(KindUsage, "Leave out limit (results are paged 20 files at a time: use skip), or use mode glob.", "search_files: limit applies to glob mode only")
 	}
-	mode, pattern := "regex", a.Pattern
+	mode := "regex"
 	if a.Mode != "regex" {
-		mode, pattern = "text", literalPattern(a.Pattern)
+		mode = "text"
 	}
-	scope := joinRel(defaultDot(a.Path), a.Include)
-	if a.Include == "" {
-		scope = defaultDot(a.Path)
-	}
-	args := map[string]any{"pattern": pattern, "paths": scope, "i": a.CaseSensitive != nil && !*a.CaseSensitive}
-	if a.Gitignore != nil {
-		args["gitignore"] = *a.Gitignore
-	}
+	skip := 0
 	if a.Skip != nil {
-		args["skip"] = *a.Skip
+		skip = *a.Skip
 	}
-	res, err := runInner(ctx, env, searchTool{}, args)
+	res, err := runSearch(ctx, env, searchQuery{pattern: a.Pattern, literal: mode == "text", i: a.CaseSensitive != nil && !*a.CaseSensitive,
+		scope: &literalScope{path: a.Path, glob: a.Include}, gitignore: a.Gitignore == nil || *a.Gitignore, skip: skip})
 	if err != nil {
 		return nil, err
 	}
@@ -141,22 +138,25 @@ func (globTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 	return runGlob(ctx, env, "glob", a.Pattern, a.Path, a.Hidden, a.Gitignore, a.Limit)
 }
 
-// runGlob runs the find tool for pattern under dir.
+// runGlob is glob and search_files' glob mode: find's core over dir, taken
+// as it is written, and pattern below it (a pattern without '/' matches at
+// any depth).
 func runGlob(ctx context.Context, env *Env, tool, pattern, dir string, hidden, gitignore *bool, limit *int) (*Result, error) {
 	if strings.HasPrefix(pattern, "/") || strings.HasPrefix(pattern, "../") || pattern == ".." {
 		return nil, toolErr(KindUsage, "Give the directory as path and a relative pattern.", "%s: pattern %q must be relative to path", tool, shortQuote(pattern))
 	}
-	args := map[string]any{"paths": joinRel(defaultDot(dir), pattern)}
-	if hidden != nil {
-		args["hidden"] = *hidden
+	if !strings.Contains(pattern, "/") {
+		pattern = "**/" + pattern
 	}
-	if gitignore != nil {
-		args["gitignore"] = *gitignore
-	}
+	n := findDefaultLimit
 	if limit != nil {
-		args["limit"] = *limit
+		n = min(max(*limit, 1), findMaxLimit)
 	}
-	res, err := runInner(ctx, env, findTool{}, args)
+	base, err := argPath(defaultDot(dir))
+	if err != nil {
+		return nil, err
+	}
+	res, err := runFind(ctx, env, []findSpec{{input: joinRel(defaultDot(dir), pattern), base: base, glob: pattern}}, hidden == nil || *hidden, gitignore == nil || *gitignore, n, findDefaultTimeout)
 	if err != nil {
 		return nil, err
 	}
@@ -173,18 +173,6 @@ func runInner(ctx context.Context, env *Env, t Tool, args map[string]any) (*Resu
 		return nil, toolErr(KindInternal, "", "%s: encoding arguments: %v", t.Name(), err)
 	}
 	return t.Run(ctx, env, raw)
-}
-
-// literalPattern is a regex matching s literally. The search tool trims its
-// pattern, so leading and trailing blanks are escaped to survive that.
-func literalPattern(s string) string {
-	q := regexp.QuoteMeta(s)
-	core := strings.TrimLeft(q, " \t")
-	lead := q[:len(q)-len(core)]
-	trimmed := strings.TrimRight(core, " \t")
-	trail := core[len(trimmed):]
-	esc := strings.NewReplacer(" ", `\x20`, "\t", `\t`)
-	return esc.Replace(lead) + trimmed + esc.Replace(trail)
 }
 
 // defaultDot is dir, or "." when it is empty.

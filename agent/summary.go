@@ -98,7 +98,7 @@ func (lim Limits) summarizeForReadSeen(ctx context.Context, displayPath, tag str
 		body, spans, elided = renderSummary(displayPath, lines, segs)
 	}
 	var b strings.Builder
-	b.WriteString("¶" + displayPath + "#" + tag + "\n")
+	b.WriteString(header(displayPath, tag) + "\n")
 	b.WriteString(body)
 	details = map[string]any{"lines": len(lines), "elidedSpans": len(spans), "elidedLines": elided}
 	if cutAt > 0 {

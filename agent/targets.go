@@ -280,7 +280,7 @@ func readArchive(env *Env, path string, p workspace.Path, c archive.Candidate) (
 		}
 		// Members are not hashline-editable: rows carry line numbers
 		// (unless :raw) but no ¶PATH#TAG anchor.
-		text, shown, tr := env.limits().renderRows(display, lines, sel.Ranges, !sel.Raw)
+		text, shown, tr, _ := env.limits().renderRowsFrom(display, sliceLines(lines), sel, !sel.Raw)
 		d.Shown, d.Truncation = shown, tr
 		return &Result{Text: text, Details: d}, nil
 	}

@@ -26,26 +26,38 @@ type auditTool struct{}
 
 func (trashTool) Name() string { return "trash" }
 func (trashTool) Description() string {
-	return "List the content that edit, write and apply_patch replaced or deleted (newest first); restore brings an entry back"
+	return "List what tools replaced or deleted, newest first; restore brings an entry back"
 }
 func (trashTool) Schema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"Only entries for this file"},"limit":{"type":"number","description":"How many entries, 1..200 (default 20)"}},"additionalProperties":false}`)
+	return json.RawMessage(`{"type":"object","properties":{` +
+		`"path":{"type":"string","description":"only this file's entries"},` +
+		`"limit":{"type":"number","description":"1-200 (default 20)"}` +
+		`},"additionalProperties":false}`)
 }
 
 func (restoreTool) Name() string { return "restore" }
 func (restoreTool) Description() string {
-	return "Restore a trash entry to its file (or to another path); the content it replaces goes to the trash first"
+	return "Put a trash entry back in its file, or at path; what that replaces goes to the trash first"
 }
 func (restoreTool) Schema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"id":{"type":"number","description":"The trash entry id (from the trash tool or an edit's details)"},"path":{"type":"string","description":"Restore to this path instead of the entry's own"},"allowVcs":{"type":"boolean","description":"Allow changes under .git, .hg or .svn, refused by default (a write there can make git run code on the next git command)"}},"required":["id"],"additionalProperties":false}`)
+	return json.RawMessage(`{"type":"object","properties":{` +
+		`"id":{"type":"number","description":"trash entry id"},` +
+		`"path":{"type":"string","description":"restore here instead"},` +
+		`"allowVcs":{"type":"boolean","description":"allow changes under .git, .hg or .svn"}` +
+		`},"required":["id"],"additionalProperties":false}`)
 }
 
 func (auditTool) Name() string { return "audit" }
 func (auditTool) Description() string {
-	return "List the audit log: one row per change a tool made (tool, path, sha256 before and after, transport), newest first; with id, one change with its before and after text and diff (revert undoes it)"
+	return "List the changes tools made, newest first (tool, path, sha256s, transport); with id, one change with its diff"
 }
 func (auditTool) Schema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"limit":{"type":"number","description":"How many rows, 1..200 (default 20)"},"before":{"type":"number","description":"Only rows with ids below this one (the next page of older rows)"},"since":{"type":"number","description":"Only rows with ids above this one (what is new since a row you have seen)"},"id":{"type":"number","description":"One row, with the file's text before and after that change and their diff (when the store still holds them)"}},"additionalProperties":false}`)
+	return json.RawMessage(`{"type":"object","properties":{` +
+		`"limit":{"type":"number","description":"1-200 (default 20)"},` +
+		`"before":{"type":"number","description":"rows older than this id"},` +
+		`"since":{"type":"number","description":"rows newer than this id"},` +
+		`"id":{"type":"number","description":"one row, with its before and after text and diff"}` +
+		`},"additionalProperties":false}`)
 }
 
 // storeOf returns the workspace store or the error a tool reports without one.
@@ -101,7 +113,7 @@ func (trashTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resul
 	}
 	key := ""
 	if a.Path != "" {
-		p, err := env.WS.Resolve(a.Path)
+		p, err := resolveArg(env, a.Path)
 		if err != nil {
 			return nil, err
 		}
@@ -119,7 +131,7 @@ func (trashTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resul
 	for _, e := range ents {
 		it := trashItem{ID: e.ID, Path: displayKey(env, e.Key), Size: e.Size, Reason: e.Reason, Time: e.Time}
 		items = append(items, it)
-		fmt.Fprintf(&sb, "#%d  %s  %s  %s  %s\n", it.ID, it.Path, humanSize(it.Size), it.Reason, it.Time.Format(time.DateTime))
+		fmt.Fprintf(&sb, "#%d  %s  %s  %s  %s\n", it.ID, showTarget(it.Path), humanSize(it.Size), it.Reason, it.Time.Format(time.DateTime))
 	}
 	if len(ents) > 0 {
 		sb.WriteString("\nRestore one with the restore tool: {\"id\": N}.\n")
@@ -147,7 +159,7 @@ func (restoreTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Res
 		return r.row, nil
 	}
 	p, ent, c := r.path, r.entry, r.changes[0]
-	text := fmt.Sprintf("¶%s#%s\nRestored %d bytes from trash #%d to %s", p.Rel, c.NewTag, r.size, ent.ID, p.Rel)
+	text := fmt.Sprintf("%s\nRestored %d bytes from trash #%d to %s", header(p.Rel, c.NewTag), r.size, ent.ID, showName(p.Rel))
 	d := map[string]any{"path": p.Rel, "tag": c.NewTag, "sha256": c.NewSHA256, "trashId": ent.ID, "auditId": c.AuditID}
 	if len(c.TrashIDs) > 0 {
 		text += fmt.Sprintf(" (its previous content is trash #%d)", c.TrashIDs[0])
@@ -190,10 +202,14 @@ func restoreTrash(ctx context.Context, env *Env, tool string, id int64, target s
 		}
 		return &restored{entry: ent, row: res}, nil
 	}
-	if target == "" {
-		target = displayKey(env, ent.Key)
+	spelled, err := argPath(target)
+	if err != nil {
+		return nil, err
 	}
-	p, err := env.WS.Resolve(target)
+	if target == "" {
+		spelled = displayKey(env, ent.Key)
+	}
+	p, err := env.WS.Resolve(spelled)
 	if err != nil {
 		return nil, err
 	}
@@ -301,7 +317,7 @@ func writeAuditLine(sb *strings.Builder, r workspace.AuditEntry) {
 		}
 		return s[:min(12, len(s))]
 	}
-	fmt.Fprintf(sb, "#%d  %s  %-11s %s  %s → %s", r.ID, r.Time.Format(time.DateTime), r.Tool, r.Path, short(r.SHA256Before), short(r.SHA256After))
+	fmt.Fprintf(sb, "#%d  %s  %-11s %s  %s → %s", r.ID, r.Time.Format(time.DateTime), r.Tool, showTarget(r.Path), short(r.SHA256Before), short(r.SHA256After))
 	if r.Transport != "" {
 		fmt.Fprintf(sb, "  via %s", r.Transport)
 	}
@@ -312,7 +328,7 @@ func writeAuditLine(sb *strings.Builder, r workspace.AuditEntry) {
 		fmt.Fprintf(sb, "  turn %s", r.Turn)
 	}
 	if r.Note != "" {
-		fmt.Fprintf(sb, "  (%s)", r.Note)
+		fmt.Fprintf(sb, "  (%s)", oneLine(r.Note))
 	}
 	sb.WriteByte('\n')
 }

@@ -23,10 +23,17 @@ type writeTool struct{}
 
 func (writeTool) Name() string { return "write" }
 func (writeTool) Description() string {
-	return "Create or overwrite a file with the given content (old content to the trash, a fresh ¶PATH#TAG back); also an archive member (a.zip:dir/f.txt) or a SQLite row (db.sqlite:table inserts, db.sqlite:table:key updates, blank content deletes)"
+	return "Create or replace a whole file (parents created); the old content goes to the trash; prints the new ¶PATH#TAG. Also an archive member or a SQLite row"
 }
 func (writeTool) Schema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"File path inside the root (missing parent directories are created), an archive member a.zip:dir/f.txt (the archive is rewritten atomically, created if missing), or a SQLite row: db.sqlite:table (insert) or db.sqlite:table:key (update; blank content deletes)"},"content":{"type":"string","description":"The complete new content of the file or member; for SQLite a JSON5 object of column values. Text only: content with bytes that are not UTF-8 (or a lone \\ud800) is refused; use contentBase64 for those"},"contentBase64":{"type":"string","description":"Instead of content: the file's bytes in standard base64, written exactly as they are (no line-ending or BOM handling); for files and archive members"},"expectedSha256":{"type":"string","description":"Optional stale-file gate: the sha256 (hex) of the file as you read it (read's details.sha256); \"\" means the file must not exist yet"},"allowVcs":{"type":"boolean","description":"Allow changes under .git, .hg or .svn, refused by default (a write there can make git run code on the next git command)"},"allowGenerated":{"type":"boolean","description":"Overwrite a file marked generated (Code generated … DO NOT EDIT, @generated, *.pb.go, zz_generated.*), refused by default: change its generator instead"},` + afterEditProps + `},"required":["path"],"additionalProperties":false}`)
+	return json.RawMessage(`{"type":"object","properties":{` +
+		`"path":{"type":"string","description":"File, a.zip:member, or db.sqlite:table (insert) / db.sqlite:table:key (update; blank content deletes)"},` +
+		`"content":{"type":"string","description":"The whole new text (SQLite: a JSON5 object)"},` +
+		`"contentBase64":{"type":"string","description":"Instead of content: exact bytes, base64"},` +
+		`"expectedSha256":{"type":"string","description":"Optional: the sha256 the file must have (\"\": must not exist)"},` +
+		`"allowGenerated":{"type":"boolean","description":"overwrite a generated file"},` +
+		`"allowVcs":{"type":"boolean","description":"allow changes under .git, .hg or .svn"},` + afterEditProps +
+		`},"required":["path"],"additionalProperties":false}`)
 }
 
 type writeArgs struct {
@@ -137,7 +144,7 @@ func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resul
 	if strings.HasSuffix(a.Path, "/") || strings.HasSuffix(a.Path, string(filepath.Separator)) {
 		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("write: %s ends in '/', which names a directory; give the path of a file (directories are created as needed)", a.Path)}
 	}
-	p, err := env.WS.Resolve(a.Path)
+	p, err := resolveArg(env, a.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -145,66 +152,32 @@ func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resul
 	if !exact {
 		content, stripped, looksLikeRead = stripReadPrefixes(body)
 	}
-	d := &writeDetails{Path: p.Rel, Op: "create", StrippedPrefixes: stripped}
-	var old []byte
-	switch f, err := env.WS.ReadFile(p); {
-	case err == nil:
-		old = f.Bytes
-		d.Op = "update"
-	case workspace.IsKind(err, workspace.KindIsDir):
-		return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot write %s: it is a directory. Pass a file path.", p.Rel)}
-	case !workspace.IsKind(err, workspace.KindNotFound):
-		return nil, err
-	}
-	if err := checkExpectedSha(p, old, a.ExpectedSha256); err != nil {
-		return nil, err
-	}
-	if old != nil && !a.AllowGenerated {
-		if why := generatedReason(p.Rel, old); why != "" {
-			return nil, &Error{Kind: KindPermission, Message: fmt.Sprintf("Refusing to overwrite %s: it looks generated (%s), so the next generator run would undo this write. Change its generator or source instead, or pass allowGenerated: true to write it anyway.", p.Rel, why), SuggestedAction: "change the generator's input, or retry with allowGenerated: true"}
-		}
-	}
-	newBytes, style := []byte(content), edit.LineStyle{}
-	isNotebook := !exact && notebook.IsNotebook(p.Rel)
-	switch {
-	case isNotebook:
-		if newBytes, err = notebookWrite(p, old, content); err != nil {
-			return nil, err
-		}
-	case !exact:
-		newBytes, style = edit.KeepLineStyle(content, old)
-	}
-	d.KeptCRLF, d.KeptBOM, d.Bytes = style.CRLF, style.BOM, len(newBytes)
-	// The caller wrote every line: an edit may anchor on any of them.
-	pw := plannedWrite(p, old, newBytes, "")
-	pw.ch.Seen = nonNil(allLines(newBytes))
-	if old == nil && bytes.HasPrefix(newBytes, []byte("#!")) && runtime.GOOS != "windows" { // no mode bits there
-		pw.ch.Mode, d.MadeExecutable = 0o755, true
-	}
-	changes, err := commit(ctx, env, "write", []planned{pw}, a.AllowVCS)
+	d := &writeDetails{Path: p.Rel, StrippedPrefixes: stripped}
+	w, err := writeFile(ctx, env, writeReq{tool: "write", path: p, content: []byte(content), exact: exact, notebook: !exact && notebook.IsNotebook(p.Rel),
+		expected: a.ExpectedSha256, allowVCS: a.AllowVCS, allowGenerated: a.AllowGenerated})
 	if err != nil {
 		return nil, err
 	}
+	isNotebook := !exact && notebook.IsNotebook(p.Rel)
+	newBytes, changes := w.new, w.changes
 	c := changes[0]
+	d.Op, d.KeptCRLF, d.KeptBOM, d.Bytes, d.MadeExecutable = c.Op, w.style.CRLF, w.style.BOM, len(newBytes), w.madeExecutable
 	d.Tag, d.SHA256, d.AuditID = c.NewTag, c.NewSHA256, c.AuditID
 	if len(c.TrashIDs) > 0 {
 		d.TrashID = c.TrashIDs[0]
 	}
-	if old != nil {
+	if w.old != nil {
 		d.Diff = c.Diff
 	}
 	shownTag := d.Tag
 	if isNotebook {
 		// The next edit names the cell text: show and record its tag.
-		if nb, err := notebook.Parse(newBytes); err == nil {
-			view := []byte(nb.Text())
-			shownTag = edit.Tag(view)
-			if err := record(env, workspace.Path{Abs: notebookKey(p), Rel: p.Rel}, shownTag, view, nil, nonNil(allLines(view))); err != nil {
-				return nil, err
-			}
+		shownTag = edit.Tag(w.view)
+		if err := record(env, workspace.Path{Abs: notebookKey(p), Rel: p.Rel}, shownTag, w.view, nil, nonNil(allLines(w.view))); err != nil {
+			return nil, err
 		}
 	}
-	text := fmt.Sprintf("¶%s#%s\nSuccessfully wrote %d bytes to %s", p.Rel, shownTag, len(newBytes), p.Rel)
+	text := fmt.Sprintf("%s\nSuccessfully wrote %d bytes to %s", header(p.Rel, shownTag), len(newBytes), showName(p.Rel))
 	if isNotebook {
 		text += " (notebook JSON; the tag above is of its cell text, as read shows it)"
 	}
@@ -249,6 +222,93 @@ func writeContent(a writeArgs) (content string, exact bool, err error) {
 		return *a.Content, false, nil
 	}
 	return "", false, &Error{Kind: KindUsage, Message: "write: missing content: pass content (the file's text) or contentBase64 (its bytes in base64)"}
+}
+
+// writeReq is one whole-file write, as write, write_file and create_file
+// ask for it: their one core (writeFile) decides what may be replaced,
+// keeps the line style, refuses generated files, makes a new #! file
+// executable and commits.
+type writeReq struct {
+	tool    string
+	path    workspace.Path
+	content []byte
+	// exact: content is bytes to write as they are (contentBase64), with
+	// no line-style handling.
+	exact bool
+	// notebook: content is a notebook's cell text (write's view of it),
+	// turned back into the notebook's JSON.
+	notebook bool
+	// expected is the stale-file gate: nil none, "" the file must not
+	// exist, else its sha256 as the caller read it.
+	expected *string
+	// create: the file must not exist (create_file): already_exists.
+	create                   bool
+	allowVCS, allowGenerated bool
+}
+
+// wrote is what writeFile did.
+type wrote struct {
+	old, new       []byte // new as written (line style kept, notebook JSON)
+	oldView, view  []byte // a notebook's cell text, before and after
+	style          edit.LineStyle
+	madeExecutable bool
+	changes        []Change
+}
+
+// writeFile writes r.content over r.path through the commit path.
+func writeFile(ctx context.Context, env *Env, r writeReq) (*wrote, error) {
+	var old []byte
+	switch f, err := env.WS.ReadFile(r.path); {
+	case err == nil:
+		old = f.Bytes
+	case workspace.IsKind(err, workspace.KindIsDir):
+		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("%s: %s is a directory; give the path of a file (directories are created as needed)", r.tool, r.path.Rel)}
+	case !workspace.IsKind(err, workspace.KindNotFound):
+		return nil, err
+	}
+	if r.create && old != nil {
+		return nil, mustNotExist(env, r.tool, r.path)
+	}
+	if err := checkExpectedSha(r.path, old, r.expected); err != nil {
+		return nil, err
+	}
+	if old != nil && !r.allowGenerated {
+		if why := generatedReason(r.path.Rel, old); why != "" {
+			return nil, &Error{Kind: KindPermission, Message: fmt.Sprintf("Refusing to overwrite %s: it looks generated (%s), so the next generator run would undo this write. Change its generator or source instead, or pass allowGenerated: true to write it anyway.", r.path.Rel, why), SuggestedAction: "Change the generator's input, or retry with allowGenerated: true."}
+		}
+	}
+	w := &wrote{old: old, new: r.content}
+	switch {
+	case r.notebook:
+		var err error
+		if w.new, w.oldView, w.view, err = notebookWrite(r.path, old, string(r.content)); err != nil {
+			return nil, err
+		}
+	case !r.exact:
+		w.new, w.style = edit.KeepLineStyle(string(r.content), old)
+	}
+	// The caller wrote every line: an edit may anchor on any of them.
+	pw := plannedWrite(r.path, old, w.new, "")
+	if r.notebook {
+		// The diff is of the cell text, as an edit's is (the JSON's would
+		// carry the outputs beside a changed source).
+		if pw.diff = edit.UnifiedDiff(r.path.Rel, w.oldView, w.view); pw.diff == "" {
+			pw.binary = true
+		}
+	}
+	pw.ch.Seen = nonNil(allLines(w.new))
+	if old == nil && bytes.HasPrefix(w.new, []byte("#!")) && runtime.GOOS != "windows" { // no mode bits there
+		pw.ch.Mode, w.madeExecutable = 0o755, true
+	}
+	changes, err := commit(ctx, env, r.tool, []planned{pw}, r.allowVCS)
+	if err != nil {
+		if r.create {
+			return nil, existsOnStale(env, r.tool, r.path, err)
+		}
+		return nil, err
+	}
+	w.changes = changes
+	return w, nil
 }
 
 // checkExpectedSha is the stale-file gate of write: want "" means the file

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hashls/hashls/edit"
 	"github.com/hashls/hashls/workspace"
 )
 
@@ -20,26 +19,27 @@ type writeFileTool struct{}
 
 func (createFileTool) Name() string { return "create_file" }
 func (createFileTool) Description() string {
-	return "Create a new text file (missing parent directories are created); fails with already_exists when the path exists"
+	return "Create a new file (parents created); already_exists when the path exists"
 }
 func (createFileTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
-		`"path":{"type":"string","description":"The new file's path inside the workspace root"},` +
-		`"content":{"type":"string","description":"The file's content, written as given"},` +
-		`"allowVcs":{"type":"boolean","description":"Allow a file under .git, .hg or .svn, refused by default"}` +
+		`"path":{"type":"string","description":"new file path"},` +
+		`"content":{"type":"string","description":"its content"},` +
+		`"allowVcs":{"type":"boolean","description":"allow changes under .git, .hg or .svn"}` +
 		`},"required":["path","content"],"additionalProperties":false}`)
 }
 
 func (writeFileTool) Name() string { return "write_file" }
 func (writeFileTool) Description() string {
-	return "Overwrite a file with new content, only if expectedSha256 (read_file's sha256) is still its sha256; the old content goes to the trash"
+	return "Replace a file's content, only if expectedSha256 is still its sha256; the old content goes to the trash"
 }
 func (writeFileTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
-		`"path":{"type":"string","description":"File path inside the workspace root"},` +
-		`"content":{"type":"string","description":"The complete new content. Sent with \\n line ends to a CRLF file (or without the BOM to a file with one), the file's line ends and BOM are kept"},` +
-		`"expectedSha256":{"type":"string","description":"Required: the sha256 (hex) read_file returned for the file; \"\" means the file must not exist yet"},` +
-		`"allowVcs":{"type":"boolean","description":"Allow changes under .git, .hg or .svn, refused by default"}` +
+		`"path":{"type":"string","description":"file path"},` +
+		`"content":{"type":"string","description":"the whole new content (a CRLF or BOM file keeps them)"},` +
+		`"expectedSha256":{"type":"string","description":"read_file's sha256 (\"\": must not exist)"},` +
+		`"allowGenerated":{"type":"boolean","description":"overwrite a generated file"},` +
+		`"allowVcs":{"type":"boolean","description":"allow changes under .git, .hg or .svn"}` +
 		`},"required":["path","content","expectedSha256"],"additionalProperties":false}`)
 }
 
@@ -85,12 +85,11 @@ func (createFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*
 	if err := mustNotExist(env, "create_file", p); err != nil {
 		return nil, err
 	}
-	content := []byte(a.Content)
-	changes, err := commit(ctx, env, "create_file", []planned{plannedWrite(p, nil, content, "")}, a.AllowVCS)
+	w, err := writeFile(ctx, env, writeReq{tool: "create_file", path: p, content: []byte(a.Content), create: true, allowVCS: a.AllowVCS})
 	if err != nil {
-		return nil, existsOnStale(env, "create_file", p, err)
+		return nil, err
 	}
-	return fileWriteResult(changes, nil, fmt.Sprintf("Created %s (%d bytes)", p.Rel, len(content))), nil
+	return fileWriteResult(w.changes, w.notes(), fmt.Sprintf("Created %s (%d bytes)", p.Rel, len(w.new))), nil
 }
 
 func (writeFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
@@ -99,6 +98,7 @@ func (writeFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*R
 		Content        string  `json:"content"`
 		ExpectedSha256 *string `json:"expectedSha256"`
 		AllowVCS       bool    `json:"allowVcs"`
+		AllowGenerated bool    `json:"allowGenerated"`
 	}
 	if err := json.Unmarshal(raw, &a); err != nil {
 		return nil, toolErr(KindUsage, "", "write_file: %v", err)
@@ -110,32 +110,27 @@ func (writeFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*R
 	if err != nil {
 		return nil, err
 	}
-	var old []byte
-	if *a.ExpectedSha256 != "" {
-		f, err := readGated(env, "write_file", p)
-		if err != nil {
-			return nil, err
-		}
-		old = f.Bytes
-	} else if err := mustNotExist(env, "write_file", p); err != nil {
-		return nil, err
-	}
-	if err := checkExpectedSha(p, old, a.ExpectedSha256); err != nil {
-		return nil, err
-	}
-	content, style := edit.KeepLineStyle(a.Content, old)
-	changes, err := commit(ctx, env, "write_file", []planned{plannedWrite(p, old, content, "")}, a.AllowVCS)
+	w, err := writeFile(ctx, env, writeReq{tool: "write_file", path: p, content: []byte(a.Content), expected: a.ExpectedSha256, allowVCS: a.AllowVCS, allowGenerated: a.AllowGenerated})
 	if err != nil {
 		return nil, err
 	}
+	return fileWriteResult(w.changes, w.notes(), fmt.Sprintf("Wrote %d bytes to %s", len(w.new), p.Rel)), nil
+}
+
+// notes are what a file tool says of a write beside its result: the line
+// style kept, the mode given.
+func (w *wrote) notes() []string {
 	var notes []string
-	if style.CRLF {
+	if w.style.CRLF {
 		notes = append(notes, "kept the file's CRLF line endings for content sent with \\n")
 	}
-	if style.BOM {
+	if w.style.BOM {
 		notes = append(notes, "kept the file's UTF-8 BOM")
 	}
-	return fileWriteResult(changes, notes, fmt.Sprintf("Wrote %d bytes to %s", len(content), p.Rel)), nil
+	if w.madeExecutable {
+		notes = append(notes, "the new file starts with #!, so it was made executable (mode 0755)")
+	}
+	return notes
 }
 
 // mustNotExist refuses a path that exists (a file, an open buffer or a

@@ -7,7 +7,10 @@
 # BASE=/path/to/older/hashls adds its version and edit to the same run, for
 # a before/after ratio on one machine.
 # Beside each ratio goal of issue 16 item 2 it prints the design's floor
-# for it (bench/floor): a lower bound measured in the same run.
+# for it (bench/floor): a lower bound measured in the same run; and issue
+# 31's goals, each against its floor in the same rounds (the edit ÷ floor
+# edit, the edit writing new content ÷ the edit writing known content, the
+# forwarded edit ÷ version + floor loop).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-30}
@@ -106,6 +109,11 @@ work_min = m["floor edit"] - m["floor start"]
 print(f"floors: engine dependencies' start ÷ hello-world {m['floor start']/m['hello-world']:.2f} (goal for version ≤ 1.5); "
       f"(version + least edit work {work_min:.2f} ms) ÷ version {(m['version'] + work_min)/m['version']:.2f} (goal for the edit ≤ 1.5)")
 print(f"new content each round (a new snapshot written): edit ÷ version {m['edit, new content']/m['version']:.2f}")
+# Issue 31's goals, each beside its floor in these rounds: the one-shot
+# edit ÷ floor edit ≤ 1.2, the edit writing new content ÷ the edit writing
+# content the store has ≤ 1.1.
+print(f"issue 31: edit ÷ floor edit {m['edit']/m['floor edit']:.2f} (goal ≤ 1.2); "
+      f"edit, new content ÷ edit {m['edit, new content']/m['edit']:.2f} (goal ≤ 1.1)")
 if base:
     print(f"base: edit ÷ version {m['base edit']/m['base version']:.2f}; edit ÷ base edit: {m['edit']/m['base edit']:.2f}")
 PY
@@ -221,6 +229,7 @@ print(f"÷ version: forwarded (closed file) {m['edit (forwarded)']/v:.2f}, forwa
 shutil.copy(f"{work}/big.orig", f"{work}/floor-root/big.txt")
 warm = float(subprocess.run([f"{work}/floor", "loop", f"{work}/floor-root", tag, "100"], capture_output=True, text=True, check=True).stdout)
 print(f"floor: (version + least in-process edit work {warm:.2f} ms) ÷ version {(v + warm)/v:.2f} (goal for the forwarded edit ≤ 1.2)")
+print(f"issue 31: forwarded (closed file) ÷ its floor (version + floor loop) {m['edit (forwarded)']/(v + warm):.2f} (goal ≤ 1.2)")
 PY
 if command -v hyperfine >/dev/null; then
   # -N: no shell in between; --prepare restores the file so every edit

@@ -72,6 +72,9 @@ type Section struct {
 	Path string // the path as written in the header
 	Tag  string // upper-case 4-hex tag, or "" when the header had none
 	Body string // the section's lines after the header, joined by "\n"
+	// Bracket: the header was written [PATH#TAG]. Error messages answer in
+	// the form the caller wrote (results in Options.BracketHeaders').
+	Bracket bool
 }
 
 // File is the live state of the file a section targets.

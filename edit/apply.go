@@ -131,6 +131,7 @@ func applyPlain(d *doc, hunks []Hunk) (*applied, *Error) {
 	}
 	repls := make([]repl, len(hunks))
 	var dels []delRange
+	total := editBalance(d, hunks)
 	for i, h := range hunks {
 		switch h.Kind {
 		case OpReplace:
@@ -138,8 +139,12 @@ func applyPlain(d *doc, hunks []Hunk) (*applied, *Error) {
 			rows := h.Rows
 			if len(rows) > 0 && !h.noRepair {
 				var w []string
-				m, rows, w = repairReplacement(d, n, m, rows)
+				var no *decline
+				m, rows, w, no = repairReplacement(d, n, m, rows, &total)
 				perHunk[i] = append(perHunk[i], w...)
+				if no != nil {
+					perHunk[i] = append(perHunk[i], declinedWarning(h, no.repair, no.why))
+				}
 				for _, x := range w {
 					if strings.HasPrefix(x, "Auto-repaired a replacement boundary echo") {
 						res.noteRepair(i, repairEcho)
@@ -202,13 +207,16 @@ func applyPlain(d *doc, hunks []Hunk) (*applied, *Error) {
 				continue
 			}
 			self := x
-			landing, count := landingShift(d, x, h.Rows, func(y int) bool {
+			landing, count, why := landingShift(d, x, h.Rows, func(y int) bool {
 				c := anchorCount[y]
 				if y == self {
 					c--
 				}
 				return c > 0 || inDel(y)
 			})
+			if why != "" {
+				perHunk[i] = append(perHunk[i], declinedWarning(h, repairLanding, why))
+			}
 			if count > 0 {
 				res.noteRepair(i, repairLanding)
 				perHunk[i] = append(perHunk[i], landingWarning(x+1, count, landing+1))

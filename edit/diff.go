@@ -248,67 +248,6 @@ func preview(a, b *doc, ch []change) string {
 	return strings.Join(rows, "\n")
 }
 
-// locateHunks finds each snapshot hunk in live (fuzz 0, searching outward
-// from the expected position, in order, never overlapping) and converts the
-// patch into plain hunks on live's lines.
-func locateHunks(snap, snapNew, live *doc, hs []uhunk) ([]Hunk, bool) {
-	tl := live.tokens()
-	var out []Hunk
-	offset := 0
-	minLine := 0
-	fits := func(h uhunk, p int) bool {
-		for i := 0; i < h.oe-h.o; i++ {
-			if !tokenEq(snap, h.o+i, live, p+i) {
-				return false
-			}
-		}
-		return true
-	}
-	for _, h := range hs {
-		length := h.oe - h.o
-		maxLine := tl - length
-		to := h.o + offset
-		pos := -1
-		for dist := 0; ; dist++ {
-			fwd, back := to+dist, to-dist
-			fOK := fwd >= minLine && fwd <= maxLine
-			bOK := dist > 0 && back >= minLine && back <= maxLine
-			if !fOK && !bOK && fwd > maxLine && back < minLine {
-				break
-			}
-			if fOK && fits(h, fwd) {
-				pos = fwd
-				break
-			}
-			if bOK && fits(h, back) {
-				pos = back
-				break
-			}
-		}
-		if pos < 0 {
-			return nil, false
-		}
-		offset = pos - h.o
-		minLine = pos + length
-		for _, c := range h.changes {
-			q := c.o + offset
-			rows := make([]string, c.nl)
-			for i := range rows {
-				rows[i] = string(snapNew.line(c.n + i))
-			}
-			switch {
-			case c.ol > 0:
-				out = append(out, Hunk{Kind: OpReplace, Start: q + 1, End: q + c.ol, Rows: rows, noRepair: true})
-			case q >= live.n():
-				out = append(out, Hunk{Kind: OpInsertTail, Rows: rows})
-			default:
-				out = append(out, Hunk{Kind: OpInsertBefore, Start: q + 1, End: q + 1, Rows: rows})
-			}
-		}
-	}
-	return out, true
-}
-
 // UnifiedDiff returns the unified diff (3 context lines, `--- a/PATH` and
 // `+++ b/PATH` headers) of old → new, compared line by line on their
 // LF-normalised view. It returns "" when they are equal. Tools that replace

@@ -77,7 +77,7 @@ func TestSplitInputShapes(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []Section{
-		{Path: "a b.txt", Tag: "ABCD", Body: "replace 1:\n+x\ninsert tail:\n+y"},
+		{Path: "a b.txt", Tag: "ABCD", Body: "replace 1:\n+x\ninsert tail:\n+y", Bracket: true},
 		{Path: "c.txt", Tag: "1A2B", Body: "delete 1"},
 	}
 	if !reflect.DeepEqual(secs, want) {
@@ -88,7 +88,7 @@ func TestSplitInputShapes(t *testing.T) {
 		"¶a.txt#1A2B\n\n  \n":    "No hashline sections found in input.",
 		"[]\ndelete 1":           `Input header "[]" is empty; provide a file path.`,
 		"¶a#1\ndelete 1":         "Input header must be",
-		"hello":                  `input must begin with "[PATH#HASH]"`,
+		"hello":                  `input must begin with the "¶PATH#TAG" header`,
 		"¶a#0001\n¶a#0002\nx":    "No hashline sections", // empty first section dropped, second has a body
 		"¶a#0001\nx\n¶a#0002\ny": "Conflicting hashline snapshot tags for a: #0001 and #0002.",
 	} {
@@ -244,23 +244,24 @@ func TestBlockOps(t *testing.T) {
 	}
 
 	// Stale tag with a block op: resolved against the tagged snapshot's
-	// text, then recovered onto the live text.
-	read := file + "1\n2\n3\n4\n"
-	live := "// header\n" + read
+	// text, then recovered onto the live text (whose change is one
+	// unchanged line away from the block: no conflict).
+	read := "// a\n\n" + file + "1\n2\n3\n4\n"
+	live := "// header\n\n" + file + "1\n2\n3\n4\n"
 	store := newMemStore()
 	store.record("k", []byte(read))
 	onlySnapshot := resolverFunc(func(_, text string, line int) (int, int, bool) {
-		if strings.HasPrefix(text, "function") && line == 1 {
-			return 1, 3, true
+		if strings.HasPrefix(text, "// a\n") && line == 3 {
+			return 3, 5, true
 		}
 		return 0, 0, false
 	})
-	res, err = ApplySection(Section{Path: "f.ts", Tag: Tag([]byte(read)), Body: "delete block 1"},
+	res, err = ApplySection(Section{Path: "f.ts", Tag: Tag([]byte(read)), Body: "delete block 3"},
 		File{Path: "f.ts", Key: "k", Bytes: []byte(live)}, Options{Resolver: onlySnapshot, Snapshots: store})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(res.New) != "// header\nx();\n1\n2\n3\n4\n" || len(res.Blocks) != 0 {
+	if string(res.New) != "// header\n\nx();\n1\n2\n3\n4\n" || len(res.Blocks) != 0 {
 		t.Fatalf("stale block: %q %+v", res.New, res.Blocks)
 	}
 }
@@ -289,7 +290,7 @@ func TestApplyAllMulti(t *testing.T) {
 		t.Fatalf("same file: %v", err)
 	}
 	_, err = ApplySection(Section{Path: "a", Body: "insert tail:\n+x"}, File{Path: "a", Bytes: a}, Options{})
-	if err == nil || err.Error() != MissingTagMessage("a") {
+	if err == nil || err.Error() != MissingTagMessage("a", false) {
 		t.Fatalf("missing tag: %v", err)
 	}
 	if !strings.HasPrefix(NoopLoopMessage("a", 3), "STOP. Edits to a have been a byte-identical no-op 3 times in a row") {
@@ -377,3 +378,30 @@ func TestResultSumsLargeFile(t *testing.T) {
 }
 
 func changed(r *Result) bool { return bytes.Contains(r.New, []byte("\nchanged\n")) }
+
+// TestMessagesUseCallersHeaderForm: a refusal teaches the header form the
+// caller wrote, whatever form results are printed in.
+func TestMessagesUseCallersHeaderForm(t *testing.T) {
+	live := []byte("a\nb\nc\n")
+	for _, tc := range []struct {
+		input, want, not string
+	}{
+		{"¶f.txt\ninsert tail:\n+x", "use `¶f.txt#TAG`", "[f.txt"},
+		{"[f.txt]\ninsert tail:\n+x", "use `[f.txt#TAG]`", "¶"},
+		{"¶f.txt#0000\nreplace 1:\n+x", "copy a current ¶PATH#TAG header", "[PATH"},
+		{"[f.txt#0000]\nreplace 1:\n+x", "copy a current [PATH#TAG] header", "¶"},
+		{"¶f.txt#12\nreplace 1:\n+x", `must be ¶PATH or ¶PATH#TAG with a 4-hex content-hash tag; got "¶f.txt#12"`, "[PATH"},
+		{"[f.txt#12]\nreplace 1:\n+x", `must be [PATH] or [PATH#TAG] with a 4-hex content-hash tag; got "[f.txt#12]"`, "¶"},
+		{"replace 1:\n+x", `input must begin with the "¶PATH#TAG" header`, "[PATH"},
+	} {
+		for _, bracketResults := range []bool{false, true} {
+			secs, err := SplitInput(tc.input)
+			if err == nil {
+				_, err = ApplySection(secs[0], File{Path: "f.txt", Bytes: live}, Options{BracketHeaders: bracketResults})
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), tc.not) {
+				t.Errorf("%q (bracket results %v): %v; want %q and no %q", tc.input, bracketResults, err, tc.want, tc.not)
+			}
+		}
+	}
+}

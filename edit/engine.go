@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+
+	"github.com/hashls/hashls/internal/names"
 )
 
 // asyncSumMin is the size from which sumAsync hashes on another goroutine:
@@ -58,9 +60,10 @@ func MultipleSectionsSameFileMessage(a, b string) string {
 	return "Multiple hashline sections resolve to the same file (" + a + " and " + b + "). Merge their ops under one header before applying."
 }
 
-// MissingTagMessage is the error for a section header without a tag.
-func MissingTagMessage(path string) string {
-	return "Missing hashline snapshot tag for edit to " + path + "; use `[" + path + "#tag]` from your latest read/search output. To create a new file, use the write tool."
+// MissingTagMessage is the error for a section header without a tag,
+// written in the header form the caller used.
+func MissingTagMessage(path string, bracket bool) string {
+	return "Missing hashline snapshot tag for edit to " + path + "; use `" + header(path, "TAG", bracket) + "` from your latest read/search output. To create a new file, use the write tool."
 }
 
 // FileNotFoundMessage is the error for a section naming a missing file.
@@ -75,6 +78,7 @@ const (
 	warnHeadTailStale   = "Applied an `insert head:`/`insert tail:` edit onto the current file content even though the snapshot tag was stale (the file changed since your read). Head/tail position is content-independent, so the insert was not rejected — but re-read if the drift was unexpected."
 	warnRecoverExternal = "Recovered from a stale file hash using a previous read snapshot (file changed externally between read and edit)."
 	warnRecoverChain    = "Recovered from a stale file hash using an earlier in-session snapshot (the file hash advanced after a prior edit in this session)."
+	warnRecoverPresent  = "The file changed since your read and already holds every change this edit makes (merged with the snapshot you read, it stays as it is), so nothing was written. Re-read the file before editing it further."
 	warnRecoverReplay   = "Recovered by replaying your edits onto the current file content — your previous edit in this session changed line(s) you re-targeted with a stale hash. Verify the diff matches your intent before continuing."
 )
 
@@ -216,7 +220,7 @@ func ApplySection(sec Section, f File, opts Options) (*Result, error) {
 		return nil, err
 	}
 	if sec.Tag == "" {
-		return nil, parseErr(MissingTagMessage(path))
+		return nil, parseErr(MissingTagMessage(path, sec.Bracket))
 	}
 	tag := strings.ToUpper(sec.Tag)
 	liveSum := sumAsync(f.Bytes) // the line index and the lookup meanwhile
@@ -258,7 +262,7 @@ func ApplySection(sec Section, f File, opts Options) (*Result, error) {
 		}
 		if !match {
 			return nil, &Error{Kind: KindStale, Msg: "Edit rejected for " + path + ": `" + op + "` needs the content you read, but the section is bound to #" + tag +
-				" and the current file hashes to #" + liveTag + ". Re-read the file to check what changed, then retry with " + header(path, liveTag, opts.BracketHeaders) + "."}
+				" and the current file hashes to #" + liveTag + ". Re-read the file to check what changed, then retry with " + header(path, liveTag, sec.Bracket) + "."}
 		}
 		res := &Result{Path: path, Old: f.Bytes, OldTag: liveTag, OldSHA256: liveSHA, Warnings: parsed.Warnings}
 		if parsed.Remove {
@@ -267,7 +271,7 @@ func ApplySection(sec Section, f File, opts Options) (*Result, error) {
 			return res, nil
 		}
 		res.New, res.NewTag, res.NewSHA256, res.MoveTo = f.Bytes, liveTag, liveSHA, parsed.MoveTo
-		res.Text = withWarnings(header(parsed.MoveTo, liveTag, opts.BracketHeaders)+"\nmoved from "+path, parsed.Warnings)
+		res.Text = withWarnings(header(parsed.MoveTo, liveTag, opts.BracketHeaders)+"\nmoved from "+names.Show(path), parsed.Warnings)
 		if opts.Seen != nil {
 			if rs, known, serr := opts.Seen.Seen(f.Key, liveSHA); serr == nil && known {
 				res.Seen, res.SeenKnown = rs, true
@@ -293,7 +297,7 @@ func ApplySection(sec Section, f File, opts Options) (*Result, error) {
 		}
 		if known {
 			if bad := unseen(seenTargets(parsed.Hunks, displayLines(ref)), mergeRanges(rs)); len(bad) > 0 {
-				return nil, unseenError(path, tag, liveTag, live, bad, opts.BracketHeaders)
+				return nil, unseenError(path, tag, liveTag, live, bad, sec.Bracket)
 			}
 			if match {
 				fin.seen, fin.seenKnown, fin.mapSeen = rs, true, true
@@ -315,23 +319,8 @@ func ApplySection(sec Section, f File, opts Options) (*Result, error) {
 		return fin.finishMove(a, append(append([]string(nil), parsed.Warnings...), a.warnings...), blocks, parsed.MoveTo), nil
 	}
 
-	// Stale tag.
-	anchored := false
-	for _, h := range parsed.Hunks {
-		if h.Kind != OpInsertHead && h.Kind != OpInsertTail {
-			anchored = true
-			break
-		}
-	}
-	if !anchored {
-		a, perr := applyPlain(live, parsed.Hunks)
-		if perr != nil {
-			return nil, perr
-		}
-		w := append(append(append([]string(nil), parsed.Warnings...), warnHeadTailStale), a.warnings...)
-		return fin.finishMove(a, w, nil, parsed.MoveTo), nil
-	}
-	anchors := hunkAnchors(parsed.Hunks)
+	// Stale tag: recovery merges the edit with what changed since the
+	// snapshot the tag names, when the store kept it.
 	if found && snap.Content == nil && snap.Load != nil {
 		// A load failure only means recovery is impossible: the mismatch
 		// error below still tells the caller what to do.
@@ -339,6 +328,7 @@ func ApplySection(sec Section, f File, opts Options) (*Result, error) {
 			snap.Content = c
 		}
 	}
+	anchors := hunkAnchors(parsed.Hunks)
 	if found && snap.Content != nil {
 		snapDoc := newDoc(snap.Content)
 		plain, _, perr := resolveBlocks(snapDoc, parsed.Hunks, path, opts.Resolver)
@@ -348,14 +338,18 @@ func ApplySection(sec Section, f File, opts Options) (*Result, error) {
 		// The stale refusal shows the whole targeted ranges, blocks
 		// included (as resolved on the snapshot the caller read).
 		anchors = hunkAnchors(plain)
-		if res := recoverByDiff(fin, snapDoc, snap.Head, plain, parsed); res != nil {
+		if res := recoverByMerge(fin, snapDoc, snap.Head, plain, parsed); res != nil {
 			return res, nil
 		}
-		if !snap.Head {
-			if res := recoverByReplay(fin, snapDoc, plain, parsed); res != nil {
-				return res, nil
-			}
+	} else if !anchoredHunks(parsed.Hunks) {
+		// Without the snapshot, `insert head:` and `insert tail:` alone
+		// do not depend on the content they were written for.
+		a, perr := applyPlain(live, parsed.Hunks)
+		if perr != nil {
+			return nil, perr
 		}
+		w := append(append(append([]string(nil), parsed.Warnings...), warnHeadTailStale), a.warnings...)
+		return fin.finishMove(a, w, nil, parsed.MoveTo), nil
 	}
 	ctx := contextRows(live, anchors)
 	var msg string
@@ -365,12 +359,23 @@ func ApplySection(sec Section, f File, opts Options) (*Result, error) {
 			second += " (the same 4-hex tag, but different content than the snapshot it names)"
 		}
 		msg = "Edit rejected for " + path + ": file changed between read and edit.\n" + second +
-			". If a prior edit in this session modified this file, copy the [path#newhash] header from that edit's response; otherwise re-read the file with `read` to refresh the tag before retrying."
+			". If a prior edit in this session modified this file, copy the " + header("PATH", "TAG", sec.Bracket) + " header from that edit's response; otherwise re-read the file with `read` to refresh the tag before retrying."
 	} else {
 		msg = "Edit rejected for " + path + ": hash #" + tag + " is not from this session.\nThe current file hashes to #" + liveTag +
-			". Re-read the file with `read` to copy a current [path#tag] header — never invent the tag and never reuse one from a prior session."
+			". Re-read the file with `read` to copy a current " + header("PATH", "TAG", sec.Bracket) + " header — never invent the tag and never reuse one from a prior session."
 	}
 	return nil, &Error{Kind: KindStale, Msg: withContext(msg, ctx), Shown: contextRanges(live, anchors)}
+}
+
+// anchoredHunks reports whether a hunk names a line (any op but `insert
+// head:` and `insert tail:`).
+func anchoredHunks(hunks []Hunk) bool {
+	for _, h := range hunks {
+		if h.Kind != OpInsertHead && h.Kind != OpInsertTail {
+			return true
+		}
+	}
+	return false
 }
 
 // contextRanges lists the lines contextRows displays for anchors.
@@ -385,9 +390,13 @@ func contextRanges(d *doc, anchors []int) []LineRange {
 	return mergeRanges(out)
 }
 
-// recoverByDiff is recovery strategy 1: apply to the snapshot, diff it, and
-// replay that diff onto the live text with no fuzz.
-func recoverByDiff(fin *finisher, snapDoc *doc, head bool, plain []Hunk, parsed *Parsed) *Result {
+// recoverByMerge lands a stale edit as a three-way merge (merge.go): the
+// edit applied to the snapshot it names (ours) merged with the live file
+// (theirs) over the snapshot (their base), as git merge-file would merge
+// them. It returns nil when the merge conflicts (the caller refuses the
+// edit); a merge that leaves the live file as it is (it already holds the
+// edit's changes) is a no-op result.
+func recoverByMerge(fin *finisher, snapDoc *doc, head bool, plain []Hunk, parsed *Parsed) *Result {
 	live := fin.old
 	a1, err := applyProven(snapDoc, plain, fin.path, fin.opts.Checker)
 	if err != nil {
@@ -397,54 +406,25 @@ func recoverByDiff(fin *finisher, snapDoc *doc, head bool, plain []Hunk, parsed 
 	if sameLF(snapDoc, snapNew) {
 		return nil
 	}
-	ch := diffRegions(snapDoc, snapNew, a1.regions)
-	hs := buildHunks(ch, snapDoc.tokens(), snapNew.tokens(), 3)
-	conv, ok := locateHunks(snapDoc, snapNew, live, hs)
+	m, ok := merge3(snapDoc, snapNew, live, diffRegions(snapDoc, snapNew, a1.regions))
 	if !ok {
 		return nil
 	}
-	a2, err := applyPlain(live, conv)
+	a2, err := applyPlain(live, m.hunks)
 	if err != nil {
 		return nil
 	}
-	if sameLF(live, newDoc(a2.out)) {
-		return nil
-	}
 	w := warnRecoverChain
-	if head {
+	switch {
+	case sameLF(live, newDoc(a2.out)):
+		w = warnRecoverPresent
+	case head:
 		w = warnRecoverExternal
+	case m.near:
+		w = warnRecoverReplay
 	}
 	warns := append(append(append([]string(nil), parsed.Warnings...), w), a1.warnings...)
 	return fin.finishMove(a2, warns, nil, parsed.MoveTo)
-}
-
-// recoverByReplay is recovery strategy 2: same line count and identical
-// anchor lines, so the edits are applied directly to the live text.
-func recoverByReplay(fin *finisher, snapDoc *doc, plain []Hunk, parsed *Parsed) *Result {
-	live := fin.old
-	if live.n() != snapDoc.n() {
-		return nil
-	}
-	for _, h := range plain {
-		s, e := h.Start, h.End
-		switch h.Kind {
-		case OpInsertHead, OpInsertTail:
-			continue
-		case OpInsertBefore, OpInsertAfter:
-			e = s
-		}
-		for x := s; x <= e; x++ {
-			if x < 1 || x > live.n() || string(live.line(x-1)) != string(snapDoc.line(x-1)) {
-				return nil
-			}
-		}
-	}
-	a, err := applyProven(live, plain, fin.path, fin.opts.Checker)
-	if err != nil || sameLF(live, newDoc(a.out)) {
-		return nil
-	}
-	warns := append(append(append([]string(nil), parsed.Warnings...), warnRecoverReplay), a.warnings...)
-	return fin.finishMove(a, warns, nil, parsed.MoveTo)
 }
 
 // finisher builds the Result of an applied section.
@@ -473,7 +453,7 @@ func (f *finisher) finishMove(a *applied, warns []string, blocks []BlockResoluti
 	res.MoveTo = moveTo
 	if res.NoOp {
 		res.NoOp = false
-		res.Text = withWarnings(header(moveTo, res.NewTag, f.opts.BracketHeaders)+"\nmoved from "+f.path, res.Warnings)
+		res.Text = withWarnings(header(moveTo, res.NewTag, f.opts.BracketHeaders)+"\nmoved from "+names.Show(f.path), res.Warnings)
 		if f.seenKnown && f.mapSeen {
 			res.Seen, res.SeenKnown = mergeRanges(f.seen), true
 		}
@@ -517,7 +497,7 @@ func (f *finisher) finish(a *applied, warns []string, blocks []BlockResolution) 
 	}
 	parts := []string{header(f.headerPath, res.NewTag, f.opts.BracketHeaders)}
 	if f.headerPath != path {
-		parts = append(parts, "moved from "+path)
+		parts = append(parts, "moved from "+names.Show(path))
 	}
 	for _, b := range blocks {
 		parts = append(parts, blockEcho(b))

@@ -379,8 +379,8 @@ func (p *opScanner) opV2() (Hunk, bool) {
 	return h, false
 }
 
-// fileOp recognises the section-level ops `REM` and `MV DEST` (DEST may be
-// quoted, and must be when it has spaces at its ends).
+// fileOp recognises the section-level ops `REM` and `MV DEST` (DEST as
+// written: unquotePath reads it).
 func fileOp(line string) (op, dest string, ok bool) {
 	t := strings.TrimSpace(line)
 	if t == "REM" {
@@ -390,7 +390,7 @@ func fileOp(line string) (op, dest string, ok bool) {
 	if !found || rest == "" || (rest[0] != ' ' && rest[0] != '\t') {
 		return "", "", false
 	}
-	return "MV", unquotePath(strings.TrimSpace(rest)), true
+	return "MV", strings.TrimSpace(rest), true
 }
 
 func isOpHeader(line string) bool {
@@ -414,7 +414,7 @@ func contamination(k int, line string) *Error {
 	}
 	switch {
 	case applySentinelRe().MatchString(t):
-		return lineErr(k, "apply_patch sentinel "+jsonQuote(preview48(t))+" is not valid in hashline. File sections start with `[path#HASH]` (no `Update File:` / `Add File:` keyword). Use "+msgPayloadOps+" ops.")
+		return lineErr(k, "apply_patch sentinel "+jsonQuote(preview48(t))+" is not valid in hashline. File sections start with the `¶PATH#TAG` header a read printed (no `Update File:` / `Add File:` keyword). Use "+msgPayloadOps+" ops.")
 	case bodyDiffRe().MatchString(t):
 		return lineErr(k, "unified-diff hunk header (`@@ -N,M +N,M @@`) is not valid in hashline. Use "+msgPayloadOps+" ops.")
 	case strings.HasPrefix(t, "@@"):
@@ -519,18 +519,21 @@ func ParseBody(body string) (*Parsed, error) {
 		case envEnd, envAbort:
 			goto done
 		}
-		if op, dest, ok := fileOp(line); ok {
+		if op, written, ok := fileOp(line); ok {
 			if err := flush(); err != nil {
 				return nil, err
 			}
+			dest, qerr := unquotePath(written)
 			switch {
+			case qerr != nil:
+				return nil, lineErr(k, "`MV` destination "+jsonQuote(truncRunes(written, 120))+" does not read: "+qerr.Error()+".")
 			case op == "REM" && out.Remove:
 				return nil, lineErr(k, "`REM` is given twice; one `REM` deletes the file.")
 			case op == "MV" && out.MoveTo != "":
 				return nil, lineErr(k, "`MV` is given twice ("+jsonQuote(out.MoveTo)+" and "+jsonQuote(dest)+"); a section moves its file once.")
 			case op == "MV" && strings.TrimSpace(dest) == "":
 				return nil, lineErr(k, "`MV` needs a destination path: `MV new/path.ts` (quote it when it has spaces).")
-			case op == "MV" && strings.ContainsAny(dest, "\x00\n"):
+			case op == "MV" && strings.ContainsRune(dest, 0):
 				return nil, lineErr(k, "`MV` destination "+jsonQuote(dest)+" is not a valid path.")
 			}
 			if op == "REM" {

@@ -91,11 +91,18 @@ func applyProven(d *doc, hunks []Hunk, path string, c SyntaxChecker) (*applied, 
 			continue
 		}
 		h := hunks[i]
-		declined = append(declined, "Declined the auto-repair ("+strings.Join(a.repairs[i], ", ")+") of `"+h.Written()+"` at line "+strconv.Itoa(h.Line)+
-			": the file parses with "+errCount(nWritten)+" as you wrote it and with "+errCount(nRepaired)+" repaired, so the hunk was applied exactly as written. Check the result.")
+		declined = append(declined, declinedWarning(h, strings.Join(a.repairs[i], ", "),
+			"the file parses with "+errCount(nWritten)+" as you wrote it and with "+errCount(nRepaired)+" repaired"))
 	}
 	best.warnings = append(best.warnings, declined...)
 	return best, nil
+}
+
+// declinedWarning is the warning for a repair of h that was declined, and
+// why: the hunk lands exactly as written.
+func declinedWarning(h Hunk, repair, why string) string {
+	return "Declined the auto-repair (" + repair + ") of `" + h.Written() + "` at line " + strconv.Itoa(h.Line) + ": " + why +
+		", so the hunk was applied exactly as written. Check the result."
 }
 
 func errCount(n int) string {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/hashls/hashls/internal/lines"
+	"github.com/hashls/hashls/internal/names"
 )
 
 // mergeRanges sorts rs and merges overlapping or adjacent spans; empty or
@@ -137,17 +138,19 @@ func unseenError(path, tag, liveTag string, live *doc, bad []LineRange, bracket 
 		}
 	}
 	if count >= maxUnseenShown {
-		sb.WriteString("\n[more unseen lines not shown; read them with " + path + ":A-B]")
+		sb.WriteString("\n[more unseen lines not shown; read them with " + names.Show(path) + ":A-B]")
 	}
 	return &Error{Kind: KindUnseen, Msg: sb.String(), Shown: shown}
 }
 
-// header renders a section header in the chosen form.
+// header renders a section header in the chosen form, its path as tool
+// output shows names (quoted when a name could forge a row or a header:
+// names.Show), which parseHeader reads back.
 func header(path, tag string, bracket bool) string {
 	if bracket {
-		return "[" + path + "#" + tag + "]"
+		return "[" + names.Show(path) + "#" + tag + "]"
 	}
-	return headerPilcrow + path + "#" + tag
+	return headerPilcrow + names.Show(path) + "#" + tag
 }
 
 // mapSeen carries the seen lines of old over to nd through the line diff

@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hashls/hashls/internal/lazy"
+	"github.com/hashls/hashls/internal/names"
 )
 
 const headerPilcrow = "¶"
@@ -66,14 +67,24 @@ var (
 	firstLineDiffRe   = lazy.Regexp(`^@@\s+[-+]?\d+,\d+\s+[-+]?\d+,\d+\s+@@`)
 )
 
-func unquotePath(p string) string {
+// unquotePath reads a path as a header or `MV` writes it: its elements
+// may be $'…' quoted (package names: names with line breaks, quotes,
+// leading spaces, bytes that are not UTF-8, …); a plain path may be
+// wrapped in "…", '…' or `…` (taken off).
+func unquotePath(p string) (string, error) {
+	if name, rest, ok, err := names.Cut(p); ok {
+		if err != nil {
+			return "", err
+		}
+		return name + strings.TrimRight(rest, " \t"), nil
+	}
 	if len(p) >= 2 {
 		f, l := p[0], p[len(p)-1]
 		if (f == '"' || f == '\'' || f == '`') && f == l {
-			return p[1 : len(p)-1]
+			return p[1 : len(p)-1], nil
 		}
 	}
-	return p
+	return p, nil
 }
 
 // headerInner reports whether line is a section header candidate and returns
@@ -97,7 +108,9 @@ func IsHeaderLine(line string) bool {
 }
 
 // parseHeader parses a header line. ok is false when line is not a header
-// candidate at all; err is set when it is one but malformed.
+// candidate at all; err is set when it is one but malformed. The path is
+// everything before the trailing #TAG ('#' may appear in it); its
+// elements may be $'…' quoted (package names).
 func parseHeader(line string) (path, tag string, ok bool, err *Error) {
 	inner, pilcrow, ok := headerInner(line)
 	if !ok {
@@ -109,24 +122,40 @@ func parseHeader(line string) (path, tag string, ok bool, err *Error) {
 		}
 		return "", "", true, parseErr(`Input header "[]" is empty; provide a file path.`)
 	}
+	// Messages quote the header and teach the form the caller wrote.
+	shown, form := "["+inner+"]", "[PATH] or [PATH#TAG]"
+	if pilcrow {
+		shown, form = headerPilcrow+inner, "¶PATH or ¶PATH#TAG"
+	}
+	malformed := func() *Error {
+		return parseErr("Input header must be " + form + " with a 4-hex content-hash tag; got " + jsonQuote(shown) + ".")
+	}
 	body := applyPatchNoiseRe().ReplaceAllString(strings.TrimSpace(inner), "")
+	// The elements up to the last quoted one; the tag is in what follows.
+	quoted, body, hasQuoted, qerr := names.Cut(body)
+	if qerr != nil {
+		return "", "", true, parseErr("Input header " + jsonQuote(truncRunes(shown, 200)) + " has a quoted path element that does not read: " + qerr.Error() + ". Copy the header from your latest read/search/edit output.")
+	}
 	var pathText string
 	if m := trailingTagRe().FindStringSubmatchIndex(body); m != nil {
 		pathText = body[:m[0]]
 		tag = strings.ToUpper(body[m[2]:m[3]])
 	} else {
 		pathText = strings.TrimRight(body, " \t")
-	}
-	if !strings.Contains(pathText, "#") {
-		p := strings.TrimSpace(pathText)
-		p = applyPatchNoiseRe().ReplaceAllString(unquotePath(p), "")
-		p = strings.TrimSpace(p)
-		if p != "" {
-			return p, tag, true, nil
+		if strings.Contains(pathText, "#") {
+			// No tag at the end, but a '#': a tag that is not one.
+			return "", "", true, malformed()
 		}
 	}
-	shown := "[" + inner + "]"
-	return "", "", true, parseErr("Input header must be [PATH] or [PATH#TAG] with a 4-hex content-hash tag; got " + jsonQuote(shown) + ".")
+	if hasQuoted {
+		return quoted + pathText, tag, true, nil
+	}
+	p, _ := unquotePath(strings.TrimSpace(pathText))
+	p = strings.TrimSpace(applyPatchNoiseRe().ReplaceAllString(p, ""))
+	if p == "" {
+		return "", "", true, malformed()
+	}
+	return p, tag, true, nil
 }
 
 type envelopeKind int
@@ -172,14 +201,15 @@ func SplitInput(input string) ([]Section, error) {
 	} else if !ok {
 		fl := strings.TrimRight(lines[0], " \t")
 		if firstLineDiffRe().MatchString(fl) {
-			return nil, parseErr("unified-diff hunk header (`@@ -N,M +N,M @@`) is not valid in hashline. File sections start with `[path#HASH]`; use `replace`, `delete`, or `insert` ops.")
+			return nil, parseErr("unified-diff hunk header (`@@ -N,M +N,M @@`) is not valid in hashline. File sections start with the `¶PATH#TAG` header a read printed; use `replace`, `delete`, or `insert` ops.")
 		}
-		return nil, parseErr(`input must begin with "[PATH#HASH]" on the first non-blank line for anchored edits; got: ` +
-			jsonQuote(truncRunes(lines[0], 120)) + `. Example: "[src/foo.ts#1A2B]" then edit ops.`)
+		return nil, parseErr(`input must begin with the "¶PATH#TAG" header a read printed, on the first non-blank line; got: ` +
+			jsonQuote(truncRunes(lines[0], 120)) + `. Example: "¶src/foo.ts#1A2B" then edit ops.`)
 	}
 
 	type raw struct {
 		path, tag string
+		bracket   bool
 		body      []string
 	}
 	var sections []raw
@@ -207,7 +237,8 @@ func SplitInput(input string) ([]Section, error) {
 			return nil, err
 		} else if ok {
 			flush()
-			cur = &raw{path: p, tag: t}
+			_, pilcrow, _ := headerInner(l)
+			cur = &raw{path: p, tag: t, bracket: !pilcrow}
 			continue
 		}
 		if cur != nil {
@@ -233,7 +264,7 @@ done:
 			continue
 		}
 		index[s.path] = len(out)
-		out = append(out, Section{Path: s.path, Tag: s.tag, Body: body})
+		out = append(out, Section{Path: s.path, Tag: s.tag, Body: body, Bracket: s.bracket})
 	}
 	if len(out) == 0 {
 		return nil, parseErr("No hashline sections found in input.")

@@ -33,6 +33,7 @@ type doc struct {
 	starts []int // byte offset of each line
 	def    eol   // the file's first ending style: LF or CRLF
 	loneCR bool  // some line ends in a lone "\r"
+	scan   []int // balScanner's state at the start of each line (scanStates), once asked
 }
 
 func newDoc(raw []byte) *doc {

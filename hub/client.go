@@ -38,6 +38,9 @@ func Forward(ctx context.Context, stateDir, root string, req Request, direct Dir
 	switch {
 	case errors.As(err, &nh):
 		res, err = direct(ctx, false)
+		if nh.refused && res != nil {
+			res.Warnings = append(res.Warnings, nh.why+"; nothing was sent to it: the call ran in this process")
+		}
 		return res, false, err
 	case errors.As(err, &lost):
 		// Wait until the hub's process is gone (its lock is free), so
@@ -53,8 +56,13 @@ func Forward(ctx context.Context, stateDir, root string, req Request, direct Dir
 }
 
 // noHub: the call was not accepted by any hub (none runs, or it refused
-// the call before its ack): running it directly is safe.
-type noHub struct{ why string }
+// the call before its ack): running it directly is safe. refused: there
+// is an endpoint, and this caller refused it (another user's): nothing was
+// sent to it, and the result says so.
+type noHub struct {
+	why     string
+	refused bool
+}
 
 func (e *noHub) Error() string { return "no hub: " + e.why }
 
@@ -78,7 +86,7 @@ func call(ctx context.Context, ep endpoint, req Request) (*agent.Result, error) 
 			return nil, nh
 		}
 		removeStale(ep)
-		return nil, &noHub{err.Error()}
+		return nil, &noHub{why: err.Error()}
 	}
 	defer c.Close()
 	stop := context.AfterFunc(ctx, func() { c.Close() })
@@ -89,7 +97,7 @@ func call(ctx context.Context, ep endpoint, req Request) (*agent.Result, error) 
 		if ctx.Err() != nil {
 			return nil, cancelled(req.Tool, ctx.Err())
 		}
-		return nil, &noHub{fmt.Sprintf("sending the call: %v", err)}
+		return nil, &noHub{why: fmt.Sprintf("sending the call: %v", err)}
 	}
 	br := bufio.NewReaderSize(c, 64<<10)
 	dec := json.NewDecoder(br)
@@ -98,10 +106,10 @@ func call(ctx context.Context, ep endpoint, req Request) (*agent.Result, error) 
 		if ctx.Err() != nil {
 			return nil, cancelled(req.Tool, ctx.Err())
 		}
-		return nil, &noHub{fmt.Sprintf("the hub closed the connection before accepting the call: %v", err)}
+		return nil, &noHub{why: fmt.Sprintf("the hub closed the connection before accepting the call: %v", err)}
 	}
 	if first.Ack != req.ID {
-		return nil, &noHub{"the hub refused the call: " + first.Refused}
+		return nil, &noHub{why: "the hub refused the call: " + first.Refused}
 	}
 	var r reply
 	if err := dec.Decode(&r); err != nil {

@@ -29,7 +29,16 @@
 // On Unix (Linux, macOS) the endpoint is a Unix socket at
 // workspace.HubSocket's path, in a directory only its owner may enter
 // (0700), the socket itself 0600. Its path must fit a socket address (103
-// bytes); a longer one (a very deep state directory) means no hub.
+// bytes); a longer one (a very deep state directory) means no hub. Another
+// user must neither receive a call nor answer one: a caller sends nothing
+// unless the state and hub directories are the user's own and closed to
+// others (workspace.CheckHub), the socket file is a socket the user owns,
+// and, once connected, the process listening on it runs as the user (its
+// credentials, SO_PEERCRED on Linux, LOCAL_PEERCRED on macOS, read from the
+// connection: they cannot be changed under us as a file's owner can);
+// otherwise it runs the call itself, with a warning that says why. The hub
+// closes, unanswered, a connection from a process of another user
+// (peercred_*.go).
 //
 // On Windows it is a named pipe, per user, and per state directory and root
 // as the socket is:

@@ -6,8 +6,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
+	"syscall"
 
 	"github.com/hashls/hashls/workspace"
 )
@@ -54,13 +56,36 @@ func (e endpoint) listen() (net.Listener, error) {
 	return ln, nil
 }
 
-// dial connects to the hub; a missing socket is a *noHub (one stat).
+// dial connects to the hub; a missing socket is a *noHub (one stat). So is
+// a socket that is not the user's own, or whose listening process runs as
+// another user (its credentials, read from the connection before anything
+// is sent: the owner of the socket file could be changed under us, the
+// peer's credentials cannot), and a state or hub directory that others
+// could have put it in (workspace.CheckHub): nothing is sent to it.
 func (e endpoint) dial(ctx context.Context) (net.Conn, error) {
-	if _, err := os.Stat(e.sock); err != nil {
-		return nil, &noHub{"no socket"}
+	fi, err := os.Lstat(e.sock)
+	if err != nil {
+		return nil, &noHub{why: "no socket"}
+	}
+	if err := workspace.CheckHub(e.sock); err != nil {
+		return nil, &noHub{why: err.Error(), refused: true}
+	}
+	if fi.Mode().Type() != fs.ModeSocket {
+		return nil, &noHub{why: fmt.Sprintf("hub socket %s is not a socket (%v): not using it", e.sock, fi.Mode().Type()), refused: true}
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
+		return nil, &noHub{why: fmt.Sprintf("hub socket %s belongs to the user %d, not to you (%d): not using it", e.sock, st.Uid, os.Geteuid()), refused: true}
 	}
 	var d net.Dialer
-	return d.DialContext(ctx, "unix", e.sock)
+	c, err := d.DialContext(ctx, "unix", e.sock)
+	if err != nil {
+		return nil, err
+	}
+	if err := peerIsUser(c); err != nil {
+		c.Close()
+		return nil, &noHub{why: fmt.Sprintf("hub socket %s: %v: not using it", e.sock, err), refused: true}
+	}
+	return c, nil
 }
 
 // clear removes what a hub that is gone left behind (its socket file); the

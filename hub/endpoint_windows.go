@@ -206,7 +206,7 @@ const dialWait = 2 * time.Second
 func (e endpoint) dial(ctx context.Context) (net.Conn, error) {
 	name, err := windows.UTF16PtrFromString(e.pipe)
 	if err != nil {
-		return nil, &noHub{err.Error()}
+		return nil, &noHub{why: err.Error()}
 	}
 	deadline := time.Now().Add(dialWait)
 	for {
@@ -218,11 +218,11 @@ func (e endpoint) dial(ctx context.Context) (net.Conn, error) {
 		case err == nil:
 			if err := e.ownedByUser(h); err != nil {
 				windows.CloseHandle(h)
-				return nil, &noHub{err.Error()}
+				return nil, &noHub{why: err.Error(), refused: true}
 			}
 			return newPipeConn(h, e.pipe), nil
 		case errors.Is(err, windows.ERROR_FILE_NOT_FOUND):
-			return nil, &noHub{"no pipe"}
+			return nil, &noHub{why: "no pipe"}
 		case errors.Is(err, windows.ERROR_PIPE_BUSY) && time.Now().Before(deadline):
 			select {
 			case <-ctx.Done():

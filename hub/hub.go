@@ -159,6 +159,14 @@ func (s *Server) accept() {
 			}
 			return
 		}
+		// A caller that runs as another user gets nothing: the socket is
+		// the user's only (0600 in a 0700 directory), and its peer's
+		// credentials say so again (peercred_*.go).
+		if err := peerIsUser(c); err != nil {
+			s.logf("hub: refused a connection: %v", err)
+			c.Close()
+			continue
+		}
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()

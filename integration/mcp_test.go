@@ -45,6 +45,23 @@ func mcpE2E(t *testing.T, minMajor int) (dir, node string) {
 	return dir, node
 }
 
+// runMCPNode runs node with args in integration/mcp-e2e against a freshly
+// built binary (HASHLS_BIN) and a fresh state directory, logging what it
+// printed.
+func runMCPNode(t *testing.T, args ...string) ([]byte, error) {
+	t.Helper()
+	dir, node := mcpE2E(t, 18)
+	bin := buildHashls(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "HASHLS_BIN="+bin, "HASHLS_STATE_DIR="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	t.Logf("node %s:\n%s", strings.Join(args, " "), out)
+	return out, err
+}
+
 // TestMCPNodeClient runs integration/mcp-e2e/stdio.test.mjs: the official
 // TypeScript SDK client spawns `hashls mcp` over stdio, lists tools, reads,
 // edits and sees the stale refusal.
@@ -52,20 +69,31 @@ func TestMCPNodeClient(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and starts node; skipped with -short")
 	}
-	dir, node := mcpE2E(t, 18)
-	bin := buildHashls(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "--test", "stdio.test.mjs")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "HASHLS_BIN="+bin, "HASHLS_STATE_DIR="+t.TempDir())
-	out, err := cmd.CombinedOutput()
-	t.Logf("node --test stdio.test.mjs:\n%s", out)
+	out, err := runMCPNode(t, "--test", "stdio.test.mjs")
 	if err != nil {
 		t.Fatalf("the TypeScript SDK client test failed: %v", err)
 	}
 	if !regexp.MustCompile(`(?m)^[ℹ#] pass 1$`).Match(out) {
 		t.Fatal("the stdio test did not run (skipped?)")
+	}
+}
+
+// TestMCPFigures runs integration/mcp-e2e/measure.mjs: with the official
+// TypeScript SDK client, the bytes of the tool list per toolset and what a
+// model receives over a recorded 35-call session ("structuredContent if
+// present, else the text"), failing over the issue's figures (8 KiB for the
+// default toolsets, 16 KiB for every tool, 1.05x the text). The figures are
+// logged (go test -v -run MCPFigures ./integration; .ci/run prints them).
+func TestMCPFigures(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and starts node; skipped with -short")
+	}
+	out, err := runMCPNode(t, "measure.mjs")
+	if err != nil {
+		t.Fatalf("the figures are not met or the session did not run as recorded: %v", err)
+	}
+	if !strings.Contains(string(out), "\nPASS") {
+		t.Fatal("measure.mjs did not finish")
 	}
 }
 

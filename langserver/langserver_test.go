@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -219,7 +220,14 @@ func TestServerDiesAndIdles(t *testing.T) {
 	root := t.TempDir()
 	f := filepath.Join(root, "a.hang")
 	os.WriteFile(f, []byte("x\n"), 0o644)
-	p := NewPool(Options{Logf: t.Logf, IdleTimeout: 300 * time.Millisecond, Servers: map[string]Server{"hang": {Command: hang, FileTypes: []string{".hang"}}}})
+	var mu sync.Mutex
+	var events []string
+	notify := func(level, msg string) {
+		mu.Lock()
+		events = append(events, level+": "+msg)
+		mu.Unlock()
+	}
+	p := NewPool(Options{Logf: t.Logf, Notify: notify, IdleTimeout: 300 * time.Millisecond, Servers: map[string]Server{"hang": {Command: hang, FileTypes: []string{".hang"}}}})
 	t.Cleanup(p.Close)
 	m := p.For(openWS(t, root))
 	if _, err := m.ServerFor(ctxFor(t, 30*time.Second), f); err != nil {
@@ -247,5 +255,18 @@ func TestServerDiesAndIdles(t *testing.T) {
 	}
 	if m.Running(f) {
 		t.Fatal("the idle server was not stopped")
+	}
+	// What a user hears of (an MCP server's clients): started, died and
+	// restarted, started, stopped when idle.
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{"info: language server hang started", "warning: language server hang exited", "info: language server hang started", "info: language server hang stopped after"}
+	if len(events) != len(want) {
+		t.Fatalf("events %q, want %d", events, len(want))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(events[i], w) {
+			t.Errorf("event %d %q, want %q…", i, events[i], w)
+		}
 	}
 }

@@ -19,6 +19,12 @@ import (
 type Options struct {
 	// Logf receives server stderr and log messages (nil: dropped).
 	Logf func(format string, args ...any)
+	// Notify, when set, receives the events a user of the tools wants to
+	// hear of, one line each, with an MCP logging level: a server started
+	// ("info"), restarted after it died ("warning"), failed to start
+	// ("error"), stopped when idle ("info"). (An MCP server sends them to
+	// its clients.)
+	Notify func(level, message string)
 	// IdleTimeout stops a server unused this long (0: 10 minutes;
 	// negative: never).
 	IdleTimeout time.Duration
@@ -43,6 +49,9 @@ type Pool struct {
 func NewPool(opts Options) *Pool {
 	if opts.Logf == nil {
 		opts.Logf = func(string, ...any) {}
+	}
+	if opts.Notify == nil {
+		opts.Notify = func(string, string) {}
 	}
 	if opts.IdleTimeout == 0 {
 		opts.IdleTimeout = 10 * time.Minute
@@ -223,6 +232,7 @@ func (m *Manager) client(ctx context.Context, s Server) (*client, error) {
 		if old := m.clients[s.Name]; old != nil {
 			m.restarts[s.Name]++
 			m.opts.Logf("langserver: restarting %s (%s)", s.Name, old.deadReason())
+			m.opts.Notify("warning", fmt.Sprintf("language server %s %s; restarting it", s.Name, old.deadReason()))
 			go old.stop()
 			delete(m.clients, s.Name)
 		}
@@ -230,7 +240,13 @@ func (m *Manager) client(ctx context.Context, s Server) (*client, error) {
 		m.starting[s.Name] = ch
 		m.mu.Unlock()
 
+		began := time.Now()
 		c, err := start(ctx, s, m.ws.Root(), m.opts.Logf, m.opts.StartTimeout)
+		if err != nil {
+			m.opts.Notify("error", fmt.Sprintf("language server %s failed to start for %s: %v", s.Name, m.ws.Root(), err))
+		} else {
+			m.opts.Notify("info", fmt.Sprintf("language server %s started for %s in %v", s.Name, m.ws.Root(), time.Since(began).Round(time.Millisecond)))
+		}
 
 		m.mu.Lock()
 		delete(m.starting, s.Name)
@@ -299,6 +315,7 @@ func (m *Manager) stopIdle(idle time.Duration) {
 	m.mu.Unlock()
 	for _, c := range stop {
 		m.opts.Logf("langserver: stopping %s (idle)", c.srv.Name)
+		m.opts.Notify("info", fmt.Sprintf("language server %s stopped after %v unused; it starts again on the next request", c.srv.Name, idle))
 		c.stop()
 	}
 }

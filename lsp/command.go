@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -28,7 +29,7 @@ const (
 // commandNames lists every command the server executes.
 func (s *server) commandNames() []string {
 	names := []string{cmdSelectBlock, cmdCopyAnchor, cmdOutline, cmdToolSchemas, cmdReview}
-	for _, t := range s.opts.tools() {
+	for _, t := range s.tools() {
 		names = append(names, commandPrefix+t.Name())
 	}
 	sort.Strings(names)
@@ -77,7 +78,7 @@ type toolSchema struct {
 // against the schemas of the binary it talks to.
 func (s *server) toolSchemas() map[string][]toolSchema {
 	var out []toolSchema
-	for _, t := range s.opts.tools() {
+	for _, t := range s.tools() {
 		out = append(out, toolSchema{Name: t.Name(), Description: t.Description(), InputSchema: t.Schema()})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
@@ -97,13 +98,15 @@ func (s *server) readOnlyTool(name string) bool {
 	return false
 }
 
+// tools are the tools of the toolsets setting.
+func (s *server) tools() []agent.Tool {
+	sets := s.currentSettings().sets
+	return slices.DeleteFunc(s.opts.tools(), func(t agent.Tool) bool { return !sets.Has(t.Name()) })
+}
+
+// hasTool reports whether the toolsets setting offers the tool called name.
 func (s *server) hasTool(name string) bool {
-	for _, t := range s.opts.tools() {
-		if t.Name() == name {
-			return true
-		}
-	}
-	return false
+	return s.currentSettings().sets.Has(name) && slices.ContainsFunc(s.opts.tools(), func(t agent.Tool) bool { return t.Name() == name })
 }
 
 // commandResult is the result of every hashls.<tool> command.
@@ -135,7 +138,7 @@ func (s *server) callTool(ctx context.Context, tool string, args []byte, token p
 		if ctx.Err() != nil {
 			return nil, protocol.ErrRequestCancelled
 		}
-		return nil, toolError(tool, err)
+		return nil, toolError(tool, s.currentSettings().sets, err)
 	}
 	return res, nil
 }
@@ -209,7 +212,7 @@ func (s *server) runWith(ctx context.Context, tool string, args []byte, token pr
 // here as the editor's own would (its reads see the open buffers, its edits
 // go to the editor), audited with the caller's transport.
 func (s *server) runForwarded(ctx context.Context, req hub.Request) (*agent.Result, error) {
-	if !s.hasTool(req.Tool) {
+	if !slices.ContainsFunc(s.opts.tools(), func(t agent.Tool) bool { return t.Name() == req.Tool }) {
 		return nil, &agent.Error{Kind: agent.KindUsage, Message: fmt.Sprintf("unknown tool %q; see `hashls tool --list`", req.Tool)}
 	}
 	tr := req.Transport
@@ -219,11 +222,12 @@ func (s *server) runForwarded(ctx context.Context, req hub.Request) (*agent.Resu
 	return s.runAs(ctx, req.Tool, req.Args, nil, origin{transport: tr, callID: req.ID, forwarded: true, who: agent.CleanAttribution(req.Who)})
 }
 
-// toolError turns a tool failure into an LSP error: InvalidParams for bad
-// arguments, RequestFailed otherwise, with {"kind", "suggestedAction",
-// "tool"} as data.
-func toolError(tool string, err error) error {
-	ae := agent.AsError(err)
+// toolError turns a tool failure into an LSP error, rendered for an
+// editor with the toolsets sets: InvalidParams for bad arguments,
+// RequestFailed otherwise, with {"kind", "suggestedAction", "tool"} as
+// data.
+func toolError(tool string, sets agent.Sets, err error) error {
+	ae := agent.Caller{Transport: "lsp", Sets: sets}.Explain(tool, err)
 	code := jsonrpc2.Code(protocol.LSPErrorCodesRequestFailed)
 	if ae.Kind == agent.KindUsage {
 		code = jsonrpc2.InvalidParams

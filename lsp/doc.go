@@ -107,7 +107,9 @@
 // review, and
 // the edit tools' defaults: seenLines, editHeaders, diagnosticsMs and
 // formatOnWrite (diagnostics after edits and format-on-write; a call's own
-// arguments override them).
+// arguments override them), and toolsets (the tools run as hashls.NAME
+// commands; default all). Tool errors are rendered for an editor
+// (agent.Caller): their next step names tools it has.
 //
 // # Files
 //

@@ -21,10 +21,16 @@ import (
 // socket.
 func hubClient(t *testing.T) (*testClient, string) {
 	t.Helper()
+	return hubClientInit(t, nil)
+}
+
+// hubClientInit is hubClient with extra initialize params.
+func hubClientInit(t *testing.T, extra map[string]any) (*testClient, string) {
+	t.Helper()
 	opts := testOptions()
 	opts.Hub = true
 	c := newTestClient(t, opts)
-	c.initialize(nil)
+	c.initialize(extra)
 	ws := c.srv.workspace()
 	if ws == nil {
 		t.Fatal("no workspace")

@@ -168,8 +168,8 @@ func TestPersonNotRefusedForUnseenLines(t *testing.T) {
 		_, _, err := hub.Forward(context.Background(), state, c.root, hub.Request{ID: hub.NewCallID(), Tool: "edit", Args: raw, Transport: "mcp"}, nil)
 		return err
 	}
-	if err := agentRes(); err == nil {
-		t.Fatal("an agent's edit of unseen lines was not refused")
+	if err := agentRes(); err == nil || agent.AsError(err).Kind != agent.KindUnseen {
+		t.Fatalf("an agent's edit of unseen lines: %v; want it refused as %s", err, agent.KindUnseen)
 	}
 	if err := c.command("hashls.edit", map[string]any{"input": input}, nil); err != nil {
 		t.Fatalf("the person's edit was refused: %v", err)

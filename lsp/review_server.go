@@ -558,7 +558,7 @@ func (s *server) reviewCommand(ctx context.Context, arg []byte) (protocol.LSPAny
 	}
 	ws, err := s.requireWorkspace()
 	if err != nil {
-		return nil, toolError("review", err)
+		return nil, toolError("review", s.currentSettings().sets, err)
 	}
 	var abs string
 	if a.URI != "" {
@@ -568,7 +568,7 @@ func (s *server) reviewCommand(ctx context.Context, arg []byte) (protocol.LSPAny
 		}
 		wp, err := ws.Resolve(p)
 		if err != nil {
-			return nil, toolError("review", err)
+			return nil, toolError("review", s.currentSettings().sets, err)
 		}
 		abs = wp.Abs
 	}
@@ -672,7 +672,7 @@ func (s *server) reviewUndo(ctx context.Context, abs string, id int64) (protocol
 		if ctx.Err() != nil {
 			return nil, protocol.ErrRequestCancelled
 		}
-		return nil, toolError("review", err)
+		return nil, toolError("review", s.currentSettings().sets, err)
 	}
 	s.mu.Lock()
 	total := s.reviewTotalLocked()

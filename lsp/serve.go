@@ -31,6 +31,9 @@ type Options struct {
 	// Root, when set, is the workspace root regardless of what the client
 	// sends in initialize (workspaceFolders, rootUri, rootPath).
 	Root string
+	// Sets are the toolsets run as commands until the setting toolsets
+	// chooses others (zero value: every tool; hashls --toolsets).
+	Sets agent.Sets
 	// Hub makes the server the root's hub once its workspace is open
 	// (package hub): other hashls processes on the root forward their
 	// tool calls to it. When another process is the hub already, the server

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -93,7 +94,7 @@ func newServer(opts Options) *server {
 		inflight: map[jsonrpc2.ID]context.CancelFunc{},
 		docs:     map[uri.URI]*document{},
 		byPath:   map[string]*document{},
-		settings: defaultSettings(),
+		settings: defaultSettings(opts.Sets),
 
 		forwardedNotes: make(chan struct{}, maxForwardedNotes),
 	}
@@ -196,6 +197,12 @@ type Settings struct {
 	// default: the changes land as they always did, the review only adds
 	// marks, and nothing waits for it.
 	Review bool `json:"review"`
+	// Toolsets are the toolsets whose tools the server runs as commands
+	// ("hashline,history" or ["hashline", "history"]; default: all, see
+	// agent.ParseSets). Calls other hashls processes forward through the
+	// hub are not limited by it: their own toolsets chose them.
+	Toolsets json.RawMessage `json:"toolsets"`
+	sets     agent.Sets
 }
 
 // editSettings are the edit tool's settings these settings give.
@@ -208,8 +215,8 @@ func (st Settings) editSettings() agent.EditSettings {
 	}
 }
 
-func defaultSettings() Settings {
-	return Settings{Progress: true, Activity: true, LogLevel: "warning", ApplyEditTimeoutMs: 10000, Review: true}
+func defaultSettings(sets agent.Sets) Settings {
+	return Settings{Progress: true, Activity: true, LogLevel: "warning", ApplyEditTimeoutMs: 10000, Review: true, sets: sets}
 }
 
 // applySettings merges a settings object into cur; unknown fields are
@@ -227,7 +234,23 @@ func applySettings(cur Settings, raw []byte) (Settings, error) {
 	}
 	next := cur
 	if err := json.Unmarshal(raw, &next); err != nil {
-		return cur, fmt.Errorf("invalid hashls settings (expected {progress: bool, activity: bool, logLevel: string, applyEditTimeoutMs: number, stateDir: string, seenLines: bool, editHeaders: string, diagnosticsMs: number, formatOnWrite: bool, review: bool}): %w", err)
+		return cur, fmt.Errorf("invalid hashls settings (expected {progress: bool, activity: bool, logLevel: string, applyEditTimeoutMs: number, stateDir: string, seenLines: bool, editHeaders: string, diagnosticsMs: number, formatOnWrite: bool, review: bool, toolsets: string or [string]}): %w", err)
+	}
+	if len(next.Toolsets) > 0 && string(next.Toolsets) != "null" {
+		var spec string
+		var list []string
+		switch {
+		case json.Unmarshal(next.Toolsets, &spec) == nil:
+		case json.Unmarshal(next.Toolsets, &list) == nil:
+			spec = strings.Join(list, ",")
+		default:
+			return cur, fmt.Errorf("invalid toolsets %s: use a string (\"hashline,history\") or an array of toolset names", next.Toolsets)
+		}
+		sets, err := agent.ParseSets(spec)
+		if err != nil {
+			return cur, fmt.Errorf("invalid toolsets: %w", err)
+		}
+		next.sets = sets
 	}
 	switch next.EditHeaders {
 	case "", "pilcrow", "bracket":
@@ -243,7 +266,7 @@ func applySettings(cur Settings, raw []byte) (Settings, error) {
 		return cur, fmt.Errorf("invalid diagnosticsMs %d: use 0 (off) to 30000 milliseconds", next.DiagnosticsMs)
 	}
 	if next.ApplyEditTimeoutMs <= 0 {
-		next.ApplyEditTimeoutMs = defaultSettings().ApplyEditTimeoutMs
+		next.ApplyEditTimeoutMs = defaultSettings(agent.Sets{}).ApplyEditTimeoutMs
 	}
 	return next, nil
 }
@@ -256,7 +279,7 @@ func (s *server) currentSettings() Settings {
 
 // Initialize answers the capabilities and opens the workspace.
 func (s *server) Initialize(ctx context.Context, params *protocol.InitializeParams) (*protocol.InitializeResult, error) {
-	settings, serr := applySettings(defaultSettings(), params.InitializationOptions)
+	settings, serr := applySettings(defaultSettings(s.opts.Sets), params.InitializationOptions)
 	if serr != nil {
 		s.logf("lsp: initializationOptions: %v", serr)
 	}

@@ -11,18 +11,13 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hashls/hashls/agent"
+	"github.com/hashls/hashls/internal/benchfile"
 	"github.com/hashls/hashls/treesitter"
 	"github.com/hashls/hashls/workspace"
 )
 
 // benchFile is bench/edit.sh's 10,000-line file.
-func benchFile() []byte {
-	var sb strings.Builder
-	for i := 1; i <= 10000; i++ {
-		fmt.Fprintf(&sb, "line %d: some text for the benchmark file\n", i)
-	}
-	return []byte(sb.String())
-}
+func benchFile() []byte { return benchfile.Text() }
 
 // benchShown is a read of the lines benchEdit changes (edits anchored on
 // lines never shown are refused).

@@ -11,16 +11,21 @@
 // Server.ServeHTTP (Streamable HTTP on a listener; CheckHTTPAddr decides
 // whether an address may be served and with which token).
 //
-// Wire contract: each tool's inputSchema is the agent tool's schema; a
-// result carries the tool's text as text content and {text, details,
-// changes, shown, warnings} as structuredContent, where each changed file's
-// diff is in changes[].diff only (details, which the CLI and the LSP send
-// with their diffs, leave them out here: an edit's result would repeat a
-// diff three times); a tool failure is a result with isError
-// set, its text the message plus the next step, and structuredContent
-// {text, error: {kind, message, suggestedAction}}. Protocol errors are kept for
-// protocol misuse (an unknown tool, a malformed request). A progress token
-// on tools/call gets notifications/progress from tools that report progress;
+// Wire contract: the tools offered are those of Options.Sets (the toolsets;
+// the CLI's default agent.DefaultToolsets), each with the agent tool's
+// schema as inputSchema, its description (agent.GuideOf) and annotations
+// from its hints; Instructions tells the model how the offered tools fit
+// together. A result is what the model reads: the tool's text as its one
+// text content, and no structuredContent (clients show structuredContent to
+// the model instead of the text when it is present) and so no outputSchema.
+// Programs read the typed result in _meta[ResultMeta] ({details, changes,
+// shown, warnings, diagnostics}; each changed file's diff once, in
+// changes[].diff). A tool failure is a result with isError set, its text
+// the message, kind and next step rendered for an MCP model
+// (agent.Caller.Explain: tools of its toolsets, no command lines), and the
+// *agent.Error in _meta[ErrorMeta]. Protocol errors are kept for protocol
+// misuse (an unknown tool, a malformed request). A progress token on
+// tools/call gets notifications/progress from tools that report progress;
 // notifications/cancelled cancels the tool's context. Diagnostics go to the
 // client through MCP logging (once it sets a level) and to stderr, never to
 // stdout.

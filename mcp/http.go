@@ -17,13 +17,46 @@ import (
 // `hashls mcp --http` requires on a non-loopback address.
 const TokenEnv = "HASHLS_MCP_TOKEN"
 
-// HTTPOptions configure ServeHTTP.
+// HTTPOptions configure ServeHTTP. What a client may hold is bounded:
+// sessions (each initialize makes one) by number and idle time, a request
+// body by size and time, connections by number, below the open-file limit.
 type HTTPOptions struct {
 	// Token, when set, is the bearer token every request must carry
-	// (Authorization: Bearer TOKEN).
+	// (Authorization: Bearer TOKEN; the scheme in any case).
 	Token string
-	// SessionTimeout closes sessions idle for this long (0: 1 hour).
+	// SessionTimeout closes sessions idle for this long (0: 30 minutes).
 	SessionTimeout time.Duration
+	// MaxSessions bounds the open sessions (0: 256). A new session over
+	// it closes the one idle longest (its client gets 404 and, as the
+	// specification says, initializes again); when every session has a
+	// request in flight, the new one is refused with 503.
+	MaxSessions int
+	// BodyTimeout bounds the time a request body may take to arrive (0:
+	// 30 seconds); a slower one is answered 408 and its connection closed.
+	BodyTimeout time.Duration
+	// MaxConns bounds the connections served at once (0: 256, or half the
+	// open-file limit when that is lower); more wait to be accepted.
+	MaxConns int
+}
+
+// withDefaults fills in the zero fields.
+func (o HTTPOptions) withDefaults() HTTPOptions {
+	if o.SessionTimeout <= 0 {
+		o.SessionTimeout = 30 * time.Minute
+	}
+	if o.MaxSessions <= 0 {
+		o.MaxSessions = 256
+	}
+	if o.BodyTimeout <= 0 {
+		o.BodyTimeout = 30 * time.Second
+	}
+	if o.MaxConns <= 0 {
+		o.MaxConns = 256
+		if n := openFileLimit(); n > 0 && n/2 < o.MaxConns {
+			o.MaxConns = max(n/2, 8)
+		}
+	}
+	return o
 }
 
 // CheckHTTPAddr decides whether addr may be served: a loopback address
@@ -62,16 +95,18 @@ func isLoopback(host string) bool {
 // Handler is the Streamable HTTP handler of the server on every path,
 // behind the bearer token check when opts.Token is set. Requests through a
 // loopback address with another Host header are refused (DNS rebinding),
-// and cross-origin browser requests are refused.
+// and cross-origin browser requests are refused. In front of the SDK's
+// handler, httpFront bounds sessions and request bodies and answers a
+// malformed frame, a batch the protocol version does not allow and a
+// request without a session with JSON-RPC errors.
 func (s *Server) Handler(opts HTTPOptions) http.Handler {
-	timeout := opts.SessionTimeout
-	if timeout == 0 {
-		timeout = time.Hour
-	}
-	var h http.Handler = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.srv }, &sdk.StreamableHTTPOptions{
-		SessionTimeout: timeout,
-		Logger:         s.logger,
-	})
+	opts = opts.withDefaults()
+	var h http.Handler = &httpFront{s: s, opts: opts, seen: map[string]*httpSession{},
+		sdk: sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.srv }, &sdk.StreamableHTTPOptions{
+			SessionTimeout:      opts.SessionTimeout,
+			Logger:              s.logger,
+			MaxRequestBodyBytes: int64(maxFrame),
+		})}
 	h = http.NewCrossOriginProtection().Handler(h)
 	if opts.Token != "" {
 		h = requireToken(opts.Token, h)
@@ -79,12 +114,13 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 	return h
 }
 
-// requireToken refuses requests without the bearer token.
+// requireToken refuses requests without the bearer token. The scheme is
+// case-insensitive (RFC 9110 §11.1).
 func requireToken(token string, next http.Handler) http.Handler {
 	want := []byte(token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), want) != 1 {
+		scheme, got, _ := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+		if !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), want) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="hashls"`)
 			http.Error(w, "hashls mcp: missing or wrong bearer token; send Authorization: Bearer <the value of "+TokenEnv+">", http.StatusUnauthorized)
 			return
@@ -94,12 +130,19 @@ func requireToken(token string, next http.Handler) http.Handler {
 }
 
 // ServeHTTP serves Streamable HTTP on ln until ctx ends, then shuts down,
-// giving requests in flight a few seconds.
+// giving requests in flight a few seconds. At most opts.MaxConns
+// connections are served at once; the others wait to be accepted.
 func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, opts HTTPOptions) error {
+	opts = opts.withDefaults()
+	lim := limitListener(ln, opts.MaxConns)
 	hs := &http.Server{
 		Handler:           s.Handler(opts),
 		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ConnState:         lim.connState,
+		ConnContext:       func(ctx context.Context, c net.Conn) context.Context { return context.WithValue(ctx, connKey{}, c) },
 	}
+	ln = lim
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {

@@ -114,23 +114,40 @@ func text(t *testing.T, res *sdk.CallToolResult) string {
 	return tc.Text
 }
 
-// structured decodes a result's structuredContent.
+// structuredOut is a result's text and its typed result from _meta.
 type structuredOut struct {
-	Text    string          `json:"text"`
+	Text    string
 	Details json.RawMessage `json:"details"`
 	Changes []agent.Change  `json:"changes"`
-	Error   *toolError      `json:"error"`
+	Error   *agent.Error
 }
 
+// structured decodes a result: its text content and the typed result in
+// _meta. A result carries no structuredContent (a client would show it to
+// the model instead of the text).
 func structured(t *testing.T, res *sdk.CallToolResult) structuredOut {
 	t.Helper()
-	b, err := json.Marshal(res.StructuredContent)
-	if err != nil {
-		t.Fatal(err)
+	if res.StructuredContent != nil {
+		t.Errorf("a result carries structuredContent %v", res.StructuredContent)
 	}
-	var out structuredOut
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatalf("structuredContent %s: %v", b, err)
+	out := structuredOut{Text: text(t, res)}
+	if v, ok := res.Meta[ResultMeta]; ok {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &out); err != nil {
+			t.Fatalf("_meta %s: %s: %v", ResultMeta, b, err)
+		}
+	}
+	if v, ok := res.Meta[ErrorMeta]; ok {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &out.Error); err != nil {
+			t.Fatalf("_meta %s: %s: %v", ErrorMeta, b, err)
+		}
 	}
 	return out
 }
@@ -141,11 +158,7 @@ func ok(t *testing.T, res *sdk.CallToolResult) structuredOut {
 	if res.IsError {
 		t.Fatalf("tool error: %s", text(t, res))
 	}
-	out := structured(t, res)
-	if out.Text != text(t, res) {
-		t.Errorf("structuredContent.text %q differs from the text content %q", out.Text, text(t, res))
-	}
-	return out
+	return structured(t, res)
 }
 
 // diffOnce checks the wire contract for a result that changed files: every
@@ -199,7 +212,7 @@ func TestListTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	agentTools := agent.New(agent.Deps{}).Tools()
+	agentTools := agent.New(agent.Deps{}).Tools() // Options.Sets zero: every tool
 	if len(res.Tools) != len(agentTools) {
 		t.Fatalf("%d MCP tools, %d agent tools", len(res.Tools), len(agentTools))
 	}
@@ -225,8 +238,8 @@ func TestListTools(t *testing.T) {
 			if tl.Description != agent.GuideOf(at) {
 				t.Errorf("description %q, want the agent's", tl.Description)
 			}
-			if tl.OutputSchema == nil {
-				t.Error("no outputSchema")
+			if tl.OutputSchema != nil {
+				t.Error("an outputSchema obliges structuredContent, which clients show the model instead of the text")
 			}
 			h := agent.HintsOf(at)
 			a := tl.Annotations
@@ -252,6 +265,22 @@ func TestListTools(t *testing.T) {
 	}
 	if !strings.Contains(byName["edit"].Description, "replace N..M:") {
 		t.Error("the edit tool's description lacks the format's rules")
+	}
+}
+
+// Every toolset shows names and takes paths, so the instructions of each
+// teach the $'…' quoting of names, once; no tool's description repeats it.
+func TestInstructionsTeachQuotedNames(t *testing.T) {
+	for _, spec := range []string{"hashline", "history", "stale-file", "patch", "lsp", "hashline,history", "all"} {
+		sets := agent.MustParseSets(spec)
+		if got := strings.Count(Instructions(sets), "quoted as bash writes it"); got != 1 {
+			t.Errorf("%s: the instructions teach the quoting %d times, want once:\n%s", spec, got, Instructions(sets))
+		}
+	}
+	for _, tl := range agent.New(agent.Deps{}).Tools() {
+		if strings.Contains(agent.GuideOf(tl), "$'") || strings.Contains(string(tl.Schema()), "$'") {
+			t.Errorf("%s's definition teaches the quoting the instructions teach", tl.Name())
+		}
 	}
 }
 
@@ -381,7 +410,7 @@ func TestToolErrors(t *testing.T) {
 			}
 			out := structured(t, res)
 			if out.Error == nil {
-				t.Fatalf("structuredContent has no error: %+v", out)
+				t.Fatalf("_meta has no error: %+v", out)
 			}
 			if tc.kind != "" && out.Error.Kind != tc.kind {
 				t.Errorf("kind %q, want %q (%s)", out.Error.Kind, tc.kind, out.Error.Message)
@@ -711,4 +740,47 @@ func waitFor(t *testing.T, cond func() bool, what string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Fatalf("timed out waiting for %s", what)
+}
+
+// TestAllowRoots: with AllowRoots, a client's root outside them (or a link
+// leading out of them) is skipped, the next one under them taken, and a
+// current directory outside them is refused.
+func TestAllowRoots(t *testing.T) {
+	allowed := t.TempDir()
+	inside := filepath.Join(allowed, "proj")
+	outside := workspaceDir(t, map[string]string{"which.txt": "outside\n"})
+	if err := os.MkdirAll(inside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(inside, "which.txt"), []byte("inside\n"), 0o644)
+	link := filepath.Join(allowed, "escape")
+	if err := os.Symlink(outside, link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	getwd := func() (string, error) { return outside, nil }
+	s := connect(t, Options{AllowRoots: []string{allowed}, getwd: getwd}, nil, &sdk.Root{URI: fileURI(outside)}, &sdk.Root{URI: fileURI(link)}, &sdk.Root{URI: fileURI(inside)})
+	if txt := ok(t, s.call(t, "read", map[string]any{"path": "which.txt"})).Text; !strings.Contains(txt, "1:inside") {
+		t.Fatalf("read: %s", txt)
+	}
+	s = connect(t, Options{AllowRoots: []string{allowed}, getwd: getwd}, nil, &sdk.Root{URI: fileURI(outside)})
+	res := s.call(t, "read", map[string]any{"path": "which.txt"})
+	if out := structured(t, res); !res.IsError || out.Error.Kind != agent.KindPermission || !strings.Contains(out.Error.Message, "not under the allowed roots") {
+		t.Fatalf("a root outside the allowed ones: %s", text(t, res))
+	}
+}
+
+// TestNotify: a server-side event (a language server starting, a store
+// recovery, a hub lost mid-call) reaches the client through MCP logging
+// once it set a level.
+func TestNotify(t *testing.T) {
+	rec := &recorder{}
+	s := connect(t, Options{Root: t.TempDir()}, rec.options())
+	if err := s.SetLoggingLevel(context.Background(), &sdk.SetLoggingLevelParams{Level: "info"}); err != nil {
+		t.Fatal(err)
+	}
+	s.srv.Notify("warning", "language server gopls exited (signal: killed); restarting it")
+	waitFor(t, func() bool {
+		_, logs := rec.snapshot()
+		return strings.Contains(strings.Join(logs, "\n"), "gopls exited")
+	}, "the event as a log message")
 }

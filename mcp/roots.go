@@ -61,8 +61,37 @@ func (s *Server) rootFor(ctx context.Context, req *sdk.CallToolRequest) (root st
 	if err != nil {
 		return "", false, &agent.Error{Kind: agent.KindIO, Message: fmt.Sprintf("finding the current directory for the workspace root: %v; start hashls mcp with --root DIR", err), Err: err}
 	}
-	root, err = absRoot(wd)
-	return root, false, err
+	if root, err = absRoot(wd); err != nil {
+		return "", false, err
+	}
+	if err := s.rootAllowed(root); err != nil {
+		return "", false, &agent.Error{Kind: agent.KindPermission, Message: fmt.Sprintf("the client named no usable root, and the current directory is refused: %v", err),
+			SuggestedAction: "Offer a root under the allowed directories (roots/list), or start hashls mcp with --root DIR."}
+	}
+	return root, false, nil
+}
+
+// rootAllowed reports why root may not be served (nil: it may): with
+// Options.AllowRoots set, a root must be one of them or under one, as its
+// links resolve.
+func (s *Server) rootAllowed(root string) error {
+	if len(s.opts.AllowRoots) == 0 {
+		return nil
+	}
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return fmt.Errorf("%s: %w", root, err)
+	}
+	for _, a := range s.opts.AllowRoots {
+		ar, err := filepath.EvalSymlinks(a)
+		if err != nil {
+			continue
+		}
+		if rel, err := filepath.Rel(ar, real); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s is not under the allowed roots (%s)", root, strings.Join(s.opts.AllowRoots, string(filepath.ListSeparator)))
 }
 
 // offersRoots reports whether the session's client declared the roots
@@ -109,6 +138,9 @@ func (s *Server) pickRoot(ctx context.Context, ss *sdk.ServerSession, res *sdk.L
 			continue
 		}
 		dir, err := rootPath(r.URI)
+		if err == nil {
+			err = s.rootAllowed(dir)
+		}
 		if err != nil {
 			skipped = append(skipped, err.Error())
 			continue

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -41,6 +42,13 @@ type Options struct {
 	// LangServers runs the language servers of the lsp tool and of
 	// diagnostics after edits (nil: none).
 	LangServers *langserver.Pool
+	// Sets are the toolsets offered (zero value: every tool; the CLI
+	// passes agent.DefaultToolsets unless the user chose).
+	Sets agent.Sets
+	// AllowRoots, when set, are the only directories under which a
+	// client's root (roots/list) or the current directory may be served
+	// when Root is "" (RootAllowed).
+	AllowRoots []string
 
 	// runTool replaces Toolset.Run in tests.
 	runTool func(ctx context.Context, ts *agent.Toolset, name string, args json.RawMessage, call agent.Call) (*agent.Result, error)
@@ -81,8 +89,30 @@ var progressMinInterval = 50 * time.Millisecond
 // rootsTimeout bounds the roots/list request a tool call may send.
 const rootsTimeout = 10 * time.Second
 
-// instructions are sent at initialize; clients show them to the model.
-const instructions = `hashls is a precise, safe file-editing engine. read shows a file as ¶PATH#TAG then N:TEXT rows; edit takes sections starting with that ¶PATH#TAG header, then ops on the original line numbers (replace N..M:, delete N..M, insert before|after N:, insert head:|tail:, replace block N:, delete block N, insert after block N:) with +TEXT body rows. A stale tag is recovered when provably safe, else refused: read again and redo the edit. Everything replaced goes to the trash (trash, restore) and every change is in the audit log (audit).`
+// Instructions is what the server tells a model at initialize (clients put
+// it beside the tool list): how the offered tools fit together, once. The
+// rules of one tool are in its description, where they apply.
+func Instructions(sets agent.Sets) string {
+	var parts []string
+	if sets.Has("edit") {
+		parts = append(parts, "hashls edits files by line number under a proof of what you read: read (or search) shows a file as a ¶PATH#TAG header then N:TEXT rows; edit takes that header and ops on those line numbers (its description has the format). After an edit use the ¶PATH#TAG it prints.")
+	}
+	if sets.Has("write_file") {
+		parts = append(parts, "The file tools take the sha256 that read_file printed as expectedSha256; when the file changed since, they refuse (stale_file): read_file again and redo the change.")
+	}
+	if sets.Has("apply_patch") && !sets.Has("edit") && !sets.Has("write_file") {
+		parts = append(parts, "hashls applies Codex-format patches all or nothing (apply_patch).")
+	}
+	if sets.Has("restore") || sets.Has("restore_file") {
+		parts = append(parts, "What a tool replaces or deletes goes to the trash first, so a bad change can be undone.")
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "hashls: the tools listed, over one workspace; every change is kept in its trash and audit log.")
+	}
+	// Every tool shows names and takes paths: the one rule for both.
+	parts = append(parts, `A name that could break a row (a line break, a quote, a leading space, bytes that are not UTF-8) is shown $'…' quoted as bash writes it (dir/$'a\nb.txt'): write it so in paths, headers and MV.`)
+	return strings.Join(parts, " ")
+}
 
 // New builds the server and registers every agent tool. It fails only when
 // a tool's schema is unusable (a hashls bug).
@@ -95,13 +125,13 @@ func New(opts Options) (*Server, error) {
 	}
 	s := &Server{
 		opts:       opts,
-		listing:    agent.New(agent.Deps{}),
+		listing:    agent.New(agent.Deps{Sets: opts.Sets}),
 		workspaces: map[string]*opened{},
 		sessions:   map[*sdk.ServerSession]*sessionRoot{},
 	}
 	s.logger = slog.New(quietShutdown{slog.NewTextHandler(logfWriter{opts.Logf}, &slog.HandlerOptions{Level: slog.LevelWarn})})
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: "hashls", Title: "hashls", Version: opts.Version}, &sdk.ServerOptions{
-		Instructions: instructions,
+		Instructions: Instructions(opts.Sets),
 		Logger:       s.logger,
 		Capabilities: &sdk.ServerCapabilities{
 			Logging: &sdk.LoggingCapabilities{},
@@ -129,9 +159,11 @@ func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
 }
 
 // RunIO serves one client over r and w (stdin and stdout): newline-delimited
-// JSON-RPC, nothing else written to w.
-func (s *Server) RunIO(ctx context.Context, r io.ReadCloser, w io.WriteCloser) error {
-	return s.Run(ctx, &sdk.IOTransport{Reader: r, Writer: w})
+// JSON-RPC, nothing else written to w. A malformed frame gets a JSON-RPC
+// error and the session goes on; batches are answered as the negotiated
+// protocol version says (lineTransport).
+func (s *Server) RunIO(ctx context.Context, r io.ReadCloser, w io.Writer) error {
+	return s.Run(ctx, &lineTransport{r: r, w: w})
 }
 
 // Close closes every workspace the server opened.
@@ -167,12 +199,11 @@ func mcpTool(t agent.Tool) (*sdk.Tool, error) {
 		ann.DestructiveHint = &d
 	}
 	return &sdk.Tool{
-		Name:         t.Name(),
-		Title:        h.Title,
-		Description:  agent.GuideOf(t),
-		InputSchema:  json.RawMessage(schema),
-		OutputSchema: outputSchema,
-		Annotations:  ann,
+		Name:        t.Name(),
+		Title:       h.Title,
+		Description: agent.GuideOf(t),
+		InputSchema: json.RawMessage(schema),
+		Annotations: ann,
 	}, nil
 }
 
@@ -181,7 +212,7 @@ func (s *Server) handler(name string) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		root, ask, err := s.rootFor(ctx, req)
 		if err != nil {
-			return errorResult(err), nil
+			return s.errorResult(name, err), nil
 		}
 		if ask {
 			return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{rootsInput: &sdk.ListRootsParams{}}}, nil
@@ -192,6 +223,9 @@ func (s *Server) handler(name string) sdk.ToolHandler {
 		}
 		call := agent.Call{Transport: "mcp", Progress: s.progress(ctx, req), ID: hub.NewCallID(), Who: attribution(req)}
 		direct := func(ctx context.Context, retry bool) (*agent.Result, error) {
+			if retry {
+				s.Notify("warning", fmt.Sprintf("the hub of %s (an editor's hashls serve) was lost during %s; running the call here (the store keeps it from being applied twice)", root, name))
+			}
 			ts, err := s.toolset(root)
 			if err != nil {
 				return nil, err
@@ -219,102 +253,49 @@ func (s *Server) handler(name string) sdk.ToolHandler {
 			err = &agent.Error{Kind: agent.KindInternal, Message: fmt.Sprintf("tool %s returned no result (this is a hashls bug)", name)}
 		}
 		if err != nil {
-			return errorResult(err), nil
+			return s.errorResult(name, err), nil
 		}
 		return &sdk.CallToolResult{
-			Content:           []sdk.Content{&sdk.TextContent{Text: res.Text}},
-			StructuredContent: output{Text: res.Text, Details: res.DetailsWithoutDiffs(), Changes: res.Changes, Shown: res.Shown, Warnings: res.Warnings},
+			Content: []sdk.Content{&sdk.TextContent{Text: res.Text}},
+			Meta:    sdk.Meta{ResultMeta: typed{Details: res.DetailsWithoutDiffs(), Changes: res.Changes, Shown: res.Shown, Warnings: res.Warnings, Diagnostics: res.Diagnostics}},
 		}, nil
 	}
 }
 
-// output is every tool's structuredContent. Each diff is sent once, in
-// changes[].diff: details leave out the diffs they repeat from there
+// A result's text content is what the model reads: the tool's text, its
+// rows as rows. Clients that have structuredContent show it to the model
+// instead of the text when it is present (Codex does), so hashls sends
+// none (and declares no outputSchema, which would oblige it to): the typed
+// result, for editors and scripts, rides in _meta under ResultMeta (and
+// ErrorMeta for a failure), which clients do not show to the model.
+const (
+	ResultMeta = "hashls/result"
+	ErrorMeta  = "hashls/error"
+)
+
+// typed is a result's _meta[ResultMeta]: each diff is sent once, in
+// changes[].diff; details leave out the diffs they repeat from there
 // (agent.Result.DetailsWithoutDiffs).
-type output struct {
-	Text     string         `json:"text"`
-	Details  any            `json:"details,omitempty"`
-	Changes  []agent.Change `json:"changes,omitempty"`
-	Shown    []agent.Shown  `json:"shown,omitempty"`
-	Warnings []string       `json:"warnings,omitempty"`
-	Error    *toolError     `json:"error,omitempty"`
+type typed struct {
+	Details     any                      `json:"details,omitempty"`
+	Changes     []agent.Change           `json:"changes,omitempty"`
+	Shown       []agent.Shown            `json:"shown,omitempty"`
+	Warnings    []string                 `json:"warnings,omitempty"`
+	Diagnostics *agent.DiagnosticsReport `json:"diagnostics,omitempty"`
 }
 
-// toolError is a failed tool run: its kind (agent.Kind*), the message and
-// the next step.
-type toolError struct {
-	Kind            string `json:"kind"`
-	Message         string `json:"message"`
-	SuggestedAction string `json:"suggestedAction"`
-}
-
-// errorResult reports a tool failure as an isError result.
-func errorResult(err error) *sdk.CallToolResult {
-	ae := agent.AsError(err)
-	te := &toolError{Kind: ae.Kind, Message: ae.Message, SuggestedAction: ae.SuggestedAction}
-	text := fmt.Sprintf("%s\n\nerror kind: %s; next: %s", ae.Message, te.Kind, te.SuggestedAction)
+// errorResult reports the failure of tool as an isError result, rendered
+// for this server's caller (an MCP model with its toolsets): the message,
+// the kind and the next step as text; the *agent.Error in
+// _meta[ErrorMeta].
+func (s *Server) errorResult(tool string, err error) *sdk.CallToolResult {
+	ae := agent.Caller{Transport: "mcp", Sets: s.opts.Sets}.Explain(tool, err)
 	return &sdk.CallToolResult{
-		IsError:           true,
-		Content:           []sdk.Content{&sdk.TextContent{Text: text}},
-		StructuredContent: output{Text: text, Error: te},
+		IsError: true,
+		Content: []sdk.Content{&sdk.TextContent{Text: ae.Text()}},
+		Meta:    sdk.Meta{ErrorMeta: ae},
 	}
 }
-
-// outputSchema describes output, for every tool.
-var outputSchema = json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "text": {"type": "string", "description": "what the tool shows a model: the same text as the result's text content"},
-    "details": {"description": "the tool's structured details (sha256s, tags, per-file results, pages); a changed file's diff is not repeated here but is in changes[].diff"},
-    "changes": {
-      "type": "array",
-      "description": "the files the tool changed, in order",
-      "items": {
-        "type": "object",
-        "properties": {
-          "path": {"type": "string", "description": "root-relative path"},
-          "op": {"type": "string", "enum": ["create", "update", "delete"]},
-          "movedFrom": {"type": "string"},
-          "oldSha256": {"type": "string"},
-          "newSha256": {"type": "string"},
-          "oldTag": {"type": "string"},
-          "newTag": {"type": "string", "description": "the file's new ¶PATH#TAG tag"},
-          "trashIds": {"type": "array", "items": {"type": "integer"}},
-          "auditId": {"type": "integer"},
-          "overlay": {"type": "boolean"},
-          "diff": {"type": "string", "description": "the file's unified diff: the one place a result carries it"},
-          "note": {"type": "string"}
-        },
-        "required": ["path", "op"]
-      }
-    },
-    "shown": {
-      "type": "array",
-      "description": "the files the result shows under a tag: what an edit may name next",
-      "items": {
-        "type": "object",
-        "properties": {
-          "path": {"type": "string"},
-          "tag": {"type": "string"},
-          "sha256": {"type": "string"}
-        },
-        "required": ["path", "tag", "sha256"]
-      }
-    },
-    "warnings": {"type": "array", "items": {"type": "string"}, "description": "what the caller should know although the tool succeeded"},
-    "error": {
-      "type": "object",
-      "description": "set when isError is true",
-      "properties": {
-        "kind": {"type": "string", "description": "stale_file, not_found, already_exists, permission_denied, invalid_argument, conflict, too_large, binary_file, outside_root, invalid_input, no_change, store, io or internal"},
-        "message": {"type": "string"},
-        "suggestedAction": {"type": "string", "description": "the next step to take"}
-      },
-      "required": ["kind", "message", "suggestedAction"]
-    }
-  },
-  "required": ["text"]
-}`)
 
 // progress forwards a tool's progress reports as notifications/progress
 // when the client sent a progress token: throttled, strictly increasing.
@@ -364,6 +345,21 @@ func (s *Server) log(ctx context.Context, ss *sdk.ServerSession, level sdk.Loggi
 	}
 }
 
+// Notify tells every client (through MCP logging, to those that set a
+// level) and stderr of a server-side event: a language server starting,
+// restarting or failing (langserver.Options.Notify), a recovery of the
+// store, a call the hub could not finish running here instead. level is
+// an MCP logging level ("info", "warning", "error").
+func (s *Server) Notify(level, message string) {
+	s.opts.Logf("mcp: %s", message)
+	for ss := range s.srv.Sessions() {
+		//lint:ignore SA1019 MCP logging is how a server tells the client; deprecated only from protocol 2026-07-28 on
+		if err := ss.Log(context.Background(), &sdk.LoggingMessageParams{Level: sdk.LoggingLevel(level), Logger: "hashls", Data: message}); err != nil {
+			s.opts.Logf("mcp: notifications/message: %v", err)
+		}
+	}
+}
+
 // toolset returns the tools over the workspace at root, opening it on
 // first use.
 func (s *Server) toolset(root string) (*agent.Toolset, error) {
@@ -381,9 +377,9 @@ func (s *Server) toolset(root string) (*agent.Toolset, error) {
 		return nil, &agent.Error{Kind: ae.Kind, Message: fmt.Sprintf("opening the workspace %s: %s", root, ae.Message), Err: err}
 	}
 	for _, r := range ws.Recovered() {
-		s.opts.Logf("mcp: store recovery at open: %v", r)
+		go s.Notify("warning", fmt.Sprintf("the store of %s finished a change an earlier process left half done: %v", root, r))
 	}
-	o := &opened{ws: ws, tools: agent.New(agent.Deps{WS: ws, Resolver: &treesitter.Resolver{}, Edit: s.opts.Edit, LangServers: s.opts.LangServers})}
+	o := &opened{ws: ws, tools: agent.New(agent.Deps{WS: ws, Resolver: &treesitter.Resolver{}, Edit: s.opts.Edit, LangServers: s.opts.LangServers, Sets: s.opts.Sets})}
 	s.workspaces[root] = o
 	return o.tools, nil
 }

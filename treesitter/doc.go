@@ -60,6 +60,22 @@
 // block's first statement, and cost a whole parse
 // (TestPythonBlockStartReuses).
 //
+// Why two runtimes: one (the patched copy, behind a small cgo layer, with
+// each grammar from a module that compiles only the grammar) needs all 32
+// grammars as such modules, and the Go module proxy serves them for 22
+// only (checked 2026-11-27, exact versions, since it lists none). It has
+// nothing usable for cue (eonpatapon's repository has no Go binding),
+// dockerfile (v0.2.0 has none; later commits only a nested module that
+// cannot reach the sources), elm (v5 tags on a path without /v5; the
+// +incompatible zip is refused), groovy (murtaza64's only Go module is
+// nested and declares another path), protobuf (mitchellh's has no Go
+// binding), sql (v0.3.11's module lacks the generated parser.c) and swift
+// (go.mod declares another path and an invalid requirement; tags lack the
+// v), and only a different grammar of the same name for kotlin, lua and
+// svelte (tree-sitter-grammars' rewrites, without node kinds this package
+// uses). So the binding's runtime and grammars stay; the README's
+// "One tree-sitter runtime?" has the module-by-module record.
+//
 // Pitfalls of the smacker/go-tree-sitter binding this package works around:
 //   - ParseCtx sets the parser's cancellation flag from a goroutine and
 //     never clears it: a parser whose context may have been cancelled is

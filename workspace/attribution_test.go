@@ -5,17 +5,17 @@ import (
 	"time"
 )
 
-// TestAuditAttribution: a schema-6 store migrates (its rows keep no
+// TestAuditAttribution: a schema-8 store migrates (its rows keep no
 // attribution), new rows record agent, session and turn, AuditByTurn lists
 // a turn's rows, LastTurn a session's newest turn, and AuditAfter what
 // changed a path after a row.
 func TestAuditAttribution(t *testing.T) {
-	script := schemaV1 + schemaV2 + schemaV3 + schemaV4 + schemaV5 + schemaV6 + `PRAGMA user_version = 6;
+	script := schemaV1 + schemaV2 + schemaV3 + schemaV4 + schemaV5 + schemaV6 + schemaV7 + schemaV8 + `PRAGMA user_version = 8;
 		INSERT INTO audit(tool, path, sha_before, sha_after, time, note, transport, call) VALUES ('edit', 'a.go', 'x', 'y', 1, '', 'cli', 'c0');`
 	s := openOldStore(t, script)
 	old, err := s.AuditRows(AuditQuery{ID: 1})
 	if err != nil || len(old) != 1 || old[0].Agent != "" || old[0].Turn != "" || old[0].Call != "c0" {
-		t.Fatalf("the schema-6 row after migration: %+v, %v", old, err)
+		t.Fatalf("the schema-8 row after migration: %+v, %v", old, err)
 	}
 	now := time.Now()
 	rows := []AuditEntry{

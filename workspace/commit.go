@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -160,6 +159,9 @@ type fileState struct {
 	disk    []byte   // the disk text of an overlaid file (nil when missing)
 	sum     [32]byte // sha256 of content (when exists)
 	diskSum [32]byte // sha256 of disk (when not nil)
+	// diskInfo is the file on disk as it was read (when disk is not nil):
+	// the commit checks just before its rename that it is still that one.
+	diskInfo fs.FileInfo
 }
 
 // entry is one change being committed.
@@ -167,8 +169,7 @@ type entry struct {
 	ch     *Change
 	cur    fileState
 	buffer bool   // applied through the editor
-	tmp    string // temp file of a disk write
-	made   []string
+	tmp    string // temp file of a disk write: its name in at
 	res    CommittedFile
 	// A move of an open document that the editor performs (BufferRenamer):
 	// renameFrom is set on the destination's entry (it names the source's),
@@ -177,6 +178,13 @@ type entry struct {
 	renameFrom *entry
 	renamed    bool
 	newSum     [32]byte // sha256 of ch.New (not a delete)
+	// delta is ch.New as a delta against cur.content, encoded beside the
+	// disk work (deltaAsync); the store uses it when it keeps ch.New as a
+	// delta. nil: the store encodes it if it needs it.
+	delta func() []byte
+	// at is the file's directory, open beneath the root: everything the
+	// commit does to the file it does there (rootfs.go).
+	at fileAt
 }
 
 // Commit applies changes all or nothing: it locks every path, checks every
@@ -216,14 +224,39 @@ func (w *Workspace) Commit(ctx context.Context, tool string, changes []Change, o
 	if err := ctx.Err(); err != nil {
 		return nil, &Error{Kind: KindIO, Msg: fmt.Sprintf("commit cancelled before anything was written: %v", err), Err: err}
 	}
-	unlock, err := w.Lock(ctx, paths...)
+	editor := w.bufferEditor()
+	// The directories of the files it writes first: a commit locks the
+	// directories of its files (lock.go), which must exist for that. A
+	// commit that does not go through removes those it made (while they
+	// are empty).
+	var made []string
+	for _, e := range ents {
+		if e.ch.Delete || e.ch.Base.kind == baseSHA || editor != nil && w.hasOverlay(e.ch.Path) {
+			continue // nothing to make: a delete, a file that exists, or the editor's buffer
+		}
+		d, _ := splitRel(e.ch.Path.Rel)
+		m, err := w.mkdirParents(d)
+		made = append(made, m...)
+		if err != nil {
+			w.removeEmptyDirs(made)
+			return nil, fsError("create the directory of", e.ch.Path.Rel, err)
+		}
+	}
+	locks, err := w.lockFiles(ctx, paths)
 	if err != nil {
+		w.removeEmptyDirs(made)
 		return nil, err
 	}
-	defer unlock()
-	editor := w.bufferEditor()
+	defer locks.unlock()
+	committed := false
+	defer func() {
+		if !committed {
+			w.removeEmptyDirs(made) // under the locks
+		}
+	}()
 	for _, e := range ents {
-		st, err := w.fileState(e.ch.Path, editor != nil, e.ch.Base)
+		e.at = locks.at(e.ch.Path.Rel)
+		st, err := w.fileState(e.ch.Path, e.at, editor != nil, e.ch.Base)
 		if err != nil {
 			return nil, err
 		}
@@ -259,7 +292,9 @@ func (w *Workspace) Commit(ctx context.Context, tool string, changes []Change, o
 	if r, ok := editor.(BufferRenamer); ok {
 		planRenames(ents, r)
 	}
-	return w.commitLocked(ctx, tool, ents, opts, editor)
+	res, err := w.commitLocked(ctx, tool, ents, opts, editor)
+	committed = err == nil
+	return res, err
 }
 
 // planRenames marks the moves the editor performs itself: a change with
@@ -325,17 +360,17 @@ func keptMode(fi fs.FileInfo) fs.FileMode {
 	return fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
 }
 
-// fileState reads p as Commit sees it: the open buffer when there is one
-// and an editor to apply changes to it (without an editor, changes go to
-// the disk and are checked against it). Each state is hashed once (the
+// fileState reads p (in at, its directory as locked) as Commit sees it: the
+// open buffer when there is one and an editor to apply changes to it
+// (without an editor, changes go to the disk and are checked against it). Each state is hashed once (the
 // check, the journal, the trash and the result share the sum), or not at
 // all when it is exactly base's known content.
-func (w *Workspace) fileState(p Path, buffers bool, base Base) (fileState, error) {
+func (w *Workspace) fileState(p Path, at fileAt, buffers bool, base Base) (fileState, error) {
 	var st fileState
 	if text, version, ok := w.Overlay(p); ok && buffers {
 		st = fileState{exists: true, content: text, mode: 0o644, overlay: true, version: version, sum: base.sumOf(text)}
-		if b, fi, err := readDisk(p); err == nil {
-			st.disk, st.mode, st.diskSum = b, keptMode(fi), base.sumOf(b)
+		if b, fi, err := readDisk(at.dir, at.name, p); err == nil {
+			st.disk, st.mode, st.diskSum, st.diskInfo = b, keptMode(fi), base.sumOf(b), fi
 		}
 		return st, nil
 	}
@@ -344,15 +379,15 @@ func (w *Workspace) fileState(p Path, buffers bool, base Base) (fileState, error
 		// Anything else (a difference, an error) is read whole below and
 		// reported from what was read. The state then shares base's
 		// bytes (the commit only reads content and disk).
-		if same, fi, err := diskHolds(p, base.content); err == nil && same {
-			return fileState{exists: true, content: base.content, disk: base.content, sum: base.sum, diskSum: base.sum, mode: keptMode(fi)}, nil
+		if same, fi, err := diskHolds(at.dir, at.name, p, base.content); err == nil && same {
+			return fileState{exists: true, content: base.content, disk: base.content, sum: base.sum, diskSum: base.sum, mode: keptMode(fi), diskInfo: fi}, nil
 		}
 	}
-	b, fi, err := readDisk(p)
+	b, fi, err := readDisk(at.dir, at.name, p)
 	switch {
 	case err == nil:
 		sum := base.sumOf(b)
-		return fileState{exists: true, content: b, disk: b, sum: sum, diskSum: sum, mode: keptMode(fi)}, nil
+		return fileState{exists: true, content: b, disk: b, sum: sum, diskSum: sum, mode: keptMode(fi), diskInfo: fi}, nil
 	case IsKind(err, KindNotFound):
 		return fileState{}, nil
 	default:
@@ -387,8 +422,8 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 			ie.New = hex.EncodeToString(e.renameFrom.cur.diskSum[:])
 		default:
 			ie.New = e.res.NewSHA256
-			ie.Tmp = filepath.Join(filepath.Dir(e.ch.Path.Abs), fmt.Sprintf(".%s.hashls-%s-%d.tmp", filepath.Base(e.ch.Path.Abs), nonce, i))
-			e.tmp = ie.Tmp
+			ie.Tmp = filepath.Join(filepath.Dir(e.ch.Path.Abs), tempName(e.at.name, nonce, i))
+			e.tmp = filepath.Base(ie.Tmp)
 		}
 		if e.cur.disk != nil {
 			ie.Old = hex.EncodeToString(e.cur.diskSum[:])
@@ -426,24 +461,28 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 		if err := st.beginIntent(in, trash, len(disk) > 1); err != nil {
 			return nil, err
 		}
+		defer st.holdIntent(in.ID)()
 		for _, t := range trash {
 			t.entry.res.TrashIDs = append(t.entry.res.TrashIDs, t.id)
 		}
 	}
-	// local is the disk work Commit does itself (the editor's renames are
+	// ops are the disk entries, each in its file's directory; local is
+	// the disk work Commit does itself (the editor's renames are
 	// journaled, but the editor moves those files).
-	var local []intentEntry
+	ops := make([]diskOp, len(disk))
+	for i, e := range disk {
+		d, _ := splitRel(e.ch.Path.Rel)
+		ops[i] = diskOp{intentEntry: in.Entries[i], at: e.at, dir: d}
+	}
+	var local []diskOp
 	for i, e := range disk {
 		if e.renameFrom == nil && !e.renamed {
-			local = append(local, in.Entries[i])
+			local = append(local, ops[i])
 		}
 	}
 	// abandon undoes everything done so far and closes the intent.
 	abandon := func(cause error) (*Committed, error) {
-		rerr := rollBack(in.Entries, func(i int) []byte { return disk[i].cur.disk })
-		for _, e := range disk {
-			removeEmptyDirs(e.made)
-		}
+		rerr := rollBack(ops, func(i int) []byte { return disk[i].cur.disk })
 		if st != nil && in.ID != 0 {
 			if rerr == nil {
 				_ = st.closeIntent(in.ID, nil)
@@ -454,6 +493,14 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 		}
 		return nil, fmt.Errorf("%w; nothing was changed", cause)
 	}
+	// The new contents' deltas for the store, on another core while the
+	// temp files are written and fsynced (a small file's is encoded when
+	// it is stored; one the store does not keep needs none).
+	for _, e := range ents {
+		if !e.ch.Delete && e.cur.exists && st != nil && deltaAsyncWorth(len(e.cur.content), len(e.ch.New), st.ContentLimit()) {
+			e.delta = deltaAsync(e.cur.content, e.ch.New)
+		}
+	}
 	// 2. Temp files: complete and durable before the first rename.
 	for i, e := range disk {
 		if e.ch.Delete {
@@ -462,31 +509,37 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 		if err := ctx.Err(); err != nil {
 			return abandon(&Error{Kind: KindIO, Msg: fmt.Sprintf("commit cancelled: %v", err), Err: err})
 		}
-		if !e.cur.exists || e.cur.disk == nil {
-			made, err := mkdirParents(filepath.Dir(e.ch.Path.Abs), w.root)
-			e.made = made
-			if err != nil {
-				return abandon(fsError("create the directory of", e.ch.Path.Rel, err))
-			}
+		if e.at.dir == nil { // made before the lock, removed since by someone else
+			return abandon(&Error{Kind: KindIO, Msg: fmt.Sprintf("the directory of %s was removed while it was being written; retry", e.ch.Path.Rel)})
 		}
 		if e.renameFrom != nil {
 			continue // the editor moves the file into the directory made
 		}
-		var old fs.FileInfo
-		if e.cur.disk != nil {
-			old, _ = os.Lstat(e.ch.Path.Abs)
-		}
-		if err := writeTemp(e.tmp, e.ch.New, fs.FileMode(in.Entries[i].Mode), old); err != nil {
+		if err := writeTemp(e.at.dir, e.tmp, e.ch.New, fs.FileMode(in.Entries[i].Mode), e.cur.diskInfo); err != nil {
 			return abandon(fsError("write", e.ch.Path.Rel, err))
 		}
 	}
 	// The temp files' names durable too when several files change: a
 	// power loss during the renames must find every one of them.
 	if len(disk) > 1 {
-		syncDirs(in.Entries)
+		syncDirs(ops)
 	}
 	// 3. Renames and removes, then the directories made durable.
-	if err := rollForward(local, false); err != nil {
+	if testHookRename != nil {
+		testHookRename()
+	}
+	// A program that is not hashls (an editor saving, git checkout) takes
+	// no lock: each file is checked once more, just before the renames, to
+	// be the one whose content was checked (or still absent).
+	for _, e := range disk {
+		if e.renameFrom != nil || e.renamed {
+			continue
+		}
+		if err := unchangedSince(e); err != nil {
+			return abandon(err)
+		}
+	}
+	if err := rollForward(local); err != nil {
 		return abandon(&Error{Kind: ioKindOf(err), Msg: fmt.Sprintf("commit: %v", err), Err: err})
 	}
 	// 4. Open documents, through the editor (into its undo history): the
@@ -556,7 +609,11 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 		var audits []AuditEntry
 		for _, e := range ents {
 			if !e.ch.Delete {
-				recs = append(recs, Recording{Key: e.ch.Path.Abs, Tag: e.ch.NewTag, Content: e.ch.New, SHA256: &e.newSum, Seen: e.ch.Seen})
+				rec := Recording{Key: e.ch.Path.Abs, Tag: e.ch.NewTag, Content: e.ch.New, SHA256: &e.newSum, Seen: e.ch.Seen}
+				if e.cur.exists { // kept as a delta against the content it replaces
+					rec.From, rec.FromSHA256, rec.fromDelta = e.cur.content, &e.cur.sum, e.delta
+				}
+				recs = append(recs, rec)
 			}
 			note := e.ch.Note
 			if e.ch.MovedFrom != "" && note == "" {
@@ -578,6 +635,28 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 	}
 	return out, nil
 }
+
+// unchangedSince checks that e's file on disk is still the one the commit
+// read (same file, size and modification time: replaced or written since
+// is a stale error), or still absent when it was.
+func unchangedSince(e *entry) error {
+	fi, err := e.at.dir.Lstat(e.at.name)
+	switch {
+	case e.cur.diskInfo == nil && isNotExist(err):
+		return nil
+	case e.cur.diskInfo == nil && err == nil:
+		return &Error{Kind: KindStale, Msg: fmt.Sprintf("%s was created on disk by another program while hashls was writing it; re-read it and retry", e.ch.Path.Rel)}
+	case err != nil:
+		return fsError("check", e.ch.Path.Rel, err)
+	case !sameVersion(e.cur.diskInfo, fi):
+		return &Error{Kind: KindStale, Msg: fmt.Sprintf("%s changed on disk (another program wrote it) while hashls was writing it; re-read it and retry", e.ch.Path.Rel)}
+	}
+	return nil
+}
+
+// testHookRename, set by tests only, runs just before a commit's renames
+// (a test kills its own process there).
+var testHookRename func()
 
 // newMode is the mode the file gets.
 func (e *entry) newMode() fs.FileMode {
@@ -601,32 +680,6 @@ type trashReq struct {
 	journal bool // the disk text of intent entry index: its Trash field
 	index   int
 	id      int64
-}
-
-// mkdirParents creates dir and its missing parents below root, returning
-// the directories it made, deepest first.
-func mkdirParents(dir, root string) ([]string, error) {
-	var made []string
-	for d := dir; d != root && d != filepath.Dir(d); d = filepath.Dir(d) {
-		if _, err := os.Lstat(d); !errors.Is(err, fs.ErrNotExist) {
-			break
-		}
-		made = append(made, d)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		removeEmptyDirs(made)
-		return nil, err
-	}
-	return made, nil
-}
-
-// removeEmptyDirs removes dirs (deepest first) while they are empty.
-func removeEmptyDirs(dirs []string) {
-	for _, d := range dirs {
-		if os.Remove(d) != nil {
-			return
-		}
-	}
 }
 
 func randomHex(n int) (string, error) {

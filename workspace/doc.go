@@ -9,22 +9,30 @@
 //
 // Every path a tool touches goes through Workspace.Resolve, which confines
 // it to the root (symlinks resolved; "~" expanded, then confined; URLs
-// refused). ReadFile, Stat, Exists, ReadDir and FileSHA256 see the editor's
+// refused). What is then done with it (read, stat, list, create, rename,
+// remove) goes through the root opened once as an os.Root, by the path's
+// Rel: it resolves beneath the root at the moment of use and never follows
+// a link out of it, so a directory swapped for a link to elsewhere after the
+// check makes the operation fail (KindOutside), never land outside
+// (rootfs.go). ReadFile, Stat, Exists, ReadDir and FileSHA256 see the editor's
 // open buffers (SetOverlay) before the disk, so a tool never needs to know
 // whether a file is open. Tools never change files themselves: they plan
 // Change values and call Commit (or CommitRow for a row of a SQLite
 // database). Lock serialises read → check → commit across goroutines and
-// hashls processes.
+// hashls processes: it locks the directories of the files, as the file
+// system knows them (lock.go), whatever store and path each process has.
 //
 // # Committing a change
 //
 // Commit applies a set of changes all or nothing. Its steps, and what is
 // durable after each:
 //
-//  1. Lock every path (in-process mutexes and an OS lock on a lock file per path
-//     in the state directory, in one global order, so two commits never
-//     deadlock), read each file as tools see it (the buffer when the editor
-//     has it open, else the disk) and check it against the change's Base.
+//  1. Make the missing directories of the files it creates, then lock the
+//     directory of every file (in-process mutexes and an OS lock on the
+//     directory itself, keyed by its device and inode, in one global order,
+//     so two commits never deadlock; see lock.go), read each file as tools
+//     see it (the buffer when the editor has it open, else the disk) in the
+//     directory as locked, and check it against the change's Base.
 //     Any mismatch refuses the whole set with KindStale; nothing is written.
 //     Changes under .git, .hg and .svn are refused unless the caller says
 //     AllowVCS.
@@ -41,12 +49,16 @@
 //     leave only a temp file behind (the rename of one file is atomic by
 //     itself).
 //  3. Temp files. Each new content is written to ".NAME.hashls-NONCE-I.tmp"
-//     beside its file (O_EXCL, mode and owner of the file it replaces),
+//     in its file's directory, the one the commit opened (NAME cut so that
+//     the whole fits in 255 bytes: a file with a name that long is written
+//     like any other; O_EXCL, mode and owner of the file it replaces),
 //     fsynced and closed; with several files their directories are fsynced
 //     too, so every temp file and its name are durable before the first
 //     rename.
-//  4. Renames and removes, in the order of the set, then an fsync of every
-//     directory touched.
+//  4. Renames and removes, in the order of the set, in the same open
+//     directories (the temp file and its target are in one directory,
+//     whatever is renamed meanwhile), then an fsync of every directory
+//     touched.
 //  5. Open documents: the editor applies its edits (BufferEditor, a
 //     versioned workspace/applyEdit), into its undo history. Then it
 //     performs the moves of open documents (BufferRenamer, a rename
@@ -74,17 +86,34 @@
 // # Recovery
 //
 // Open (and Recover, which is safe at any time) reads every intent left in
-// the journal. An intent whose paths are locked by a live process is in
-// flight and left alone. For the others:
+// the journal. Each intent names its owner, the process that wrote it (its
+// pid and start time, process_*.go, so that a reused pid is not taken for
+// it): an intent whose owner runs is a commit in flight, or one its owner is
+// still undoing, and is left alone; this process's own intents too, unless
+// it is not committing them any more (an undo that failed). Intent ids are
+// never reused (AUTOINCREMENT), so an intent found again after waiting for
+// its locks is the one that was listed. An intent whose paths are locked is
+// in flight too. For the others, under their locks:
 //
-//   - Roll forward when every write's file already holds its new content or
-//     its temp file holds it complete (its sha256 checked): the remaining
-//     temp files are renamed into place, and files to delete that still
-//     hold their old content are removed.
+//   - Roll forward when every file still holds the intent's base (its old
+//     content, or nothing for a file it creates) or already its new content
+//     (for a delete: is gone), and every new content not yet in place is
+//     complete in its temp file (its sha256 checked): the remaining temp
+//     files are renamed into place, and files to delete are removed.
 //   - Roll back otherwise: every file that holds its new content (or, for a
 //     delete, is gone) gets its old content back from the trash entry the
 //     intent names, through a temp file and a rename; created files are
-//     removed; every temp file is removed.
+//     removed; every temp file is removed. A file that holds neither the
+//     base nor the new content was changed since by someone else: it is
+//     left as it is, and reported (Recovery.Left, and its audit row).
+//
+// A commit that finds, under its locks, an intent of another process on one
+// of its files marks that entry Later (in the same transaction as its own
+// intent): that intent's owner is gone (a live one would hold the lock), and
+// the file is now the later commit's, so recovery leaves it as it is even if
+// it holds the old intent's base again (a later commit that restored it).
+// So recovery never undoes, or rolls an older change over, a commit made
+// after it.
 //
 // Each is audited with transport "recovery", and the intent is deleted.
 //
@@ -119,7 +148,9 @@
 // The store is one SQLite database per root under the state directory
 // (<state>/roots/<base>-<hash>.db), opened with one writer connection
 // (immediate transactions) and a read-only reader pool in WAL mode, so that
-// several hashls processes can share it. Every store failure is a KindStore
+// several hashls processes can share it; a process that makes one call and
+// exits (Options.OneShot, the CLI) reads on the writer connection instead,
+// sparing a second connection's open and parse of the schema. Every store failure is a KindStore
 // *Error naming the database file. A one-shot process leaves its connections
 // open at exit (closing the last one would checkpoint the write-ahead log on
 // the hot path; committed transactions are durable in the log), and the
@@ -131,6 +162,16 @@
 // writer's before its next transaction): a long-lived process stops
 // re-parsing the same SQL on every call, a one-shot one pays next to
 // nothing extra.
+//
+// Snapshots name their content in the contents table, where each content
+// is kept once (by sha256) and a version a commit made is kept as a delta
+// against the content it replaced (Recording.From; delta.go, content.go):
+// rebuilding any version applies at most maxDeltaDepth deltas from a whole
+// copy and checks the result's sha256. The commit's last transaction
+// (step 6) writes the delta with the snapshot, so the journal covers it as
+// it covers the snapshot: a crash leaves both or neither. Retention drops a
+// snapshot's content by dropping the snapshot's reference; a content goes
+// when nothing names it and no kept delta is made against it.
 //
 // Each audit row carries the call id of the tool run that wrote it
 // (CommitOptions.Call; the journal keeps it, so a commit recovery rolls
@@ -149,16 +190,26 @@
 // What differs per OS lives in one file per OS; the rest never asks which OS
 // it is on:
 //
-//   - Locks (lockfile_*.go): flock on Unix; LockFileEx on the first byte
-//     of the lock file on Windows. Both are released by the OS when the
-//     process dies.
-//   - Atomic replace (replace_*.go): rename(2) on Unix;
-//     MoveFileEx(MOVEFILE_REPLACE_EXISTING|MOVEFILE_WRITE_THROUGH) on
-//     Windows, retried for about 1.6 s while another program (a virus
-//     scanner, an indexer, an editor) holds the file open, with an error
-//     saying so when it gives up; a read-only file has its attribute cleared
-//     first. Windows has no directory fsync; MOVEFILE_WRITE_THROUGH stands
-//     for it. Removes are retried the same way.
+//   - Locks (lockfile_*.go, dirlock_*.go): a commit's lock is flock on the
+//     directory itself on Unix (a lock file in the state directory named by
+//     the directory's device and inode where the file system cannot lock a
+//     directory: NFS); on Windows LockFileEx on the first byte of a lock
+//     file named by the directory's volume and file index, in
+//     %LOCALAPPDATA%\hashls\locks. The store's and the hub's locks are lock
+//     files beside them. All are released by the OS when the process dies.
+//   - Confinement (rootfs.go) is Go's os.Root everywhere: on Linux and
+//     macOS a walk of openat calls with O_NOFOLLOW, each link resolved by
+//     hand within the root; on Windows NtCreateFile relative to the
+//     directory's handle, reparse points opened, not followed.
+//   - Atomic replace (replace_*.go): renameat(2) in the file's open
+//     directory on Unix; on Windows os.Root's rename (NtSetInformationFile,
+//     FILE_RENAME_INFORMATION_EX with POSIX semantics, replacing the target,
+//     relative to the directory's handle), retried for about 1.6 s while
+//     another program (a virus scanner, an indexer, an editor) holds the
+//     file open, with an error saying so when it gives up; a read-only file
+//     has its attribute cleared first. Windows has no directory fsync: the
+//     rename is as durable as NTFS's own metadata log makes it. Removes are
+//     retried the same way.
 //   - Owner (owner_*.go): kept on Unix; Windows files have none to keep.
 //   - Path grammar and spelling (path_*.go, winpath.go, canon.go): on
 //     Windows, drive letters, backslashes, the \\?\ and UNC prefixes and

@@ -42,6 +42,8 @@ func IsKind(err error, kind string) bool {
 // the caller what to do.
 func fsError(op, rel string, err error) *Error {
 	switch {
+	case escapesRoot(err):
+		return &Error{Kind: KindOutside, Msg: fmt.Sprintf("%s %s: a symbolic link on its way leads out of the workspace root (it changed since the path was checked); nothing was done outside the root: check the path and retry (%v)", op, rel, err), Err: err}
 	case errors.Is(err, fs.ErrNotExist):
 		return &Error{Kind: KindNotFound, Msg: fmt.Sprintf("%s %s: not found (%v)", op, rel, err), Err: err}
 	case errors.Is(err, fs.ErrPermission):

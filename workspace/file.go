@@ -32,12 +32,12 @@ type File struct {
 func (w *Workspace) ReadFile(p Path) (*File, error) {
 	if text, version, ok := w.Overlay(p); ok {
 		f := &File{Path: p, Bytes: text, Mode: 0o644, Overlay: true, Version: version}
-		if st, err := os.Stat(p.Abs); err == nil && st.Mode().IsRegular() {
+		if st, err := w.fsroot.Stat(rootName(p.Rel)); err == nil && st.Mode().IsRegular() {
 			f.Mode, f.ModTime = st.Mode().Perm(), st.ModTime()
 		}
 		return f, nil
 	}
-	b, st, err := readDisk(p)
+	b, st, err := readDisk(w.fsroot, rootName(p.Rel), p)
 	if err != nil {
 		return nil, err
 	}
@@ -49,9 +49,10 @@ func notFound(p Path, err error) *Error {
 	return &Error{Kind: KindNotFound, Msg: fmt.Sprintf("File not found: %s. Use the write tool to create new files.", p.Rel), Err: err}
 }
 
-// readDisk reads a regular file from disk.
-func readDisk(p Path) ([]byte, fs.FileInfo, error) {
-	f, st, err := openDisk(p)
+// readDisk reads the regular file name in dir (the root, or p's directory
+// as a commit holds it), p naming it in messages.
+func readDisk(dir *os.Root, name string, p Path) ([]byte, fs.FileInfo, error) {
+	f, st, err := openDisk(dir, name, p)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -63,40 +64,44 @@ func readDisk(p Path) ([]byte, fs.FileInfo, error) {
 	return b, st, nil
 }
 
-// openDisk opens the regular file at p for reading, with the errors the
-// tools use for a missing file, a directory or anything else.
-func openDisk(p Path) (*os.File, fs.FileInfo, error) {
-	st, err := os.Stat(p.Abs)
+// openDisk opens the regular file name in dir for reading, with the errors
+// the tools use for a missing file, a directory or anything else. It opens,
+// then asks the open file what it is: the answer is about the file read. A
+// nil dir is a directory that does not exist.
+func openDisk(dir *os.Root, name string, p Path) (*os.File, fs.FileInfo, error) {
+	if dir == nil {
+		return nil, nil, notFound(p, fs.ErrNotExist)
+	}
+	f, err := openRead(dir, name)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 			return nil, nil, notFound(p, err)
 		}
 		return nil, nil, fsError("read", p.Rel, err)
 	}
-	if st.IsDir() {
-		return nil, nil, &Error{Kind: KindIsDir, Msg: fmt.Sprintf("%s is a directory, not a file; give the path of a file inside it", p.Rel)}
-	}
-	if !st.Mode().IsRegular() {
-		return nil, nil, &Error{Kind: KindIO, Msg: fmt.Sprintf("%s is not a regular file (%v); only regular files can be read", p.Rel, st.Mode().Type())}
-	}
-	f, err := openRead(p.Abs)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, notFound(p, err)
-		}
+	st, err := f.Stat()
+	switch {
+	case err != nil:
+		f.Close()
 		return nil, nil, fsError("read", p.Rel, err)
+	case st.IsDir():
+		f.Close()
+		return nil, nil, &Error{Kind: KindIsDir, Msg: fmt.Sprintf("%s is a directory, not a file; give the path of a file inside it", p.Rel)}
+	case !st.Mode().IsRegular():
+		f.Close()
+		return nil, nil, &Error{Kind: KindIO, Msg: fmt.Sprintf("%s is a %s, not a regular file; only regular files can be read", p.Rel, TypeName(st.Mode()))}
 	}
 	return f, st, nil
 }
 
-// diskHolds reports whether the regular file at p holds exactly want. It
-// reads the file through a 64 KB buffer instead of into memory of its own:
-// the commit path checks, under its lock, a file the tool has just read
-// whole, and a second copy of a large file is fresh memory whose page
+// diskHolds reports whether the regular file name in dir holds exactly
+// want. It reads the file through a 64 KB buffer instead of into memory of
+// its own: the commit path checks, under its lock, a file the tool has just
+// read whole, and a second copy of a large file is fresh memory whose page
 // faults cost more than the comparison (a 480 KB file: 120 faults, about
 // 3 ms on the virtual machines we measure on).
-func diskHolds(p Path, want []byte) (bool, fs.FileInfo, error) {
-	f, st, err := openDisk(p)
+func diskHolds(dir *os.Root, name string, p Path, want []byte) (bool, fs.FileInfo, error) {
+	f, st, err := openDisk(dir, name, p)
 	if err != nil {
 		return false, nil, err
 	}

@@ -320,6 +320,7 @@ func TestDiskHolds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer w.Close()
 	big := bytes.Repeat([]byte("0123456789abcdef"), 20000) // 320 KB: five reads
 	lastByte := bytes.Clone(big)
 	lastByte[len(lastByte)-1] = 'X'
@@ -346,13 +347,13 @@ func TestDiskHolds(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			same, _, err := diskHolds(p, c.want)
+			same, _, err := diskHolds(w.fsroot, rootName(p.Rel), p, c.want)
 			if same != c.same || (c.kind == "") != (err == nil) || (c.kind != "" && !IsKind(err, c.kind)) {
 				t.Fatalf("diskHolds = %v, %v; want %v and an error of kind %q", same, err, c.same, c.kind)
 			}
 		})
 	}
-	if _, _, err := diskHolds(mustResolve(t, w, "dir"), nil); !IsKind(err, KindIsDir) {
+	if _, _, err := diskHolds(w.fsroot, "dir", mustResolve(t, w, "dir"), nil); !IsKind(err, KindIsDir) {
 		t.Fatalf("diskHolds of a directory: %v, want %s", err, KindIsDir)
 	}
 }
@@ -366,6 +367,7 @@ func TestFileStateUnchangedFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer w.Close()
 	p := mustResolve(t, w, "run.sh")
 	content := []byte("#!/bin/sh\necho hi\n")
 	if err := os.WriteFile(p.Abs, content, 0o755); err != nil {
@@ -377,7 +379,13 @@ func TestFileStateUnchangedFile(t *testing.T) {
 		}
 	}
 	base := BaseOf(bytes.Clone(content))
-	st, err := w.fileState(p, false, base)
+	locks, err := w.lockFiles(context.Background(), []Path{p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer locks.unlock()
+	at := locks.at(p.Rel)
+	st, err := w.fileState(p, at, false, base)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -391,7 +399,7 @@ func TestFileStateUnchangedFile(t *testing.T) {
 	if err := os.WriteFile(p.Abs, []byte("#!/bin/sh\necho HI\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	st, err = w.fileState(p, false, base)
+	st, err = w.fileState(p, at, false, base)
 	if err != nil || string(st.content) != "#!/bin/sh\necho HI\n" || st.sum == base.sum {
 		t.Fatalf("fileState of a changed file: %q %v", st.content, err)
 	}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/hashls/hashls/workspace/sqlitedb"
 )
 
 // The store as a file users copy, back up and lose. Beside each store
@@ -145,18 +147,71 @@ func storeCause(err error) string {
 	return ""
 }
 
+// osCause is what the operating system said of err, without the paths
+// that the messages around it already name ("read-only file system").
+func osCause(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	var we *Error
+	if errors.As(err, &we) && we.Err != nil {
+		return osCause(we.Err)
+	}
+	return err.Error()
+}
+
 // degradedStore is the notice of a workspace whose store could not be
 // opened because of its disk: reads still work, without recording.
 func degradedStore(path string, err error) string {
-	return fmt.Sprintf("the store at %s cannot be opened (%v): %s. Until then reads work but record nothing (the tags they show are still right; an edit will ask for a re-read), and changes are refused", path, err, storeCause(err))
+	return fmt.Sprintf("the store at %s cannot be opened (%s): %s. Until then reads work but record nothing (the tags they show are still right; an edit will ask for a re-read), and changes are refused", path, osCause(err), storeCause(err))
 }
 
 // storeDown is the error of a change refused because the store is down.
+// It says all the notice of the degraded store says (which it takes off
+// the notices: the caller hears it once).
 func (w *Workspace) storeDownErr() error {
 	if w.storeDown == nil {
 		return nil
 	}
-	return &Error{Kind: KindStore, Msg: fmt.Sprintf("nothing was changed: changes are journaled in the store, so that a crash loses nothing, and the store at %s cannot be opened (%v): %s", StorePath(w.stateDir, w.root), w.storeDown, storeCause(w.storeDown)), Err: w.storeDown}
+	path := StorePath(w.stateDir, w.root)
+	w.mu.Lock()
+	notice := degradedStore(path, w.storeDown)
+	kept := w.notices[:0]
+	for _, n := range w.notices {
+		if n != notice {
+			kept = append(kept, n)
+		}
+	}
+	w.notices = kept
+	w.mu.Unlock()
+	return &Error{Kind: KindStore, Msg: fmt.Sprintf("nothing was changed: changes are journaled in the store, so that a crash loses nothing, and the store at %s cannot be opened (%s): %s", path, osCause(w.storeDown), storeCause(w.storeDown)), Err: w.storeDown}
+}
+
+// RecordReads records the snapshots of what a read showed
+// (Store.RecordAll; nothing without a store). A store that cannot take
+// them because of its disk (full, read-only) does not stop the read: it
+// records nothing, and the next result says so, once until a record works
+// again. Other store failures are errors.
+func (w *Workspace) RecordReads(recs []Recording) error {
+	if w.store == nil || len(recs) == 0 {
+		return nil
+	}
+	err := w.store.RecordAll(recs)
+	cause := storeCause(err)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch {
+	case err == nil:
+		w.unrecorded = false
+		return nil
+	case cause == "":
+		return err
+	case !w.unrecorded:
+		w.unrecorded = true
+		w.notices = append(w.notices, fmt.Sprintf("the store at %s could not record what this call showed (%s): %s. Reads and searches go on without recording (the tags they show are right, but an edit with one will ask for a re-read)", w.store.path, osCause(err), strings.TrimSuffix(cause, "; nothing was changed")))
+	}
+	return nil
 }
 
 // Report is what Doctor found: the store's health and what it offers to
@@ -165,10 +220,12 @@ type Report struct {
 	Store         string // the database file
 	StoreBytes    int64  // the database file's size
 	WALBytes      int64  // its -wal file's size (0 when none)
+	FreeBytes     int64  // room in the database file that holds nothing (free pages)
 	Integrity     string // "ok", or what PRAGMA integrity_check said
 	Snapshots     int64  // snapshot rows
-	ContentBytes  int64  // snapshot contents kept
-	AuditRows     int64  // audit rows
+	ContentBytes  int64  // snapshot contents kept, as stored (a delta counts its own size)
+	Contents      ContentCheck
+	AuditRows     int64 // audit rows
 	LastAudit     *AuditEntry
 	TrashEntries  int64
 	TrashBytes    int64    // trash blobs plus the snapshots they pin
@@ -178,6 +235,12 @@ type Report struct {
 	Notices       []string // what Open reported (a lost or rolled-back store)
 	Fixed         []string // what Doctor repaired (fix set)
 	Offers        []string // what it would repair with fix
+
+	// HotJournals are the SQLite databases under the root (root-relative)
+	// that a process left in the middle of a write transaction (a hot
+	// rollback journal beside them): no read-only read works until the
+	// transaction is rolled back.
+	HotJournals []string
 }
 
 // maxDoctorWalk bounds the directory entries Doctor visits looking for
@@ -185,9 +248,13 @@ type Report struct {
 const maxDoctorWalk = 200000
 
 // Doctor checks the store and the root: integrity, sizes, the newest audit
-// row, unfinished commits, orphan temp files, the trash. With fix it
-// finishes unfinished commits, removes orphan temp files and checkpoints
-// the WAL, and says what it did.
+// row, unfinished commits, orphan temp files, the trash, every kept
+// version (rebuilt and checked against its sha256), and SQLite databases
+// under the root left in the middle of a write (a hot journal). With fix it
+// finishes unfinished commits, removes orphan temp files, rolls back those
+// SQLite transactions, drops stored contents no version names, compacts a
+// store whose file is a quarter empty and checkpoints the WAL, and says
+// what it did.
 func (w *Workspace) Doctor(ctx context.Context, fix bool) (*Report, error) {
 	r := &Report{Store: StorePath(w.stateDir, w.root), Notices: w.Notices()}
 	if w.store == nil {
@@ -212,9 +279,26 @@ func (w *Workspace) Doctor(ctx context.Context, fix bool) (*Report, error) {
 	q := func(query string, dst ...any) {
 		_ = s.r.QueryRowContext(ctx, query).Scan(dst...)
 	}
-	q(`SELECT count(*), coalesce(sum(length(content)), 0) FROM snapshots`, &r.Snapshots, &r.ContentBytes)
+	q(`SELECT count(*), coalesce(sum(length(content)), 0) + (SELECT coalesce(sum(length(data)), 0) FROM contents) FROM snapshots`, &r.Snapshots, &r.ContentBytes)
+	var unnamed int64
+	q(`SELECT count(*) FROM content_refs WHERE refs <= 0`, &unnamed)
+	if unnamed > 0 {
+		r.Offers = append(r.Offers, fmt.Sprintf("drop %d stored content(s) that no version names any more (left by a hashls of schema 6 or 7)", unnamed))
+	}
+	if c, err := s.VerifyContents(ctx); err == nil {
+		r.Contents = c
+		if len(c.Damaged) > 0 {
+			r.Offers = append(r.Offers, fmt.Sprintf("%d kept version(s) do not rebuild (the first: %s): with no hashls running, move %s (and its -wal and -shm files) aside; the next run starts a new store", len(c.Damaged), c.Damaged[0], s.path))
+		}
+	}
 	q(`SELECT count(*) FROM audit`, &r.AuditRows)
-	q(`SELECT count(*), coalesce(sum(size), 0) FROM trash`, &r.TrashEntries, &r.TrashBytes)
+	q(`SELECT count(*), coalesce((SELECT value FROM meta WHERE name = 'trash_bytes'), 0) FROM trash`, &r.TrashEntries, &r.TrashBytes)
+	if free, size, err := s.freeBytes(); err == nil {
+		r.FreeBytes = free
+		if free >= compactMinBytes && free >= size/compactMinShare {
+			r.Offers = append(r.Offers, fmt.Sprintf("compact the store: %s of its file holds nothing (VACUUM, with no other hashls busy on it)", byteSize(free)))
+		}
+	}
 	if log, err := s.AuditLog(1); err == nil && len(log) == 1 {
 		r.LastAudit = &log[0]
 	}
@@ -223,11 +307,11 @@ func (w *Workspace) Doctor(ctx context.Context, fix bool) (*Report, error) {
 		return nil, err
 	}
 	r.PendingIntent = len(pending)
-	known := map[string]bool{}
+	known := map[string]bool{} // root-relative
 	for _, in := range pending {
 		for _, e := range in.Entries {
-			if e.Tmp != "" {
-				known[e.Tmp] = true
+			if rel, ok := w.relOf(e.Tmp); e.Tmp != "" && ok {
+				known[rel] = true
 			}
 		}
 	}
@@ -235,25 +319,35 @@ func (w *Workspace) Doctor(ctx context.Context, fix bool) (*Report, error) {
 		r.Offers = append(r.Offers, fmt.Sprintf("finish %d interrupted commit(s) (roll forward or back, as at every start)", r.PendingIntent))
 	}
 	seen := 0
-	_ = filepath.WalkDir(w.root, func(p string, d fs.DirEntry, err error) error {
+	// The walk and the removals go through the root (rootfs.go): a
+	// directory swapped for a link meanwhile is not followed out of it.
+	_ = fs.WalkDir(w.fsroot.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || ctx.Err() != nil {
 			return nil
 		}
 		if seen++; seen > maxDoctorWalk {
 			r.OrphansCapped = true
-			return filepath.SkipAll
+			return fs.SkipAll
 		}
-		if d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules") && p != w.root {
-			return filepath.SkipDir
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules") && p != "." {
+			return fs.SkipDir
 		}
 		if !d.IsDir() && strings.HasPrefix(d.Name(), ".") && strings.Contains(d.Name(), ".hashls-") && strings.HasSuffix(d.Name(), ".tmp") && !known[p] {
-			rel, _ := filepath.Rel(w.root, p)
-			r.Orphans = append(r.Orphans, filepath.ToSlash(rel))
+			r.Orphans = append(r.Orphans, p)
+		}
+		if db, ok := strings.CutSuffix(p, "-journal"); ok && !d.IsDir() {
+			// SQLite opens by path: the database as the root names it.
+			if abs := filepath.Join(w.root, filepath.FromSlash(db)); sqlitedb.HotJournal(abs) && sqlitedb.IsSQLiteFile(abs) {
+				r.HotJournals = append(r.HotJournals, db)
+			}
 		}
 		return nil
 	})
 	if len(r.Orphans) > 0 {
 		r.Offers = append(r.Offers, fmt.Sprintf("remove %d orphan temp file(s) of interrupted writes", len(r.Orphans)))
+	}
+	if len(r.HotJournals) > 0 {
+		r.Offers = append(r.Offers, fmt.Sprintf("roll back the unfinished write transaction of %d SQLite database(s) (left by a process that stopped mid-write; until then no read of them works)", len(r.HotJournals)))
 	}
 	if !fix {
 		return r, nil
@@ -269,13 +363,36 @@ func (w *Workspace) Doctor(ctx context.Context, fix bool) (*Report, error) {
 				r.Fixed = append(r.Fixed, fmt.Sprintf("journal #%d (%s): could not finish: %v", rc.Intent, rc.Tool, rc.Err))
 				continue
 			}
-			r.Fixed = append(r.Fixed, fmt.Sprintf("journal #%d (%s on %s): %s", rc.Intent, rc.Tool, strings.Join(rc.Paths, ", "), rc.Outcome))
+			fixed := fmt.Sprintf("journal #%d (%s on %s): %s", rc.Intent, rc.Tool, strings.Join(rc.Paths, ", "), rc.Outcome)
+			if len(rc.Left) > 0 {
+				fixed += fmt.Sprintf("; changed since by another commit or program, left as it is: %s", strings.Join(rc.Left, ", "))
+			}
+			r.Fixed = append(r.Fixed, fixed)
 		}
 	}
 	for _, o := range r.Orphans {
-		if err := os.Remove(filepath.Join(w.root, filepath.FromSlash(o))); err == nil {
+		if err := w.fsroot.Remove(rootName(o)); err == nil {
 			r.Fixed = append(r.Fixed, "removed "+o)
 		}
+	}
+	for _, db := range r.HotJournals {
+		if ok, err := sqlitedb.RollBackJournal(filepath.Join(w.root, filepath.FromSlash(db))); err != nil {
+			r.Fixed = append(r.Fixed, fmt.Sprintf("%s: could not roll back its unfinished transaction: %v", db, err))
+		} else if ok {
+			r.Fixed = append(r.Fixed, "rolled back the unfinished transaction of "+db)
+		}
+	}
+	if unnamed > 0 {
+		if err := s.write(func(tx wtx) error { return collectContents(tx, nil) }); err != nil {
+			r.Fixed = append(r.Fixed, fmt.Sprintf("could not drop the unnamed contents: %v", err))
+		} else {
+			r.Fixed = append(r.Fixed, fmt.Sprintf("dropped %d stored content(s) that no version named", unnamed))
+		}
+	}
+	if done, err := s.compact(); err != nil {
+		r.Fixed = append(r.Fixed, fmt.Sprintf("could not compact the store (%v): run doctor --fix again when no other hashls is busy on it", err))
+	} else if done {
+		r.Fixed = append(r.Fixed, fmt.Sprintf("compacted the store (%s of free room given back)", byteSize(r.FreeBytes)))
 	}
 	// Not a repair: a tidy-up that folds the write-ahead log into the
 	// database (SQLite does it on its own every 1,000 pages).
@@ -290,10 +407,17 @@ func (w *Workspace) Doctor(ctx context.Context, fix bool) (*Report, error) {
 func (r *Report) Text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "store       %s\n", r.Store)
-	fmt.Fprintf(&b, "size        %s database, %s write-ahead log\n", byteSize(r.StoreBytes), byteSize(r.WALBytes))
+	fmt.Fprintf(&b, "size        %s database (%s of it free), %s write-ahead log\n", byteSize(r.StoreBytes), byteSize(r.FreeBytes), byteSize(r.WALBytes))
 	fmt.Fprintf(&b, "integrity   %s\n", r.Integrity)
 	fmt.Fprintf(&b, "snapshots   %d (%s of content kept)\n", r.Snapshots, byteSize(r.ContentBytes))
-	fmt.Fprintf(&b, "trash       %d entries, %s\n", r.TrashEntries, byteSize(r.TrashBytes))
+	c := r.Contents
+	fmt.Fprintf(&b, "contents    %d kept, %d as deltas: %s stored for %s; ", c.Contents, c.Deltas, byteSize(c.Bytes), byteSize(c.WholeBytes))
+	if len(c.Damaged) == 0 {
+		b.WriteString("each rebuilds to its sha256\n")
+	} else {
+		fmt.Fprintf(&b, "%d do not rebuild\n", len(c.Damaged))
+	}
+	fmt.Fprintf(&b, "trash       %d entries, %s stored\n", r.TrashEntries, byteSize(r.TrashBytes))
 	if r.LastAudit != nil {
 		a := r.LastAudit
 		fmt.Fprintf(&b, "audit       %d rows; newest #%d %s %s %s (%s)\n", r.AuditRows, a.ID, a.Time.Format(time.DateTime), a.Tool, a.Path, a.Transport)
@@ -308,6 +432,12 @@ func (r *Report) Text() string {
 	fmt.Fprintf(&b, "temp files  %d orphan(s)%s\n", len(r.Orphans), more)
 	for _, o := range r.Orphans {
 		fmt.Fprintf(&b, "  %s\n", o)
+	}
+	if len(r.HotJournals) > 0 {
+		fmt.Fprintf(&b, "sqlite      %d database(s) left in the middle of a write (a hot journal: no read works until it is rolled back)\n", len(r.HotJournals))
+		for _, db := range r.HotJournals {
+			fmt.Fprintf(&b, "  %s\n", db)
+		}
 	}
 	for _, n := range r.Notices {
 		fmt.Fprintf(&b, "notice: %s\n", n)

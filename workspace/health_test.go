@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -128,7 +129,7 @@ func mountTmpfs(t *testing.T, dir, opts string) {
 func TestReadOnlyStateDir(t *testing.T) {
 	root, state := t.TempDir(), filepath.Join(t.TempDir(), "state")
 	os.MkdirAll(state, 0o755)
-	mountTmpfs(t, state, "ro,size=1m")
+	mountTmpfs(t, state, "ro,size=1m,mode=0700") // a tmpfs is 1777 by default, which the store refuses
 	os.WriteFile(filepath.Join(root, "a.txt"), []byte("a\n"), 0o644)
 	w, err := Open(root, Options{StateDir: state})
 	if err != nil {
@@ -200,7 +201,7 @@ func TestDoctor(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := r.Text()
-	for _, want := range []string{"integrity   ok", "audit       2 rows; newest #2", "1 orphan(s)", "sub/.b.txt.hashls-abc123-0.tmp", "--fix` would:", "remove 1 orphan temp file(s)"} {
+	for _, want := range []string{"integrity   ok", "each rebuilds to its sha256", "audit       2 rows; newest #2", "1 orphan(s)", "sub/.b.txt.hashls-abc123-0.tmp", "--fix` would:", "remove 1 orphan temp file(s)"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("report lacks %q:\n%s", want, text)
 		}
@@ -250,5 +251,39 @@ func TestTornMarker(t *testing.T) {
 	}
 	if m, ok := readMarker(db); !ok || m.LastAudit != 2 {
 		t.Fatalf("marker not rewritten: %+v %v", m, ok)
+	}
+}
+
+// TestDoctorCompacts: room the store's file no longer uses (content
+// dropped by the budget) is offered back, and --fix compacts the file.
+func TestDoctorCompacts(t *testing.T) {
+	w, err := Open(t.TempDir(), Options{StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	s := w.Store()
+	big := bytes.Repeat([]byte("some text kept whole in the store\n"), 16<<10) // 544 KB
+	for i := range 24 {
+		if err := s.Record(fmt.Sprintf("/f%d", i), "TAG0", append(fmt.Appendf(nil, "%d\n", i), big...)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.limits.MaxTotalContentBytes = 1 << 20
+	if err := s.Record("/last", "TAG0", []byte("small\n")); err != nil {
+		t.Fatal(err)
+	}
+	r, err := w.Doctor(context.Background(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(r.Text(), "compact the store") {
+		t.Fatalf("no compaction offered:\n%s", r.Text())
+	}
+	if r, err = w.Doctor(context.Background(), true); err != nil || !strings.Contains(r.Text(), "fixed: compacted the store") {
+		t.Fatalf("--fix did not compact (%v):\n%s", err, r.Text())
+	}
+	if fi, err := os.Stat(s.Path()); err != nil || fi.Size() > 4<<20 {
+		t.Fatalf("the store is %d bytes after compacting (%v)", fi.Size(), err)
 	}
 }

@@ -24,13 +24,22 @@ func HubSocket(stateDir, root string) (string, error) {
 	return filepath.Join(dir, "hub", shortHash(real)+".sock"), nil
 }
 
-// MkdirHub creates the directory of a hub socket, owner-only.
+// MkdirHub creates the directory of a hub socket, owner-only, and checks
+// that it and the state directory are the user's own (private.go).
 func MkdirHub(sock string) error {
+	return ensureStateSub(filepath.Dir(sock))
+}
+
+// CheckHub checks, without creating anything, that the state directory and
+// the hub directory holding the socket sock are the user's own and closed
+// to others (private.go): a caller sends nothing to a socket another user
+// could have put there.
+func CheckHub(sock string) error {
 	dir := filepath.Dir(sock)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fsError("hub directory", dir, err)
+	if err := checkStateDir(filepath.Dir(dir)); err != nil {
+		return err
 	}
-	return os.Chmod(dir, 0o700)
+	return checkOwnDir(dir)
 }
 
 // TryLockFile takes an exclusive lock on the file name (created 0600) without

@@ -2,8 +2,7 @@ package workspace
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,8 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
+	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // The commit journal: one row of the store's intents table per commit in
@@ -27,6 +27,8 @@ const (
 // intent is one journaled commit.
 type intent struct {
 	ID      int64         `json:"-"`
+	Owner   string        `json:"-"` // the process that made it (process.go); "" from an older hashls
+	PID     int           `json:"-"`
 	Tool    string        `json:"tool"`
 	Call    string        `json:"call,omitempty"` // CommitOptions.Call
 	Who     Attribution   `json:"who,omitzero"`   // CommitOptions.Who
@@ -43,6 +45,10 @@ type intentEntry struct {
 	Tmp   string `json:"tmp,omitempty"`   // the temp file renamed into place (writes)
 	Trash int64  `json:"trash,omitempty"` // trash entry holding the old disk text
 	Mode  uint32 `json:"mode"`
+	// Later: a later commit changed this file while the intent waited for
+	// recovery (its owner gone): recovery leaves the file as it is, even
+	// when it holds the intent's base or new content again.
+	Later bool `json:"later,omitempty"`
 }
 
 // beginIntent adds the trash entries and the intent row in one
@@ -72,15 +78,19 @@ func (s *Store) beginIntent(in *intent, trash []trashReq, durable bool) error {
 			}
 		}
 		if first != 0 {
-			if err := pruneTrash(tx, first, s.limits.MaxTrashBytes); err != nil {
+			if err := pruneTrash(tx, first, s.limits); err != nil {
 				return err
 			}
+		}
+		if err := supersede(tx, in); err != nil {
+			return err
 		}
 		body, err := json.Marshal(in)
 		if err != nil {
 			return err
 		}
-		res, err := tx.Exec(`INSERT INTO intents(tool, pid, time, body) VALUES (?, ?, ?, ?)`, in.Tool, os.Getpid(), time.Now().UnixNano(), string(body))
+		in.Owner, in.PID = selfOwner(), os.Getpid()
+		res, err := tx.Exec(`INSERT INTO intents(tool, pid, time, body, owner) VALUES (?, ?, ?, ?, ?)`, in.Tool, in.PID, time.Now().UnixNano(), string(body), in.Owner)
 		if err != nil {
 			return err
 		}
@@ -91,6 +101,86 @@ func (s *Store) beginIntent(in *intent, trash []trashReq, durable bool) error {
 		return storeErr(s.path, err)
 	}
 	return nil
+}
+
+// supersede marks Later every entry of another intent that changes a file
+// in changes too. The caller holds the locks of in's files, and a commit
+// holds its files' locks from before its intent is written until it is
+// finished or undone, so such an intent is one whose owner is gone (or
+// gave up undoing it): recovery must then leave the file to this commit,
+// also when it later holds that intent's base again.
+func supersede(tx wtx, in *intent) error {
+	mine := map[string]bool{}
+	for _, e := range in.Entries {
+		if e.Op != opRow {
+			mine[e.Path] = true
+		}
+	}
+	if len(mine) == 0 {
+		return nil
+	}
+	rows, err := tx.Query(`SELECT id, body FROM intents`)
+	if err != nil {
+		return err
+	}
+	type update struct {
+		id   int64
+		body []byte
+	}
+	var ups []update
+	for rows.Next() {
+		var id int64
+		var body string
+		if err := rows.Scan(&id, &body); err != nil {
+			rows.Close()
+			return err
+		}
+		var other intent
+		if json.Unmarshal([]byte(body), &other) != nil {
+			continue // unreadable: recovery reports it
+		}
+		changed := false
+		for i := range other.Entries {
+			if e := &other.Entries[i]; e.Op != opRow && mine[e.Path] && !e.Later {
+				e.Later, changed = true, true
+			}
+		}
+		if changed {
+			b, err := json.Marshal(&other)
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			ups = append(ups, update{id, b})
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, u := range ups {
+		if _, err := tx.Exec(`UPDATE intents SET body = ? WHERE id = ?`, string(u.body), u.id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// inflight holds the intents this process is committing (by store and
+// id): its own Recover leaves them alone, as it leaves another live
+// process's.
+var inflight sync.Map // inflightKey → struct{}
+
+type inflightKey struct {
+	store string
+	id    int64
+}
+
+// holdIntent marks intent id of s in flight until the returned func runs.
+func (s *Store) holdIntent(id int64) func() {
+	k := inflightKey{s.path, id}
+	inflight.Store(k, struct{}{})
+	return func() { inflight.Delete(k) }
 }
 
 // finishIntent records the new snapshots and the audit rows, ends the
@@ -140,7 +230,7 @@ func (s *Store) pendingIntents() ([]intent, error) {
 	if err := s.check(); err != nil {
 		return nil, err
 	}
-	rows, err := s.w.Query(`SELECT id, body FROM intents ORDER BY id`)
+	rows, err := s.w.Query(`SELECT id, owner, pid, body FROM intents ORDER BY id`)
 	if err != nil {
 		return nil, storeErr(s.path, err)
 	}
@@ -149,7 +239,7 @@ func (s *Store) pendingIntents() ([]intent, error) {
 	for rows.Next() {
 		var in intent
 		var body string
-		if err := rows.Scan(&in.ID, &body); err != nil {
+		if err := rows.Scan(&in.ID, &in.Owner, &in.PID, &body); err != nil {
 			return nil, storeErr(s.path, err)
 		}
 		if err := json.Unmarshal([]byte(body), &in); err != nil {
@@ -163,13 +253,20 @@ func (s *Store) pendingIntents() ([]intent, error) {
 	return out, nil
 }
 
-// intentExists reports whether intent id is still in the journal.
-func (s *Store) intentExists(id int64) (bool, error) {
-	var n int
-	if err := s.w.QueryRow(`SELECT count(*) FROM intents WHERE id = ?`, id).Scan(&n); err != nil {
-		return false, storeErr(s.path, err)
+// intentByID reads intent id, ok false when it is no longer in the journal.
+func (s *Store) intentByID(id int64) (in intent, ok bool, err error) {
+	var body string
+	err = s.w.QueryRow(`SELECT id, owner, pid, body FROM intents WHERE id = ?`, id).Scan(&in.ID, &in.Owner, &in.PID, &body)
+	if errors.Is(err, sql.ErrNoRows) {
+		return in, false, nil
 	}
-	return n > 0, nil
+	if err != nil {
+		return in, false, storeErr(s.path, err)
+	}
+	if err := json.Unmarshal([]byte(body), &in); err != nil {
+		return in, false, storeErr(s.path, fmt.Errorf("journal intent %d is unreadable: %w", id, err))
+	}
+	return in, true, nil
 }
 
 // writeSync is write with synchronous=FULL for this transaction when full
@@ -210,163 +307,150 @@ func (s *Store) writeFull(f func(tx wtx) error) error {
 	return tx.Commit()
 }
 
-// writeTemp creates name (which must not exist), writes data, fsyncs it and
-// gives it mode (and old's owner when the process may). It removes the file
-// on failure.
-func writeTemp(name string, data []byte, mode fs.FileMode, old fs.FileInfo) (err error) {
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
+// diskOp is one entry of an intent with its file's directory open: what
+// the commit path and recovery do to the file, they do there (rootfs.go).
+type diskOp struct {
+	intentEntry
+	at  fileAt
+	dir string // the directory's root-relative name: each is synced once
+}
+
+// tmpName is the name of e's temp file in its directory.
+func (op diskOp) tmpName() string {
+	if op.Tmp != "" {
+		return filepath.Base(op.Tmp)
 	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(name)
+	return tempName(op.at.name, "undo", 0)
+}
+
+// maxNameBytes is the longest file name every file system hashls runs on
+// takes: 255 bytes (ext4, APFS, btrfs, XFS), 255 UTF-16 units (NTFS), which
+// no name of 255 UTF-8 bytes exceeds.
+const maxNameBytes = 255
+
+// tempName is the temp file of the file name: ".NAME.hashls-NONCE-I.tmp",
+// in the file's directory. NAME is cut (at a character boundary) as much as
+// it takes for the whole to fit a file name: a file whose name is close to
+// the limit can be written like any other.
+func tempName(name, nonce string, i int) string {
+	suffix := fmt.Sprintf(".hashls-%s-%d.tmp", nonce, i)
+	if room := maxNameBytes - 1 - len(suffix); len(name) > room {
+		cut := room
+		for cut > 0 && cut < len(name) && !utf8.RuneStart(name[cut]) {
+			cut--
 		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return err
+		name = name[:cut]
 	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	keepOwner(f, old)
-	if err = f.Chmod(mode); err != nil { // after the owner, which may clear setuid bits
-		return err
-	}
-	return f.Close()
+	return "." + name + suffix
 }
 
-// fileSHA returns the sha256 hex of the regular file at path, "" when it
-// does not exist.
-func fileSHA(path string) (string, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-		return "", nil
-	}
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), nil
-}
-
-// syncDirs fsyncs the parent directory of every entry once, making the
-// renames and removes durable.
-func syncDirs(ents []intentEntry) {
-	done := map[string]bool{}
+// opsIn returns ents, which must be under the root, each in its directory
+// as locks hold it.
+func (w *Workspace) opsIn(locks *lockSet, ents []intentEntry) ([]diskOp, error) {
+	var ops []diskOp
 	for _, e := range ents {
-		d := filepath.Dir(e.Path)
-		if done[d] {
+		rel, ok := w.relOf(e.Path)
+		if !ok {
+			return nil, fmt.Errorf("%s is not under the workspace root %s", e.Path, w.root)
+		}
+		d, _ := splitRel(rel)
+		ops = append(ops, diskOp{intentEntry: e, at: locks.at(rel), dir: d})
+	}
+	return ops, nil
+}
+
+// syncDirs fsyncs the directory of every op once, making the renames and
+// removes durable.
+func syncDirs(ops []diskOp) {
+	done := map[string]bool{}
+	for _, op := range ops {
+		if op.at.dir == nil || done[op.dir] {
 			continue
 		}
-		done[d] = true
-		if f, err := os.Open(d); err == nil {
-			_ = f.Sync() // the operation is done; a failed directory fsync is not a failed write
-			f.Close()
-		}
+		done[op.dir] = true
+		syncDir(op.at.dir)
 	}
 }
 
-// rollForward completes ents: every temp file renamed into place, every
-// file to delete removed. A write whose temp file is gone must already hold
-// its new content; a delete removes the file only when it still holds the
-// old content (verify: checked by hashing; Commit has checked it under the
-// lock already).
-func rollForward(ents []intentEntry, verify bool) error {
-	for _, e := range ents {
-		switch e.Op {
-		case opWrite:
-			if _, err := os.Lstat(e.Tmp); err == nil {
-				// After a crash the temp file may be incomplete even
-				// though the file already holds the new content (a
-				// write of unchanged content): only a complete one
-				// is renamed into place.
-				if verify {
-					if sum, err := fileSHA(e.Tmp); err != nil || sum != e.New {
-						if sum, err := fileSHA(e.Path); err != nil || sum != e.New {
-							return fmt.Errorf("%s: its temp file %s is incomplete and it does not hold the new content", e.Rel, filepath.Base(e.Tmp))
-						}
-						_ = os.Remove(e.Tmp)
-						continue
-					}
-				}
-				if err := replaceFile(e.Tmp, e.Path); err != nil {
-					return fmt.Errorf("rename into %s: %w", e.Rel, err)
-				}
-				continue
+// rollForward completes ops, which Commit (or recovery) has checked under
+// its locks: every temp file renamed into place, every file to delete
+// removed.
+func rollForward(ops []diskOp) error {
+	for _, op := range ops {
+		if op.at.dir == nil {
+			if op.Op == opDelete {
+				continue // its directory is gone, and the file with it
 			}
-			if sum, err := fileSHA(e.Path); err != nil || sum != e.New {
-				return fmt.Errorf("%s: its temp file %s is gone and it does not hold the new content", e.Rel, filepath.Base(e.Tmp))
+			return fmt.Errorf("rename into %s: its directory is gone", op.Rel)
+		}
+		switch op.Op {
+		case opWrite:
+			if err := replaceFile(op.at.dir, op.tmpName(), op.at.name); err != nil {
+				return fmt.Errorf("rename into %s: %w", op.Rel, err)
 			}
 		case opDelete:
-			if verify {
-				sum, err := fileSHA(e.Path)
-				if err != nil {
-					return fmt.Errorf("read %s: %w", e.Rel, err)
-				}
-				if sum != e.Old {
-					continue // gone already, or changed by someone else: left alone
-				}
-			}
-			if err := removeFile(e.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("remove %s: %w", e.Rel, err)
+			if err := removeFile(op.at.dir, op.at.name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("remove %s: %w", op.Rel, err)
 			}
 		}
 	}
-	syncDirs(ents)
+	syncDirs(ops)
 	return nil
 }
 
-// rollBack puts every file of ents back to its old disk content (old(i)
-// returns it; nil when it cannot be had) and removes every temp file. A
-// file that holds neither the old nor the new content was changed by
-// someone else since and is left alone. Restores are atomic: the old
-// content is written to the entry's temp name (a name the journal knows)
-// and renamed into place.
-func rollBack(ents []intentEntry, old func(i int) []byte) error {
+// rollBack puts every file of ops that holds its new content (for a
+// delete: is gone) back to its old disk content (old(i) returns it; nil
+// when it cannot be had) and removes every temp file. A file that holds
+// neither was changed by someone else since, and an entry a later commit
+// superseded (Later) is that commit's: both are left alone. Restores are
+// atomic: the old content is written to the entry's temp name (a name the
+// journal knows) and renamed into place.
+func rollBack(ops []diskOp, old func(i int) []byte) error {
 	var errs []string
-	for i := len(ents) - 1; i >= 0; i-- {
-		e := ents[i]
-		tmp := e.Tmp
-		if tmp == "" {
-			tmp = filepath.Join(filepath.Dir(e.Path), "."+filepath.Base(e.Path)+".hashls-undo.tmp")
+	for i := len(ops) - 1; i >= 0; i-- {
+		op := ops[i]
+		dir, tmp := op.at.dir, op.tmpName()
+		if dir == nil { // the directory is gone: nothing in it to put back
+			continue
 		}
-		_ = os.Remove(tmp)
-		sum, err := fileSHA(e.Path)
+		_ = dir.Remove(tmp)
+		if op.Later {
+			continue
+		}
+		sum, err := fileSHA(dir, op.at.name)
 		if err != nil {
-			errs = append(errs, fmt.Sprintf("read %s: %v", e.Rel, err))
+			errs = append(errs, fmt.Sprintf("read %s: %v", op.Rel, err))
 			continue
 		}
 		switch {
-		case sum == e.Old:
+		case sum == op.Old:
 			continue // not applied
-		case e.Op == opWrite && sum != e.New:
+		case op.Op == opWrite && sum != op.New:
 			continue // changed by someone else since: left alone
-		case e.Op == opDelete && sum != "":
+		case op.Op == opDelete && sum != "":
 			continue // re-created by someone else: left alone
 		}
-		if e.Old == "" { // created: remove it again
-			if err := removeFile(e.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				errs = append(errs, fmt.Sprintf("remove %s: %v", e.Rel, err))
+		if op.Old == "" { // created: remove it again
+			if err := removeFile(dir, op.at.name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, fmt.Sprintf("remove %s: %v", op.Rel, err))
 			}
 			continue
 		}
 		content := old(i)
 		if content == nil {
-			errs = append(errs, fmt.Sprintf("%s: its old content is not in the trash (entry %d)", e.Rel, e.Trash))
+			errs = append(errs, fmt.Sprintf("%s: its old content is not in the trash (entry %d)", op.Rel, op.Trash))
 			continue
 		}
-		if err := writeTemp(tmp, content, fs.FileMode(e.Mode), nil); err != nil {
-			errs = append(errs, fmt.Sprintf("restore %s: %v", e.Rel, err))
+		if err := writeTemp(dir, tmp, content, fs.FileMode(op.Mode), nil); err != nil {
+			errs = append(errs, fmt.Sprintf("restore %s: %v", op.Rel, err))
 			continue
 		}
-		if err := replaceFile(tmp, e.Path); err != nil {
-			os.Remove(tmp)
-			errs = append(errs, fmt.Sprintf("restore %s: %v", e.Rel, err))
+		if err := replaceFile(dir, tmp, op.at.name); err != nil {
+			dir.Remove(tmp)
+			errs = append(errs, fmt.Sprintf("restore %s: %v", op.Rel, err))
 		}
 	}
-	syncDirs(ents)
+	syncDirs(ops)
 	if len(errs) > 0 {
 		return errors.New(strings.Join(errs, "; "))
 	}
@@ -379,19 +463,27 @@ type Recovery struct {
 	Tool    string
 	Outcome string   // "rolled forward" or "rolled back"
 	Paths   []string // root-relative
-	Err     error    // set when the journal could not be finished (it stays for the next open)
+	// Left are the files (root-relative) that held neither the change's
+	// base nor its new content, or that a later commit changed: changed by
+	// someone else since, they are left as they are (and the change is
+	// rolled back).
+	Left []string
+	Err  error // set when the journal could not be finished (it stays for the next open)
 }
 
 // recoverLockWait bounds how long Recover waits for an intent's locks; a
 // commit whose locks are held is in flight in a live process.
 const recoverLockWait = 100 * time.Millisecond
 
-// Recover finishes the commits that a crash interrupted: for each intent
-// in the journal whose files no live process holds, it rolls forward when
-// every write's new content is in place or complete in its temp file, and
-// rolls back from the trash otherwise; then it removes the temp files,
-// audits what it did (transport "recovery") and deletes the intent. Open
-// runs it; it is safe to run at any time.
+// Recover finishes the commits whose process is gone (see process.go; a
+// live process's intent, this one's included, is a commit in flight and is
+// left to it): it rolls an intent forward when every file still holds its
+// base or already its new content, and every new content not in place is
+// complete in its temp file; otherwise it rolls it back from the trash,
+// leaving alone (and reporting) every file changed since by someone else.
+// Then it removes the temp files, audits what it did (transport
+// "recovery") and deletes the intent. Open runs it; it is safe to run at
+// any time.
 func (w *Workspace) Recover(ctx context.Context) ([]Recovery, error) {
 	st := w.store
 	if st == nil {
@@ -411,25 +503,74 @@ func (w *Workspace) Recover(ctx context.Context) ([]Recovery, error) {
 	return out, nil
 }
 
+// ownerGone reports whether in's owner is gone: another process that no
+// longer runs, or this one when the intent is not one it is committing (an
+// undo that failed, or an intent left by an earlier process with this pid).
+func (s *Store) ownerGone(in intent) bool {
+	if in.Owner == selfOwner() || in.Owner == "" && in.PID == os.Getpid() {
+		_, busy := inflight.Load(inflightKey{s.path, in.ID})
+		return !busy
+	}
+	return !ownerAlive(in.Owner, in.PID)
+}
+
+// entryState is what recovery finds of one entry of an intent.
+type entryState struct {
+	holdsOld, holdsNew bool
+	ready              bool // its new content can be put in place: it is, or its temp file holds it complete
+	cur                string
+}
+
+// inspect hashes what op's file holds now (and its temp file when needed).
+func inspect(op diskOp) (entryState, error) {
+	cur, err := fileSHA(op.at.dir, op.at.name)
+	if err != nil {
+		return entryState{}, fmt.Errorf("read %s: %w", op.Rel, err)
+	}
+	s := entryState{cur: cur}
+	if op.Later {
+		return s, nil
+	}
+	s.holdsOld = cur == op.Old
+	switch op.Op {
+	case opWrite:
+		s.holdsNew = cur == op.New
+		s.ready = s.holdsNew
+		if !s.ready && s.holdsOld && op.Tmp != "" {
+			sum, _ := fileSHA(op.at.dir, op.tmpName())
+			s.ready = sum == op.New
+		}
+	case opDelete:
+		s.holdsNew = cur == ""
+		s.ready = true
+	}
+	return s, nil
+}
+
 // recoverOne recovers one intent; ok is false when it is still in flight.
 func (w *Workspace) recoverOne(ctx context.Context, in intent) (Recovery, bool) {
 	st := w.store
 	r := Recovery{Intent: in.ID, Tool: in.Tool}
+	if !st.ownerGone(in) {
+		return r, false
+	}
 	paths := make([]Path, len(in.Entries))
 	for i, e := range in.Entries {
 		paths[i] = Path{Abs: e.Path, Rel: e.Rel}
 		r.Paths = append(r.Paths, e.Rel)
 	}
 	lctx, cancel := context.WithTimeout(ctx, recoverLockWait)
-	unlock, err := w.Lock(lctx, paths...)
+	locks, err := w.lockFiles(lctx, paths)
 	cancel()
 	if err != nil {
 		return r, false // a live process holds the files: its commit is in flight
 	}
-	defer unlock()
-	if ok, err := st.intentExists(in.ID); err != nil || !ok {
+	defer locks.unlock()
+	cur, ok, err := st.intentByID(in.ID)
+	if err != nil || !ok {
 		return r, false // finished while we waited
 	}
+	in.Entries = cur.Entries // a later commit may have marked entries since the list was read
 	if len(in.Entries) == 1 && in.Entries[0].Op == opRow {
 		e := in.Entries[0]
 		r.Outcome = "closed"
@@ -437,29 +578,49 @@ func (w *Workspace) recoverOne(ctx context.Context, in intent) (Recovery, bool) 
 			Note: fmt.Sprintf("interrupted row write (journal #%d): the database's own transaction decided whether it applied; read the row to see which", in.ID)}})
 		return r, true
 	}
+	ops, err := w.opsIn(locks, in.Entries)
+	if err != nil {
+		r.Outcome, r.Err = "left for the next open", err
+		return r, true
+	}
+	states := make([]entryState, len(ops))
 	forward := true
-	for _, e := range in.Entries {
-		if e.Op != opWrite {
-			continue
+	for i, op := range ops {
+		s, err := inspect(op)
+		if err != nil {
+			r.Outcome, r.Err = "left for the next open", err
+			return r, true
 		}
-		if sum, _ := fileSHA(e.Path); sum == e.New {
-			continue
+		states[i] = s
+		if !s.holdsOld && !s.holdsNew {
+			r.Left = append(r.Left, op.Rel)
 		}
-		if sum, _ := fileSHA(e.Tmp); sum != e.New {
+		if !(s.holdsNew || s.holdsOld && s.ready) {
 			forward = false
 		}
 	}
 	if forward {
 		r.Outcome = "rolled forward"
-		r.Err = rollForward(in.Entries, true)
+		var todo []diskOp
+		for i, op := range ops {
+			if states[i].holdsNew {
+				if op.Tmp != "" && op.at.dir != nil {
+					_ = removeFile(op.at.dir, op.tmpName())
+				}
+				continue
+			}
+			todo = append(todo, op)
+		}
+		r.Err = rollForward(todo)
 	}
 	if !forward || r.Err != nil {
+		forward = false
 		r.Outcome = "rolled back"
-		r.Err = rollBack(in.Entries, func(i int) []byte {
-			if in.Entries[i].Trash == 0 {
+		r.Err = rollBack(ops, func(i int) []byte {
+			if ops[i].Trash == 0 {
 				return nil
 			}
-			_, c, err := st.TrashGet(in.Entries[i].Trash)
+			_, c, err := st.TrashGet(ops[i].Trash)
 			if err != nil {
 				return nil
 			}
@@ -470,13 +631,19 @@ func (w *Workspace) recoverOne(ctx context.Context, in intent) (Recovery, bool) 
 		return r, true
 	}
 	var audits []AuditEntry
-	for _, e := range in.Entries {
+	for i, e := range in.Entries {
 		a := AuditEntry{Tool: in.Tool, Path: e.Rel, SHA256Before: e.Old, SHA256After: e.Old, Transport: "recovery",
 			Note: fmt.Sprintf("interrupted change (journal #%d) %s", in.ID, r.Outcome)}
-		if forward {
+		switch s := states[i]; {
+		case forward:
 			a.SHA256After = e.New
-			a.Call = in.Call // the call's change is applied: its retry must find it
+			// The call's change is applied: its retry must find it, and
+			// its turn's review and revert too (who made it).
+			a.Call = in.Call
 			a.Agent, a.Session, a.Turn = in.Who.Agent, in.Who.Session, in.Who.Turn
+		case !s.holdsOld && !s.holdsNew:
+			a.SHA256Before, a.SHA256After = s.cur, s.cur
+			a.Note = fmt.Sprintf("interrupted change (journal #%d) rolled back; %s was changed since by another commit or program, and is left as it is", in.ID, e.Rel)
 		}
 		audits = append(audits, a)
 	}
@@ -522,6 +689,8 @@ func (w *Workspace) CommitRow(ctx context.Context, tool string, rc RowChange, op
 	in := &intent{Tool: tool, Call: opts.Call, Who: opts.Who, Entries: []intentEntry{{Path: rc.DB.Abs, Rel: rc.Key, Op: opRow}}}
 	var old []byte
 	kept := false
+	held := func() {}
+	defer func() { held() }()
 	keepOld := func(o []byte) error {
 		if kept {
 			return &Error{Kind: KindInternal, Msg: "keepOld called twice (a hashls bug)"}
@@ -537,6 +706,7 @@ func (w *Workspace) CommitRow(ctx context.Context, tool string, rc RowChange, op
 		if err := st.beginIntent(in, trash, false); err != nil {
 			return err
 		}
+		held = st.holdIntent(in.ID)
 		for _, t := range trash {
 			res.TrashIDs = append(res.TrashIDs, t.id)
 		}

@@ -23,6 +23,14 @@ func TestMain(m *testing.M) {
 		exitChild(childStore())
 	case "lock":
 		exitChild(childLock())
+	case "killrename":
+		exitChild(childKillAtRename())
+	case "writer":
+		exitChild(childWriter())
+	case "editonce":
+		exitChild(childEditOnce())
+	case "sleep":
+		time.Sleep(time.Hour)
 	default:
 		exitChild(fmt.Errorf("unknown child role %q", os.Getenv("HASHLS_WS_CHILD")))
 	}
@@ -269,6 +277,7 @@ func TestStaleAcrossWriters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer w2.Close()
 	p1, p2 := mustResolve(t, w1, "a.txt"), mustResolve(t, w2, "a.txt")
 	f1, _ := w1.ReadFile(p1)
 	f2, _ := w2.ReadFile(p2)

@@ -74,6 +74,14 @@ func (w *Workspace) Overlay(p Path) (text []byte, version int32, ok bool) {
 	return append([]byte{}, o.text...), o.version, true
 }
 
+// hasOverlay reports whether p has an open buffer.
+func (w *Workspace) hasOverlay(p Path) bool {
+	w.mu.RLock()
+	_, ok := w.overlays[p.Abs]
+	w.mu.RUnlock()
+	return ok
+}
+
 // Overlays lists the paths that have an overlay, sorted by Rel.
 func (w *Workspace) Overlays() []Path {
 	w.mu.RLock()

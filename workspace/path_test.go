@@ -55,6 +55,7 @@ func newWS(t testing.TB) (*Workspace, string, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { w.Close() }) // its root is open (on Windows it cannot be removed until closed)
 	return w, w.Root(), outside
 }
 

@@ -33,6 +33,7 @@ func newWinWS(t *testing.T) *Workspace {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { w.Close() }) // its root is open (on Windows it cannot be removed until closed)
 	return w
 }
 
@@ -138,8 +139,13 @@ func TestReplaceFileWindows(t *testing.T) {
 	if err := os.Chmod(dst, 0o444); err != nil {
 		t.Fatal(err)
 	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
 	write(dst+".tmp", "new")
-	if err := replaceFile(dst+".tmp", dst); err != nil {
+	if err := replaceFile(root, "a.txt.tmp", "a.txt"); err != nil {
 		t.Fatalf("replace a read-only file: %v", err)
 	}
 	if b, _ := os.ReadFile(dst); string(b) != "new" {
@@ -152,12 +158,12 @@ func TestReplaceFileWindows(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(dst+".tmp", "newer")
-	err = replaceFile(dst+".tmp", dst)
+	err = replaceFile(root, "a.txt.tmp", "a.txt")
 	windows.CloseHandle(h)
 	if err == nil || !strings.Contains(err.Error(), "another program") {
 		t.Fatalf("replace a file held open = %v, want the error to name another program", err)
 	}
-	if err := replaceFile(dst+".tmp", dst); err != nil {
+	if err := replaceFile(root, "a.txt.tmp", "a.txt"); err != nil {
 		t.Fatalf("replace after the handle closed: %v", err)
 	}
 }

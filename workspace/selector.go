@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hashls/hashls/internal/lazy"
+	"github.com/hashls/hashls/internal/names"
 
 	"github.com/hashls/hashls/internal/lines"
 )
@@ -18,6 +19,10 @@ type LineRange = lines.Range
 type Selector struct {
 	Raw    bool
 	Ranges []LineRange // sorted and merged; empty means the whole file
+	// Byte, from `:N@B`, is where in line N (Ranges is that line on) the
+	// read starts: a page of a line too long for one page names the
+	// next piece so.
+	Byte int
 	// Conflicts: ":conflicts", list the file's merge-conflict regions.
 	Conflicts bool
 }
@@ -28,11 +33,12 @@ func (s Selector) IsZero() bool { return !s.Raw && len(s.Ranges) == 0 && !s.Conf
 var (
 	rangeListRE = lazy.Regexp(`^L?\d+(?:-(?:L?\d+)?|\+\d+)?(?:,L?\d+(?:-(?:L?\d+)?|\+\d+)?)*$`)
 	chunkRE     = lazy.Regexp(`^L?(\d+)(?:(-)(?:L?(\d+))?|\+(\d+))?$`)
+	lineByteRE  = lazy.Regexp(`^L?(\d+)@(\d+)$`)
 )
 
 // SplitSelector splits a trailing selector off p: `:raw`, `:N`, `:N-`,
-// `:A-B`, `:A+C`, comma-separated ranges (L prefixes allowed), and
-// `:range:raw` / `:raw:range`. An unrecognised trailing `:…` stays part of
+// `:A-B`, `:A+C`, comma-separated ranges (L prefixes allowed), `:N@B`
+// (from byte B of line N on), and `:range:raw` / `:raw:range`. An unrecognised trailing `:…` stays part of
 // the path. Invalid numbers (`:0`, `:5-3`, `:5+0`) are errors.
 //
 // Drive letters: only the last one or two `:…` parts can be a selector, and
@@ -44,7 +50,23 @@ var (
 // `a.txt:stream` keeps its colon (Windows then refuses it as an alternate
 // data stream), except that a stream named like a selector, `a.txt:10` or
 // `a.txt:raw`, is a selector.
+//
+// Path elements may be $'…' quoted (package names: how tool output shows
+// a name with a line break, a quote, a leading space, bytes that are not
+// UTF-8, …): they are read as the names they spell, and a selector is
+// looked for only after the last one.
 func SplitSelector(p string) (path string, sel Selector, err error) {
+	if name, rest, ok, qerr := names.Cut(p); ok {
+		if qerr != nil {
+			return p, Selector{}, fmt.Errorf("path %s: %w; copy the name as tool output shows it", shortPrefix(p), qerr)
+		}
+		// What follows the last quoted element is split as ever.
+		tail, sel, err := SplitSelector("x" + rest)
+		if err != nil {
+			return p, Selector{}, err
+		}
+		return name + tail[1:], sel, nil
+	}
 	path = p
 	if strings.HasSuffix(p, ":conflicts") && len(p) > len(":conflicts") {
 		return strings.TrimSuffix(p, ":conflicts"), Selector{Conflicts: true}, nil
@@ -64,6 +86,17 @@ func SplitSelector(p string) (path string, sel Selector, err error) {
 				return p, Selector{}, err
 			}
 			sel.Ranges = rs
+		case lineByteRE().MatchString(suffix) && sel.Ranges == nil:
+			m := lineByteRE().FindStringSubmatch(suffix)
+			rs, err := parseRanges(m[1])
+			if err != nil {
+				return p, Selector{}, err
+			}
+			b, err := strconv.Atoi(m[2])
+			if err != nil || b > 1<<40 {
+				return p, Selector{}, fmt.Errorf("byte offset %q in %q is out of range", m[2], suffix)
+			}
+			sel.Ranges, sel.Byte = rs, b
 		default:
 			return path, sel, nil
 		}

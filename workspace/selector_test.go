@@ -24,6 +24,11 @@ func TestSplitSelector(t *testing.T) {
 		{in: "a.go:20-30,5-10", path: "a.go", sel: Selector{Ranges: []LineRange{{Start: 5, End: 10}, {Start: 20, End: 30}}}},
 		{in: "a.go:5-10,8-12,13-14", path: "a.go", sel: Selector{Ranges: []LineRange{{Start: 5, End: 14}}}},
 		{in: "a.go:5-10:raw", path: "a.go", sel: Selector{Raw: true, Ranges: []LineRange{{Start: 5, End: 10}}}},
+		{in: "a.go:100001@51136", path: "a.go", sel: Selector{Ranges: []LineRange{{Start: 100001}}, Byte: 51136}},
+		{in: `$'a\n12:x.go'`, path: "a\n12:x.go"},
+		{in: `$'a.go:5':5-6`, path: "a.go:5", sel: Selector{Ranges: []LineRange{{Start: 5, End: 6}}}},
+		{in: `$'\xff\'':raw:3`, path: "\xff'", sel: Selector{Raw: true, Ranges: []LineRange{{Start: 3}}}},
+		{in: "a.go:7@0:raw", path: "a.go", sel: Selector{Raw: true, Ranges: []LineRange{{Start: 7}}}},
 		{in: "a.go:raw:5-10", path: "a.go", sel: Selector{Raw: true, Ranges: []LineRange{{Start: 5, End: 10}}}},
 		{in: "archive.zip:inner/file.txt", path: "archive.zip:inner/file.txt"},
 		{in: "db.sqlite:table:key", path: "db.sqlite:table:key"},
@@ -42,6 +47,9 @@ func TestSplitSelector(t *testing.T) {
 		{in: "a.go:9-5", wantErr: "ends before it starts"},
 		{in: "a.go:5+0", wantErr: "at least 1"},
 		{in: "a.go:99999999999999999999", wantErr: "out of range"},
+		{in: `$'a.go`, wantErr: "closing ' is missing"},
+		{in: `$'a.go'x:3`, path: "a.gox", sel: Selector{Ranges: []LineRange{{Start: 3}}}},
+		{in: `nl/$'a\nb'/c.go:2`, path: "nl/a\nb/c.go", sel: Selector{Ranges: []LineRange{{Start: 2}}}},
 	}
 	for _, tt := range tests {
 		path, sel, err := SplitSelector(tt.in)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"sort"
 	"syscall"
 	"time"
@@ -19,6 +20,29 @@ const (
 	InfoSymlink = "symlink" // a link whose target is missing (Resolve follows the others)
 	InfoOther   = "other"   // a device, socket or named pipe
 )
+
+// TypeName names the type of a file mode for a person: "named pipe",
+// "socket", "character device", "block device", "symbolic link",
+// "directory", "regular file", or "irregular file".
+func TypeName(m fs.FileMode) string {
+	switch t := m.Type(); {
+	case t&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case t&fs.ModeSocket != 0:
+		return "socket"
+	case t&fs.ModeCharDevice != 0:
+		return "character device"
+	case t&fs.ModeDevice != 0:
+		return "block device"
+	case t&fs.ModeSymlink != 0:
+		return "symbolic link"
+	case t&fs.ModeDir != 0:
+		return "directory"
+	case t == 0:
+		return "regular file"
+	}
+	return "irregular file"
+}
 
 // Info is what Stat reports of a path. A file the editor has open exists,
 // whether or not it is on disk yet.
@@ -42,7 +66,8 @@ func (w *Workspace) Stat(p Path) (Info, error) {
 	w.mu.RLock()
 	o, open := w.overlays[p.Abs]
 	w.mu.RUnlock()
-	st, err := os.Stat(p.Abs)
+	name := rootName(p.Rel)
+	st, err := w.fsroot.Stat(name)
 	switch {
 	case err == nil:
 		in.Exists, in.Dir, in.Regular, in.Size, in.ModTime, in.Mode = true, st.IsDir(), st.Mode().IsRegular(), st.Size(), st.ModTime(), st.Mode()
@@ -54,12 +79,14 @@ func (w *Workspace) Stat(p Path) (Info, error) {
 		default:
 			in.Kind = InfoOther
 		}
-	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
-		if lst, lerr := os.Lstat(p.Abs); lerr == nil && lst.Mode()&fs.ModeSymlink != 0 {
-			in.Exists, in.Kind, in.Mode = true, InfoSymlink, lst.Mode()
-		}
 	default:
-		return Info{}, fsError("stat", p.Rel, err)
+		// A link whose target is missing, or leads out of the root (it
+		// is not followed there), is a link; a missing path is nothing.
+		if lst, lerr := w.fsroot.Lstat(name); lerr == nil && lst.Mode()&fs.ModeSymlink != 0 {
+			in.Exists, in.Kind, in.Mode = true, InfoSymlink, lst.Mode()
+		} else if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+			return Info{}, fsError("stat", p.Rel, err)
+		}
 	}
 	if open && !in.Dir {
 		in.Exists, in.Regular, in.Overlay, in.Kind, in.Size = true, true, true, InfoFile, int64(len(o.text))
@@ -92,7 +119,7 @@ type DirEntry struct {
 // inside it that are not on disk yet. A missing directory is KindNotFound,
 // a file KindIsDir's opposite (KindInvalid).
 func (w *Workspace) ReadDir(p Path) ([]DirEntry, error) {
-	ents, err := os.ReadDir(p.Abs)
+	ents, dir, err := w.readDirIn(p)
 	if err != nil {
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
@@ -102,14 +129,21 @@ func (w *Workspace) ReadDir(p Path) ([]DirEntry, error) {
 		}
 		return nil, fsError("list", p.Rel, err)
 	}
+	defer dir.Close()
 	out := make([]DirEntry, 0, len(ents))
 	seen := make(map[string]bool, len(ents))
 	for _, e := range ents {
 		d := DirEntry{Name: e.Name(), Dir: e.IsDir()}
-		if st, err := os.Stat(p.Abs + string(os.PathSeparator) + e.Name()); err == nil {
-			d.Dir, d.Size, d.ModTime = st.IsDir(), st.Size(), st.ModTime()
-		} else if fi, err := e.Info(); err == nil {
-			d.Size, d.ModTime = fi.Size(), fi.ModTime()
+		// Links are followed within the root only (one out of it is
+		// shown as the link it is).
+		fi, err := dir.Lstat(e.Name())
+		if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			if st, serr := w.fsroot.Stat(rootName(path.Join(p.Rel, e.Name()))); serr == nil {
+				fi = st
+			}
+		}
+		if err == nil {
+			d.Dir, d.Size, d.ModTime = fi.IsDir(), fi.Size(), fi.ModTime()
 		}
 		seen[d.Name] = true
 		out = append(out, d)
@@ -124,6 +158,27 @@ func (w *Workspace) ReadDir(p Path) ([]DirEntry, error) {
 	w.mu.RUnlock()
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
+}
+
+// readDirIn lists the directory p, opened beneath the root, and returns it
+// open (as an os.Root) for the entries' stats.
+func (w *Workspace) readDirIn(p Path) ([]fs.DirEntry, *os.Root, error) {
+	dir, err := w.openSubRoot(p.Rel)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := dir.Open(".")
+	if err != nil {
+		dir.Close()
+		return nil, nil, err
+	}
+	ents, err := f.ReadDir(-1)
+	f.Close()
+	if err != nil {
+		dir.Close()
+		return nil, nil, err
+	}
+	return ents, dir, nil
 }
 
 // splitAbs splits an absolute path into its directory and base name.
@@ -143,7 +198,7 @@ func splitAbs(abs string) (dir, name string) {
 // read whole). It does not see open buffers: callers use it only for files
 // over the size an editor buffer can have.
 func (w *Workspace) OpenReader(p Path) (io.ReadCloser, error) {
-	f, err := openRead(p.Abs)
+	f, err := openRead(w.fsroot, rootName(p.Rel))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, notFound(p, err)

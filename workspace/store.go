@@ -8,11 +8,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
@@ -32,11 +34,15 @@ type Limits struct {
 	// MaxTrashBytes bounds the trash; the oldest entries are dropped first,
 	// never those a change is adding.
 	MaxTrashBytes int64
+	// MaxTrashEntries bounds the trash's entries (those pointing at a
+	// content another entry keeps already add no bytes); the oldest go
+	// first, never those a change is adding. 0: DefaultLimits'.
+	MaxTrashEntries int
 }
 
 // DefaultLimits returns the limits a store uses unless told otherwise.
 func DefaultLimits() Limits {
-	return Limits{MaxContentBytes: 16 << 20, MaxVersions: 8, MaxTotalContentBytes: 256 << 20, MaxTrashBytes: 512 << 20}
+	return Limits{MaxContentBytes: 16 << 20, MaxVersions: 8, MaxTotalContentBytes: 256 << 20, MaxTrashBytes: 512 << 20, MaxTrashEntries: 10000}
 }
 
 // busyTimeoutMS is how long a store connection waits for another
@@ -57,7 +63,7 @@ var busyTimeoutMS = 10000
 const walFoldPages = 256
 
 // schemaVersion is the store's PRAGMA user_version.
-const schemaVersion = 7
+const schemaVersion = 9
 
 // schemaV1 creates the version 1 schema.
 const schemaV1 = `
@@ -206,14 +212,117 @@ CREATE TRIGGER IF NOT EXISTS trash_dropped AFTER DELETE ON trash BEGIN
 END;
 `
 
-// schemaV7 records who made each audited change and groups the changes
+// schemaV7 makes intent ids never reused (AUTOINCREMENT, which needs the
+// table made anew) and records each intent's owner (see process.go): a
+// process recovers only the intents of owners that are gone. With ids
+// reused, a process that listed an intent and then found "it" still in the
+// journal could take another live process's new intent for it. A hashls of
+// schema 6 still running when the store is migrated goes on writing
+// intents (their owner is empty: their pid decides).
+const schemaV7 = `
+CREATE TABLE intents_v7(
+	id    INTEGER PRIMARY KEY AUTOINCREMENT,
+	tool  TEXT NOT NULL,
+	pid   INTEGER NOT NULL,
+	time  INTEGER NOT NULL,
+	body  TEXT NOT NULL,
+	owner TEXT NOT NULL DEFAULT ''
+);
+INSERT INTO intents_v7(id, tool, pid, time, body) SELECT id, tool, pid, time, body FROM intents;
+DROP TABLE intents;
+ALTER TABLE intents_v7 RENAME TO intents;
+`
+
+// schemaV8 keeps each kept content once, apart from the snapshots that
+// name it, and most of them as a delta against the version they were made
+// from (content.go: what is kept, and why deltas and not chunks):
+//
+//   - contents holds one row per content (by sha256): the content whole
+//     (base NULL, depth 0), or a delta against the content base (depth:
+//     deltas between it and a whole copy). Its rows are never updated (an
+//     update rewrites the whole row, a whole copy's blob included);
+//   - content_refs counts, per content, the snapshots that name it and
+//     the deltas made against it; a content no longer named (refs 0) is
+//     dropped by the writer that unnamed it (collectContents);
+//   - snapshots.content_id names a snapshot's content there; its content
+//     column, which a hashls of schema 6 or 7 reads, stays NULL for them
+//     (to such a process those versions are not kept, which it handles).
+//
+// The triggers keep content_refs and meta content_bytes (the bytes of
+// every kept content, as stored: a delta counts its own size) whoever
+// writes, as schemaV6's keep trash_bytes, now counting a pinned snapshot's
+// stored bytes. The migration (migrateContents) moves every content into
+// contents, a file's versions as deltas against the one before, streaming
+// one version at a time.
+const schemaV8 = `
+CREATE TABLE IF NOT EXISTS contents(
+	id     INTEGER PRIMARY KEY,
+	sha256 BLOB NOT NULL,
+	size   INTEGER NOT NULL,
+	base   INTEGER,
+	depth  INTEGER NOT NULL,
+	data   BLOB NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS contents_sha ON contents(sha256);
+CREATE TABLE IF NOT EXISTS content_refs(
+	content_id INTEGER PRIMARY KEY,
+	refs       INTEGER NOT NULL
+);
+ALTER TABLE snapshots ADD COLUMN content_id INTEGER;
+CREATE TRIGGER IF NOT EXISTS content_added AFTER INSERT ON contents BEGIN
+	INSERT INTO content_refs(content_id, refs) VALUES (NEW.id, 0);
+	UPDATE content_refs SET refs = refs + 1 WHERE content_id = NEW.base;
+	UPDATE meta SET value = value + length(NEW.data) WHERE name = 'content_bytes';
+END;
+CREATE TRIGGER IF NOT EXISTS content_dropped AFTER DELETE ON contents BEGIN
+	DELETE FROM content_refs WHERE content_id = OLD.id;
+	UPDATE content_refs SET refs = refs - 1 WHERE content_id = OLD.base;
+	UPDATE meta SET value = max(0, value - length(OLD.data)) WHERE name = 'content_bytes';
+END;
+DROP TRIGGER IF EXISTS snapshot_added;
+CREATE TRIGGER snapshot_added AFTER INSERT ON snapshots BEGIN
+	INSERT OR IGNORE INTO unpinned(snapshot_id, key) VALUES (NEW.id, NEW.key);
+	UPDATE content_refs SET refs = refs + 1 WHERE content_id = NEW.content_id;
+END;
+DROP TRIGGER IF EXISTS snapshot_dropped;
+CREATE TRIGGER snapshot_dropped AFTER DELETE ON snapshots BEGIN
+	DELETE FROM unpinned WHERE snapshot_id = OLD.id;
+	UPDATE content_refs SET refs = refs - 1 WHERE content_id = OLD.content_id;
+END;
+CREATE TRIGGER IF NOT EXISTS snapshot_content_changed AFTER UPDATE OF content_id ON snapshots BEGIN
+	UPDATE content_refs SET refs = refs - 1 WHERE content_id = OLD.content_id;
+	UPDATE content_refs SET refs = refs + 1 WHERE content_id = NEW.content_id;
+END;
+DROP TRIGGER IF EXISTS trash_added;
+CREATE TRIGGER trash_added AFTER INSERT ON trash BEGIN
+	UPDATE meta SET value = value + length(NEW.content) + coalesce(
+		(SELECT coalesce(length(s.content), (SELECT length(data) FROM contents WHERE id = s.content_id))
+			FROM unpinned u JOIN snapshots s ON s.id = u.snapshot_id WHERE u.snapshot_id = NEW.snapshot_id), 0)
+		WHERE name = 'trash_bytes';
+	DELETE FROM unpinned WHERE snapshot_id = NEW.snapshot_id;
+	INSERT OR IGNORE INTO pins(snapshot_id) SELECT NEW.snapshot_id WHERE NEW.snapshot_id IS NOT NULL;
+END;
+DROP TRIGGER IF EXISTS trash_dropped;
+CREATE TRIGGER trash_dropped AFTER DELETE ON trash BEGIN
+	UPDATE meta SET value = max(0, value - length(OLD.content) - coalesce(
+		(SELECT coalesce(length(s.content), (SELECT length(data) FROM contents WHERE id = s.content_id)) FROM snapshots s WHERE s.id = OLD.snapshot_id
+			AND NOT EXISTS (SELECT 1 FROM trash WHERE snapshot_id = OLD.snapshot_id)), 0))
+		WHERE name = 'trash_bytes';
+	INSERT OR IGNORE INTO unpinned(snapshot_id, key) SELECT id, key FROM snapshots WHERE id = OLD.snapshot_id
+		AND NOT EXISTS (SELECT 1 FROM trash WHERE snapshot_id = OLD.snapshot_id);
+	DELETE FROM pins WHERE snapshot_id = OLD.snapshot_id
+		AND NOT EXISTS (SELECT 1 FROM trash WHERE snapshot_id = OLD.snapshot_id);
+END;
+`
+
+// schemaV9 records who made each audited change and groups the changes
 // into turns (see Attribution): the agent's name (an MCP client's
 // clientInfo.name, HASHLS_AGENT for the CLI; "" for the person at the
 // editor), the session its calls came from, and the turn. The editor's
 // review panel groups by turn and "Undo this turn" reverts one
 // (Store.AuditByTurn); a session's next change continues its newest turn
 // unless a quiet gap passed (Store.LastTurn).
-const schemaV7 = `
+const schemaV9 = `
 ALTER TABLE audit ADD COLUMN agent TEXT NOT NULL DEFAULT '';
 ALTER TABLE audit ADD COLUMN session TEXT NOT NULL DEFAULT '';
 ALTER TABLE audit ADD COLUMN turn TEXT NOT NULL DEFAULT '';
@@ -233,6 +342,8 @@ type Store struct {
 
 	wstmts, rstmts stmtCache // statements prepared for reuse (stmts.go)
 
+	swept atomic.Bool // dropOldContent has collected what schema 6 or 7 left unnamed
+
 	created int64  // when the store was first made (its marker; see health.go)
 	notice  string // what opening found wrong (a lost or rolled-back store), for Workspace.Notices
 }
@@ -247,8 +358,8 @@ func OpenStore(stateDir, root string) (*Store, error) {
 
 // openStoreFile opens the store database at path.
 func openStoreFile(path string, limits Limits) (*Store, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, storeErr(path, err)
+	if err := ensureStateSub(filepath.Dir(path)); err != nil {
+		return nil, err
 	}
 	// Creating the database and switching it to WAL can fail with
 	// SQLITE_BUSY (without waiting) when several processes do it at once, so
@@ -258,6 +369,16 @@ func openStoreFile(path string, limits Limits) (*Store, error) {
 		return nil, storeErr(path, err)
 	}
 	defer release()
+	// The store's files are the user's alone (private.go); a new store is
+	// made 0600, and SQLite gives its -wal and -shm the database's mode.
+	for _, f := range []string{path, path + "-wal", path + "-shm"} {
+		if err := checkOwnFile(f); err != nil {
+			return nil, err
+		}
+	}
+	if f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+		f.Close()
+	}
 	existed := false
 	if fi, err := os.Stat(path); err == nil && fi.Size() > 0 {
 		existed = true
@@ -265,7 +386,11 @@ func openStoreFile(path string, limits Limits) (*Store, error) {
 	s := &Store{path: path, limits: limits}
 	bt := strconv.Itoa(busyTimeoutMS)
 	name := "file:" + uriPath(path)
-	w, err := sql.Open("sqlite", name+"?_pragma=busy_timeout("+bt+")&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate")
+	wal := "&_pragma=journal_mode(WAL)"
+	if existed && inWALMode(path) {
+		wal = "" // the mode is kept in the file: setting it again costs a statement
+	}
+	w, err := sql.Open("sqlite", name+"?_pragma=busy_timeout("+bt+")"+wal+"&_pragma=synchronous(NORMAL)&_txlock=immediate")
 	if err != nil {
 		return nil, storeErr(path, err)
 	}
@@ -289,6 +414,31 @@ func openStoreFile(path string, limits Limits) (*Store, error) {
 	s.r = r
 	s.notice = s.checkMarker(existed)
 	return s, nil
+}
+
+// inWALMode reports whether the database file at path says it is in WAL
+// mode (its header's read and write versions are 2), which SQLite keeps
+// until it is told otherwise.
+func inWALMode(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var h [20]byte
+	_, err = io.ReadFull(f, h[:])
+	return err == nil && string(h[:16]) == "SQLite format 3\x00" && h[18] == 2 && h[19] == 2
+}
+
+// readOnWriter makes the store read on its writer connection instead of
+// a second one: for a process that makes one call and exits (the CLI),
+// where a second connection's open, pragmas and parse of the schema cost
+// as much as the reads it serves. The reader pool is never connected.
+func (s *Store) readOnWriter() {
+	if s.r != s.w {
+		s.r.Close()
+		s.r = s.w
+	}
 }
 
 // persistWAL asks SQLite to keep the -wal file when the writer closes, so a
@@ -417,6 +567,23 @@ func (s *Store) migrate() error {
 		if _, err := tx.Exec(schemaV7); err != nil {
 			return storeErr(s.path, err)
 		}
+		v = 7
+	}
+	movedContents := false
+	if v == 7 {
+		if _, err := tx.Exec(schemaV8); err != nil {
+			return storeErr(s.path, err)
+		}
+		if err := s.migrateContents(wtx{tx, &s.wstmts}); err != nil {
+			return storeErr(s.path, fmt.Errorf("moving its contents to schema 8: %w", err))
+		}
+		movedContents = true
+		v = 8
+	}
+	if v == 8 {
+		if _, err := tx.Exec(schemaV9); err != nil {
+			return storeErr(s.path, err)
+		}
 	}
 	if _, err := tx.Exec("PRAGMA user_version = " + strconv.Itoa(schemaVersion)); err != nil {
 		return storeErr(s.path, err)
@@ -424,7 +591,56 @@ func (s *Store) migrate() error {
 	if err := tx.Commit(); err != nil {
 		return storeErr(s.path, err)
 	}
+	if movedContents {
+		// The versions kept whole before take a fraction of the room as
+		// deltas: give the rest back to the disk once (best effort; doctor
+		// --fix offers it again).
+		_, _ = s.compact()
+	}
 	return nil
+}
+
+// compactMin is the free room in the database file, in bytes and as a
+// share of the file, past which compacting it is worth its cost (a copy of
+// what is kept).
+const (
+	compactMinBytes = 8 << 20
+	compactMinShare = 4 // a quarter of the file
+)
+
+// freeBytes is the room in the database file that holds nothing (pages
+// on SQLite's free list), and the file's size in pages' bytes.
+func (s *Store) freeBytes() (free, size int64, err error) {
+	var pages, freePages, pageSize int64
+	err = s.w.QueryRow(`SELECT (SELECT page_count FROM pragma_page_count()), (SELECT freelist_count FROM pragma_freelist_count()),
+		(SELECT page_size FROM pragma_page_size())`).Scan(&pages, &freePages, &pageSize)
+	return freePages * pageSize, pages * pageSize, err
+}
+
+// compact rewrites the database without its free pages (VACUUM) when they
+// are worth it, and folds the log; done reports whether it did. It does
+// not wait for other connections: a busy store is left as it is.
+func (s *Store) compact() (done bool, err error) {
+	free, size, err := s.freeBytes()
+	if err != nil || free < compactMinBytes || free < size/compactMinShare {
+		return false, err
+	}
+	ctx := context.Background()
+	c, err := s.w.Conn(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer c.Close()
+	if _, err := c.ExecContext(ctx, `PRAGMA busy_timeout = 0`); err != nil {
+		return false, err
+	}
+	defer c.ExecContext(ctx, `PRAGMA busy_timeout = `+strconv.Itoa(busyTimeoutMS))
+	if _, err := c.ExecContext(ctx, `VACUUM`); err != nil {
+		return false, err
+	}
+	var busy, logPages, folded int
+	_ = c.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logPages, &folded)
+	return true, nil
 }
 
 // Path returns the database file.
@@ -443,7 +659,7 @@ func (s *Store) Close() error {
 	s.wstmts.close()
 	s.rstmts.close()
 	var err error
-	if s.r != nil {
+	if s.r != nil && s.r != s.w {
 		err = s.r.Close()
 	}
 	if werr := s.w.Close(); werr != nil && err == nil {
@@ -490,6 +706,13 @@ type Recording struct {
 	// displayed, recorded with the snapshot in the same transaction (see
 	// AddSeen); an empty non-nil list records the snapshot as tracked.
 	Seen []LineRange
+	// From, when not nil, is the content this version was made from (a
+	// commit's old content), FromSHA256 its sha256 (required with it):
+	// when the store keeps From, Content is kept as a delta against it
+	// (content.go).
+	From       []byte
+	FromSHA256 *[32]byte
+	fromDelta  func() []byte // Content as a delta against From, when the caller has begun it (deltaAsync)
 }
 
 // ContentLimit is the largest content a snapshot keeps (MaxContentBytes):
@@ -563,40 +786,56 @@ func (s *Store) recordSnapshotTx(tx wtx, r Recording, now int64) error {
 	case err != nil && !errors.Is(err, sql.ErrNoRows):
 		return err
 	}
-	var kept any // NULL
-	var keptBytes int64
 	size := int64(len(content))
+	var contentID any // NULL: not kept
 	if content == nil && r.Size > 0 {
 		size = r.Size // streamed, not held: not kept
 	} else if len(content) <= s.limits.MaxContentBytes {
-		kept = content
-		if content == nil {
-			kept = []byte{}
+		id, err := putContentTx(tx, content, sum, r.From, r.FromSHA256, r.fromDelta)
+		if err != nil {
+			return err
 		}
-		keptBytes = int64(len(content))
+		contentID = id
 	}
-	if _, err := tx.Exec(`INSERT INTO snapshots(key, tag, sha256, content, size, time) VALUES (?, ?, ?, ?, ?, ?)`,
-		key, tag, sum[:], kept, size, now); err != nil {
+	if _, err := tx.Exec(`INSERT INTO snapshots(key, tag, sha256, size, time, content_id) VALUES (?, ?, ?, ?, ?, ?)`,
+		key, tag, sum[:], size, now, contentID); err != nil {
 		return err
 	}
-	delta := keptBytes
 	// Per-key retention, of the snapshots the trash does not point at
-	// (the unpinned ones: schemaV6).
-	var freed int64
-	old, err := queryInts(tx, `SELECT snapshot_id FROM unpinned WHERE key = ? ORDER BY snapshot_id DESC LIMIT -1 OFFSET ?`, key, s.limits.MaxVersions)
+	// (the unpinned ones: schemaV6). Their contents go when nothing else
+	// names them (collectContents); content kept in the row itself (by a
+	// hashls of schema 6 or 7) is counted here.
+	rows, err := tx.Query(`DELETE FROM snapshots WHERE id IN
+		(SELECT snapshot_id FROM unpinned WHERE key = ? ORDER BY snapshot_id DESC LIMIT -1 OFFSET ?)
+		RETURNING content_id, coalesce(length(content), 0)`, key, s.limits.MaxVersions)
 	if err != nil {
 		return err
 	}
-	for _, id := range old {
+	var freed int64
+	var dropped []int64
+	for rows.Next() {
+		var id sql.NullInt64
 		var n int64
-		if err := tx.QueryRow(`DELETE FROM snapshots WHERE id = ? RETURNING coalesce(length(content), 0)`, id).Scan(&n); err != nil {
+		if err := rows.Scan(&id, &n); err != nil {
+			rows.Close()
 			return err
+		}
+		if id.Valid {
+			dropped = append(dropped, id.Int64)
 		}
 		freed += n
 	}
-	delta -= freed
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(dropped) > 0 {
+		if err := collectContents(tx, dropped); err != nil {
+			return err
+		}
+	}
 	var total int64
-	if err := tx.QueryRow(`UPDATE meta SET value = max(0, value + ?) WHERE name = 'content_bytes' RETURNING value`, delta).Scan(&total); err != nil {
+	if err := tx.QueryRow(`UPDATE meta SET value = max(0, value - ?) WHERE name = 'content_bytes' RETURNING value`, freed).Scan(&total); err != nil {
 		return err
 	}
 	if total > s.limits.MaxTotalContentBytes {
@@ -605,41 +844,68 @@ func (s *Store) recordSnapshotTx(tx wtx, r Recording, now int64) error {
 	return nil
 }
 
-// dropOldContent drops the oldest kept content until the total is within
-// MaxTotalContentBytes.
+// dropOldContent drops the oldest kept content of the snapshots no trash
+// entry points at until the total is within MaxTotalContentBytes: a
+// snapshot stops naming its content, which goes when nothing else needs it
+// (collectContents; a whole copy goes with the last delta made against it).
 func (s *Store) dropOldContent(tx wtx, total int64) error {
-	var dropped int64
-	for total-dropped > s.limits.MaxTotalContentBytes {
-		rows, err := tx.Query(`SELECT s.id, length(s.content) FROM unpinned u JOIN snapshots s ON s.id = u.snapshot_id
-			WHERE length(s.content) IS NOT NULL ORDER BY u.snapshot_id LIMIT 64`)
+	// First what a hashls of schema 6 or 7 left unnamed (it deletes snapshots
+	// without collecting their contents): once per process, since it reads
+	// every content's count (a store kept over its budget by content the
+	// trash pins comes here at every record).
+	if !s.swept.Swap(true) {
+		if err := collectContents(tx, nil); err != nil {
+			s.swept.Store(false)
+			return err
+		}
+		if err := tx.QueryRow(`SELECT value FROM meta WHERE name = 'content_bytes'`).Scan(&total); err != nil {
+			return err
+		}
+	}
+	for total > s.limits.MaxTotalContentBytes {
+		rows, err := tx.Query(`SELECT s.id, coalesce(length(s.content), 0), s.content_id FROM unpinned u JOIN snapshots s ON s.id = u.snapshot_id
+			WHERE length(s.content) IS NOT NULL OR s.content_id IS NOT NULL ORDER BY u.snapshot_id LIMIT 16`)
 		if err != nil {
 			return err
 		}
-		var ids []int64
-		for rows.Next() && total-dropped > s.limits.MaxTotalContentBytes {
-			var id, n int64
-			if err := rows.Scan(&id, &n); err != nil {
+		type drop struct {
+			id, inline int64
+			content    sql.NullInt64
+		}
+		var drops []drop
+		for rows.Next() {
+			var d drop
+			if err := rows.Scan(&d.id, &d.inline, &d.content); err != nil {
 				rows.Close()
 				return err
 			}
-			ids = append(ids, id)
-			dropped += n
+			drops = append(drops, d)
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		if len(ids) == 0 {
-			break
+		if len(drops) == 0 {
+			return nil
 		}
-		for _, id := range ids {
-			if _, err := tx.Exec(`UPDATE snapshots SET content = NULL WHERE id = ?`, id); err != nil {
+		for _, d := range drops {
+			if total <= s.limits.MaxTotalContentBytes {
+				return nil
+			}
+			if _, err := tx.Exec(`UPDATE snapshots SET content = NULL, content_id = NULL WHERE id = ?`, d.id); err != nil {
+				return err
+			}
+			if d.content.Valid {
+				if err := collectContents(tx, []int64{d.content.Int64}); err != nil {
+					return err
+				}
+			}
+			if err := tx.QueryRow(`UPDATE meta SET value = max(0, value - ?) WHERE name = 'content_bytes' RETURNING value`, d.inline).Scan(&total); err != nil {
 				return err
 			}
 		}
 	}
-	_, err := tx.Exec(`UPDATE meta SET value = max(0, value - ?) WHERE name = 'content_bytes'`, dropped)
-	return err
+	return nil
 }
 
 // write runs f in an immediate write transaction.
@@ -726,7 +992,7 @@ func (s *Store) LookupMeta(key, tag string) (Snapshot, bool, error) {
 	// So does length(content) IS NULL, while content IS NULL loads the
 	// whole blob: every query that only asks whether a content is kept
 	// says length(content) IS [NOT] NULL.
-	err := s.readRow(`SELECT id, sha256, length(content) IS NULL,
+	err := s.readRow(`SELECT id, sha256, length(content) IS NULL AND content_id IS NULL,
 			CASE WHEN length(content) IS NULL THEN size ELSE length(content) END,
 			id = (SELECT max(id) FROM snapshots WHERE key = ?1)
 		FROM snapshots WHERE key = ?1 AND tag = ?2 ORDER BY id DESC LIMIT 1`, key, tag).
@@ -748,21 +1014,39 @@ func (s *Store) SnapshotContent(id int64) (content []byte, kept bool, err error)
 	if err := s.check(); err != nil {
 		return nil, false, err
 	}
-	var isNull bool
-	err = s.readRow(`SELECT content, content IS NULL FROM snapshots WHERE id = ?`, id).Scan(&content, &isNull)
-	if errors.Is(err, sql.ErrNoRows) {
+	var contentID sql.NullInt64
+	err = s.readRow(`SELECT content, content_id FROM snapshots WHERE id = ?`, id).Scan(&content, &contentID)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
 		return nil, false, nil
-	}
-	if err != nil {
+	case err != nil:
 		return nil, false, storeErr(s.path, err)
-	}
-	if isNull {
+	case content != nil: // kept in the row (a hashls of schema 6 or 7)
+		return content, true, nil
+	case !contentID.Valid:
 		return nil, false, nil
 	}
-	if content == nil {
-		content = []byte{}
+	content, err = s.loadContent(contentID.Int64)
+	if err != nil {
+		return nil, false, err
 	}
 	return content, true, nil
+}
+
+// loadContent rebuilds content id on the readers.
+func (s *Store) loadContent(id int64) ([]byte, error) {
+	c, err := loadContent(readQuerier{s}, id)
+	if err != nil {
+		return nil, storeErr(s.path, err)
+	}
+	return c, nil
+}
+
+// readQuerier runs queries on the store's readers, through readStmt.
+type readQuerier struct{ s *Store }
+
+func (q readQuerier) Query(query string, args ...any) (*sql.Rows, error) {
+	return q.s.readRows(query, args...)
 }
 
 // Head returns the newest snapshot of key.
@@ -955,6 +1239,15 @@ func (s *Store) ContentOf(key string, sum [32]byte) (content []byte, ok bool, er
 		return nil, false, err
 	}
 	var id int64
+	err = s.readRow(`SELECT id FROM contents WHERE sha256 = ?`, sum[:]).Scan(&id)
+	switch {
+	case err == nil:
+		c, err := s.loadContent(id)
+		return c, err == nil, err
+	case !errors.Is(err, sql.ErrNoRows):
+		return nil, false, storeErr(s.path, err)
+	}
+	// A snapshot that keeps its content in its row (a hashls of schema 6 or 7).
 	err = s.readRow(`SELECT id FROM snapshots WHERE key = ? AND sha256 = ? AND length(content) IS NOT NULL ORDER BY id DESC LIMIT 1`, key, sum[:]).Scan(&id)
 	switch {
 	case err == nil:
@@ -1001,7 +1294,7 @@ func (s *Store) Trash(key string, content []byte, reason string) (int64, error) 
 		if id, err = trashTx(tx, key, content, nil, reason); err != nil {
 			return err
 		}
-		return pruneTrash(tx, id, s.limits.MaxTrashBytes)
+		return pruneTrash(tx, id, s.limits)
 	})
 	if err != nil {
 		return 0, storeErr(s.path, err)
@@ -1023,7 +1316,7 @@ func trashTx(tx wtx, key string, content []byte, sum *[32]byte, reason string) (
 	// The content is usually a recorded snapshot (the edit's read): point
 	// at it and pin it instead of storing a second copy.
 	var snapID int64
-	err := tx.QueryRow(`SELECT id FROM snapshots WHERE key = ? AND sha256 = ? AND length(content) IS NOT NULL
+	err := tx.QueryRow(`SELECT id FROM snapshots WHERE key = ? AND sha256 = ? AND (length(content) IS NOT NULL OR content_id IS NOT NULL)
 		ORDER BY id DESC LIMIT 1`, key, sum[:]).Scan(&snapID)
 	// (The trash_added trigger pins it and counts it: schemaV6.)
 	var res sql.Result
@@ -1046,27 +1339,60 @@ func trashTx(tx wtx, key string, content []byte, sum *[32]byte, reason string) (
 	return res.LastInsertId()
 }
 
+// trashBytesSQL counts the trash's size from the rows (what meta
+// trash_bytes keeps as a running total): its own blobs plus the stored
+// content of the snapshots it points at.
+const trashBytesSQL = `(SELECT coalesce(sum(length(content)), 0) FROM trash) +
+	(SELECT coalesce(sum(coalesce(length(s.content), (SELECT length(data) FROM contents WHERE id = s.content_id), 0)), 0)
+		FROM snapshots s WHERE s.id IN (SELECT snapshot_id FROM trash))`
+
 // pruneTrash drops the oldest trash entries older than keepFrom (the first
-// entry of the current transaction, which are all kept) while the trash
-// holds more than maxBytes: its own blobs plus the snapshots it pins (meta
+// entry of the current transaction, which are all kept) beyond the newest
+// MaxTrashEntries (a bound on entries that point at a snapshot another
+// entry pins already, which add no bytes), and while the trash holds more
+// than MaxTrashBytes: its own blobs plus the snapshots it pins (meta
 // trash_bytes, which the trash triggers keep: dropping an entry unpins its
 // snapshot when no other entry points at it, and the total drops by what
-// left the trash).
-func pruneTrash(tx wtx, keepFrom, maxBytes int64) error {
-	total := func() (int64, error) {
+// left the trash). Each call drops at most 512 entries over the cap, so a
+// store that had more than the cap is brought within it over a few
+// commits, none of them slow.
+func pruneTrash(tx wtx, keepFrom int64, limits Limits) error {
+	maxEntries := int64(limits.MaxTrashEntries)
+	if maxEntries <= 0 {
+		maxEntries = int64(DefaultLimits().MaxTrashEntries)
+	}
+	// One query for both bounds: ids only grow, so the newest maxEntries
+	// entries are those above max(id) - maxEntries.
+	var total sql.NullInt64
+	var oldest, newest int64
+	if err := tx.QueryRow(`SELECT (SELECT value FROM meta WHERE name = 'trash_bytes'),
+		coalesce((SELECT min(id) FROM trash), 0), coalesce((SELECT max(id) FROM trash), 0)`).Scan(&total, &oldest, &newest); err != nil {
+		return err
+	}
+	if oldest <= newest-maxEntries {
+		if _, err := tx.Exec(`DELETE FROM trash WHERE id IN (SELECT id FROM trash
+			WHERE id <= ?1 AND id < ?2 ORDER BY id LIMIT 512)`, newest-maxEntries, keepFrom); err != nil {
+			return err
+		}
+		total.Valid = false // read it again
+	}
+	count := func() (int64, error) {
 		var n int64
 		err := tx.QueryRow(`SELECT value FROM meta WHERE name = 'trash_bytes'`).Scan(&n)
 		if errors.Is(err, sql.ErrNoRows) { // a store edited by hand: count it again
-			err = tx.QueryRow(`INSERT INTO meta(name, value) VALUES ('trash_bytes',
-				(SELECT coalesce(sum(length(content)), 0) FROM trash) +
-				(SELECT coalesce(sum(length(content)), 0) FROM snapshots WHERE id IN (SELECT snapshot_id FROM trash)))
-				RETURNING value`).Scan(&n)
+			err = tx.QueryRow(`INSERT INTO meta(name, value) VALUES ('trash_bytes', ` + trashBytesSQL + `) RETURNING value`).Scan(&n)
 		}
 		return n, err
 	}
-	t, err := total()
-	if err != nil || t <= maxBytes {
-		return err
+	t := total.Int64
+	if !total.Valid {
+		var err error
+		if t, err = count(); err != nil {
+			return err
+		}
+	}
+	if t <= limits.MaxTrashBytes {
+		return nil
 	}
 	ids, err := queryInts(tx, `SELECT id FROM trash WHERE id < ? ORDER BY id LIMIT 256`, keepFrom)
 	if err != nil {
@@ -1076,7 +1402,7 @@ func pruneTrash(tx wtx, keepFrom, maxBytes int64) error {
 		if _, err := tx.Exec(`DELETE FROM trash WHERE id = ?`, id); err != nil {
 			return err
 		}
-		if t, err = total(); err != nil || t <= maxBytes {
+		if t, err = count(); err != nil || t <= limits.MaxTrashBytes {
 			return err
 		}
 	}
@@ -1153,18 +1479,23 @@ func (s *Store) TrashGet(id int64) (TrashEntry, []byte, error) {
 	var t int64
 	var content []byte
 	var snapID sql.NullInt64
-	err := s.readRow(`SELECT t.id, t.key, t.size, t.reason, t.time,
-			CASE WHEN t.snapshot_id IS NULL THEN t.content ELSE s.content END, t.snapshot_id
-		FROM trash t LEFT JOIN snapshots s ON s.id = t.snapshot_id WHERE t.id = ?`, id).
-		Scan(&e.ID, &e.Key, &e.Size, &e.Reason, &t, &content, &snapID)
-	if err == nil && snapID.Valid && content == nil && e.Size > 0 {
-		err = fmt.Errorf("trash entry %d points at snapshot %d, whose content is gone (a broken store invariant)", id, snapID.Int64)
-	}
+	err := s.readRow(`SELECT id, key, size, reason, time, CASE WHEN snapshot_id IS NULL THEN content END, snapshot_id
+		FROM trash WHERE id = ?`, id).Scan(&e.ID, &e.Key, &e.Size, &e.Reason, &t, &content, &snapID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return TrashEntry{}, nil, &Error{Kind: KindNotFound, Msg: fmt.Sprintf("trash entry %d not found; list the trash to see the available ids", id)}
 	}
 	if err != nil {
 		return TrashEntry{}, nil, storeErr(s.path, err)
+	}
+	if snapID.Valid {
+		c, kept, err := s.SnapshotContent(snapID.Int64)
+		if err != nil {
+			return TrashEntry{}, nil, err
+		}
+		if !kept {
+			return TrashEntry{}, nil, storeErr(s.path, fmt.Errorf("trash entry %d points at snapshot %d, whose content is gone (a broken store invariant)", id, snapID.Int64))
+		}
+		content = c
 	}
 	e.Time = time.Unix(0, t)
 	if content == nil {

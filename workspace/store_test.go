@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -130,7 +131,7 @@ func TestStoreTotalContentBudget(t *testing.T) {
 		}
 	}
 	var total, kept int64
-	s.w.QueryRow(`SELECT coalesce(sum(length(content)),0) FROM snapshots`).Scan(&total)
+	s.w.QueryRow(`SELECT (SELECT coalesce(sum(length(content)),0) FROM snapshots) + (SELECT coalesce(sum(length(data)),0) FROM contents)`).Scan(&total)
 	s.w.QueryRow(`SELECT value FROM meta WHERE name = 'content_bytes'`).Scan(&kept)
 	if total > s.limits.MaxTotalContentBytes || total != kept {
 		t.Fatalf("total %d, counter %d, budget %d", total, kept, s.limits.MaxTotalContentBytes)
@@ -344,18 +345,7 @@ func TestTrashRetention(t *testing.T) {
 	}
 	defer s.Close()
 	s.limits.MaxTrashBytes = 100
-	var ids []int64
-	for i := 0; i < 5; i++ {
-		id, err := s.Trash("k", bytes.Repeat([]byte{'x'}, 40), "test")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, id)
-	}
-	list, err := s.TrashList("", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ids, list := trashMany(t, s, "k", bytes.Repeat([]byte{'x'}, 40), 5)
 	if len(list) != 2 || list[0].ID != ids[4] || list[1].ID != ids[3] {
 		t.Fatalf("trash after retention = %+v, want the newest two of %v", list, ids)
 	}
@@ -367,6 +357,25 @@ func TestTrashRetention(t *testing.T) {
 	if list, _ = s.TrashList("", 0); len(list) != 1 || list[0].ID != id {
 		t.Fatalf("trash = %+v", list)
 	}
+}
+
+// trashMany trashes content n times under key and returns the ids and then
+// the whole trash, newest first.
+func trashMany(t *testing.T, s *Store, key string, content []byte, n int) ([]int64, []TrashEntry) {
+	t.Helper()
+	var ids []int64
+	for range n {
+		id, err := s.Trash(key, content, "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	list, err := s.TrashList("", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids, list
 }
 
 func TestLookupMetaAndSnapshotContent(t *testing.T) {
@@ -524,7 +533,7 @@ func TestStoreWALBounded(t *testing.T) {
 }
 
 // checkTrashBookkeeping: the trash's running size is its blobs plus the
-// content of the snapshots it points at, the unpinned snapshots are
+// stored content of the snapshots it points at (schemaV8), the unpinned snapshots are
 // exactly those no trash entry points at, and pins (kept for schema 5)
 // exactly those some entry points at (schemaV6).
 func checkTrashBookkeeping(t *testing.T, s *Store) {
@@ -534,7 +543,8 @@ func checkTrashBookkeeping(t *testing.T, s *Store) {
 		t.Fatal(err)
 	}
 	if err := s.w.QueryRow(`SELECT (SELECT coalesce(sum(length(content)), 0) FROM trash) +
-		(SELECT coalesce(sum(length(content)), 0) FROM snapshots WHERE id IN (SELECT snapshot_id FROM trash))`).Scan(&want); err != nil {
+		(SELECT coalesce(sum(coalesce(length(s.content), (SELECT length(data) FROM contents WHERE id = s.content_id), 0)), 0)
+			FROM snapshots s WHERE id IN (SELECT snapshot_id FROM trash))`).Scan(&want); err != nil {
 		t.Fatal(err)
 	}
 	if kept != want {
@@ -686,5 +696,51 @@ func TestSchema5WriterAfterMigration(t *testing.T) {
 	checkTrashBookkeeping(t, s)
 	if pins, err := queryInts(s.w, `SELECT snapshot_id FROM pins`); err != nil || len(pins) != 0 {
 		t.Fatalf("pins after the prune: %v, %v", pins, err)
+	}
+}
+
+// TestOneShotStore: a one-shot process's store reads on its writer
+// connection (no second connection); reads and writes from several
+// goroutines at once serialise on it without deadlock, and a read sees
+// what was committed before it.
+func TestOneShotStore(t *testing.T) {
+	ws, err := Open(t.TempDir(), Options{StateDir: t.TempDir(), OneShot: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	s := ws.Store()
+	if s.r != s.w {
+		t.Fatal("a one-shot store opened a reader pool")
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 25 {
+				key, tag := fmt.Sprintf("/k%d", g), fmt.Sprintf("T%03d", i)
+				c := fmt.Appendf(nil, "goroutine %d version %d\n", g, i)
+				if err := s.Record(key, tag, c); err != nil {
+					errs <- err
+					return
+				}
+				snap, ok, err := s.Lookup(key, tag)
+				if err != nil || !ok || !bytes.Equal(snap.Content, c) {
+					errs <- fmt.Errorf("%s %s after recording it: ok %v, %v", key, tag, ok, err)
+					return
+				}
+				if _, err := s.Trash(key, c, "test"); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
 	}
 }

@@ -21,13 +21,19 @@ type Options struct {
 	// Limits are the store's retention limits; the zero value means
 	// DefaultLimits.
 	Limits Limits
+	// OneShot says the process makes one call and exits (the CLI): the
+	// store reads on its writer connection instead of opening a second
+	// one, whose open and parse of the schema would cost as much as the
+	// reads.
+	OneShot bool
 }
 
 // Workspace is one root directory with its overlays and store. Its methods
 // are safe for concurrent use.
 type Workspace struct {
-	root     string // absolute, symlinks resolved
-	stateDir string // absolute
+	root     string   // absolute, symlinks resolved
+	fsroot   *os.Root // the root, open: every file operation goes through it (rootfs.go)
+	stateDir string   // absolute
 	store    *Store
 
 	mu       sync.RWMutex
@@ -37,6 +43,10 @@ type Workspace struct {
 	recovered []Recovery // what Open's recovery did
 	notices   []string   // what the user must hear about the store, once (Notices)
 	storeDown error      // the store could not be opened for a cause of its disk: reads only
+
+	// unrecorded: a read could not be recorded for a cause of the store's
+	// disk, and the notices said so (RecordReads).
+	unrecorded bool
 }
 
 // Open opens the workspace rooted at root (made absolute, symlinks resolved)
@@ -57,7 +67,11 @@ func Open(root string, opts Options) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Workspace{root: real, stateDir: stateDir, overlays: map[string]overlay{}}
+	fsroot, err := openRoot(real)
+	if err != nil {
+		return nil, fsError("workspace root", real, err)
+	}
+	w := &Workspace{root: real, fsroot: fsroot, stateDir: stateDir, overlays: map[string]overlay{}}
 	if !opts.NoStore {
 		limits := opts.Limits
 		if limits == (Limits{}) {
@@ -76,6 +90,9 @@ func Open(root string, opts Options) (*Workspace, error) {
 			return nil, err
 		}
 		w.store = s
+		if opts.OneShot {
+			s.readOnWriter()
+		}
 		if s.notice != "" {
 			w.notices = append(w.notices, s.notice)
 			_, _ = s.Audit(AuditEntry{Tool: "store", Path: ".", Note: s.notice, Transport: "recovery"})
@@ -110,9 +127,15 @@ func CanonicalRoot(root string) (string, error) {
 // Recovered reports the interrupted commits that Open finished.
 func (w *Workspace) Recovered() []Recovery { return w.recovered }
 
-// Close closes the store.
+// Close closes the store and the root.
 func (w *Workspace) Close() error {
-	if w == nil || w.store == nil {
+	if w == nil {
+		return nil
+	}
+	if w.fsroot != nil {
+		w.fsroot.Close()
+	}
+	if w.store == nil {
 		return nil
 	}
 	return w.store.Close()

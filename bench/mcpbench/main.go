@@ -9,6 +9,12 @@
 // (bench/mcp.sh does both.) Before every edit the file is put back to its
 // original content outside the timed region, so every edit applies against
 // the tag the first read minted, as bench/edit.sh does.
+//
+// Beside them it times the floor of an MCP edit (issue 31): a no-op tool
+// call's round trip over the same SDK and transport (this program run with
+// -noop-server: an SDK server on stdio whose one tool returns "ok"),
+// interleaved with the other calls, plus `floor loop` (-floor, bench/floor:
+// the least in-process work of the edit, the median of 100 in one process).
 package main
 
 import (
@@ -24,23 +30,34 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hashls/hashls/internal/benchfile"
 )
 
 func main() {
 	bin := flag.String("bin", "", "the hashls binary (required)")
 	runs := flag.Int("runs", 200, "calls of each kind per transport")
+	floor := flag.String("floor", "", "the bench/floor binary: adds the MCP edit's floor")
+	noop := flag.Bool("noop-server", false, "serve the no-op tool on stdio (the floor's round trip)")
 	flag.Parse()
+	if *noop {
+		if err := serveNoop(); err != nil {
+			fmt.Fprintln(os.Stderr, "mcpbench -noop-server:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *bin == "" {
 		fmt.Fprintln(os.Stderr, "mcpbench: -bin /path/to/hashls is required (go build -o /tmp/hashls .)")
 		os.Exit(2)
 	}
-	if err := run(*bin, *runs); err != nil {
+	if err := run(*bin, *floor, *runs); err != nil {
 		fmt.Fprintln(os.Stderr, "mcpbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin string, runs int) error {
+func run(bin, floor string, runs int) error {
 	work, err := os.MkdirTemp("", "hashls-mcpbench-")
 	if err != nil {
 		return fmt.Errorf("making a work directory: %w", err)
@@ -50,11 +67,7 @@ func run(bin string, runs int) error {
 	if err := os.Mkdir(root, 0o755); err != nil {
 		return err
 	}
-	var sb strings.Builder
-	for i := 1; i <= 10000; i++ {
-		fmt.Fprintf(&sb, "line %d: some text for the benchmark file\n", i)
-	}
-	orig := []byte(sb.String())
+	orig := benchfile.Text()
 	big := filepath.Join(root, "big.txt")
 	restore := func() error { return os.WriteFile(big, orig, 0o644) }
 	if err := restore(); err != nil {
@@ -72,6 +85,27 @@ func run(bin string, runs int) error {
 		return fmt.Errorf("starting %s mcp: %w", bin, err)
 	}
 	defer cs.Close()
+	// The no-op server: this program again, over the same SDK and transport.
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	noopCmd := exec.Command(self, "-noop-server")
+	noopCmd.Stderr = os.Stderr
+	ns, err := sdk.NewClient(&sdk.Implementation{Name: "mcpbench", Version: "1"}, nil).Connect(ctx, &sdk.CommandTransport{Command: noopCmd}, nil)
+	if err != nil {
+		return fmt.Errorf("starting the no-op server: %w", err)
+	}
+	defer ns.Close()
+	noopCall := func(name string) func() error {
+		return func() error {
+			res, err := ns.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: map[string]any{}})
+			if err == nil && res.IsError {
+				err = fmt.Errorf("the no-op server's %s failed", name)
+			}
+			return err
+		}
+	}
 	call := func(name string, args map[string]any) (string, error) {
 		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
 		if err != nil {
@@ -111,7 +145,17 @@ func run(bin string, runs int) error {
 		err := f()
 		return time.Since(start), err
 	}
-	var mcpRead, mcpEdit, cliReadT, cliEditT []time.Duration
+	// The no-op server keeps an edit's result to send back (replay): the
+	// round trip of the edit's result with no work behind it.
+	restore()
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "edit", Arguments: map[string]any{"input": editInput}})
+	if err != nil || res.IsError {
+		return fmt.Errorf("mcp edit: %v", err)
+	}
+	if _, err := ns.CallTool(ctx, &sdk.CallToolParams{Name: "remember", Arguments: map[string]any{"result": res}}); err != nil {
+		return fmt.Errorf("the no-op server's remember: %w", err)
+	}
+	var mcpRead, mcpEdit, cliReadT, cliEditT, noopT, replayT []time.Duration
 	// Warm up both paths (page cache, store, the server's first tree).
 	for range 3 {
 		restore()
@@ -158,6 +202,15 @@ func run(bin string, runs int) error {
 			steps[0], steps[1] = steps[1], steps[0]
 			steps[2], steps[3] = steps[3], steps[2]
 		}
+		steps = append(steps, func() error {
+			d, err := timed(noopCall("noop"))
+			noopT = append(noopT, d)
+			return err
+		}, func() error {
+			d, err := timed(noopCall("replay"))
+			replayT = append(replayT, d)
+			return err
+		})
 		for _, s := range steps {
 			if err := s(); err != nil {
 				return err
@@ -174,10 +227,75 @@ func run(bin string, runs int) error {
 	row("hashls tool read", cliReadT)
 	row("mcp edit (stdio)", mcpEdit)
 	row("hashls tool edit", cliEditT)
+	row("no-op tool (stdio)", noopT)
+	row("edit's result replayed", replayT)
 	re, ce := percentiles(mcpEdit), percentiles(cliEditT)
 	rr, cr := percentiles(mcpRead), percentiles(cliReadT)
 	fmt.Printf("\nMCP ÷ CLI at p50: read %.3f, edit %.3f (goal for edit: ≤ 0.100)\n", float64(rr[0])/float64(cr[0]), float64(re[0])/float64(ce[0]))
+	if floor == "" {
+		return nil
+	}
+	// The floor's in-process part, in the same run: bench/floor's loop on a
+	// copy of the file, under the tag the first read minted.
+	froot := filepath.Join(work, "floor-root")
+	if err := os.Mkdir(froot, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(froot, "big.txt"), orig, 0o644); err != nil {
+		return err
+	}
+	tag := header[strings.LastIndex(header, "#")+1:]
+	if out, err := exec.Command(floor, "init", froot).CombinedOutput(); err != nil {
+		return fmt.Errorf("floor init: %w: %s", err, out)
+	}
+	out, err := exec.Command(floor, "loop", froot, tag, "100").Output()
+	if err != nil {
+		return fmt.Errorf("floor loop: %w", err)
+	}
+	var loopMS float64
+	if _, err := fmt.Sscan(string(out), &loopMS); err != nil {
+		return fmt.Errorf("floor loop printed %q", out)
+	}
+	np, rp := percentiles(noopT), percentiles(replayT)
+	fl := loopMS + float64(np[0].Microseconds())/1000
+	fmt.Printf("floor: floor loop %.2f ms + no-op call p50 %s = %.2f ms; MCP edit p50 ÷ floor %.2f (goal ≤ 1.2)\n",
+		loopMS, ms(np[0]), fl, float64(re[0].Microseconds())/1000/fl)
+	fr := loopMS + float64(rp[0].Microseconds())/1000
+	fmt.Printf("with the edit's own result: floor loop + replay p50 %s = %.2f ms; MCP edit p50 ÷ that %.2f\n", ms(rp[0]), fr, float64(re[0].Microseconds())/1000/fr)
 	return nil
+}
+
+// serveNoop serves, on stdio with the SDK hashls uses, "noop", which
+// returns "ok" (the round trip of a tool call that does nothing), and
+// "remember" and "replay": replay returns the result remember was given
+// (the round trip of that result with no work behind it).
+func serveNoop() error {
+	srv := sdk.NewServer(&sdk.Implementation{Name: "noop", Version: "1"}, nil)
+	object := json.RawMessage(`{"type":"object"}`)
+	srv.AddTool(&sdk.Tool{Name: "noop", Description: "does nothing", InputSchema: object},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "ok"}}}, nil
+		})
+	var kept *sdk.CallToolResult
+	srv.AddTool(&sdk.Tool{Name: "remember", Description: "keeps a result", InputSchema: object},
+		func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			var a struct {
+				Result *sdk.CallToolResult `json:"result"`
+			}
+			if err := json.Unmarshal(req.Params.Arguments, &a); err != nil || a.Result == nil {
+				return nil, fmt.Errorf("remember: %v", err)
+			}
+			kept = a.Result
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "ok"}}}, nil
+		})
+	srv.AddTool(&sdk.Tool{Name: "replay", Description: "returns the result remember kept", InputSchema: object},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			if kept == nil {
+				return nil, fmt.Errorf("replay: nothing remembered")
+			}
+			return kept, nil
+		})
+	return srv.Run(context.Background(), &sdk.StdioTransport{})
 }
 
 // cliTool runs one `hashls tool NAME ARG` process (stdin when arg is "-").

@@ -34,13 +34,15 @@ test('hashls mcp over stdio with the TypeScript SDK client', { skip: !BIN && 'HA
     assert.equal(client.getServerVersion()?.name, 'hashls');
     assert.match(client.getInstructions() ?? '', /¶PATH#TAG/);
 
-    // tools/list: every tool with its schema and annotations.
+    // tools/list: the default toolsets (hashline, history), each tool with
+    // its schema and annotations and no outputSchema (which would oblige
+    // structuredContent, shown to models instead of the text).
     const { tools } = await client.listTools();
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
-    for (const name of ['read', 'edit', 'write', 'search', 'find', 'apply_patch', 'trash', 'restore', 'audit']) {
-      assert.ok(byName[name], `tool ${name} is listed`);
-      assert.equal(byName[name].inputSchema.type, 'object');
-      assert.ok(byName[name].outputSchema, `tool ${name} has an output schema`);
+    assert.deepEqual(Object.keys(byName).sort(), ['audit', 'edit', 'find', 'read', 'restore', 'revert', 'search', 'trash', 'write']);
+    for (const t of tools) {
+      assert.equal(t.inputSchema.type, 'object');
+      assert.equal(t.outputSchema, undefined, `tool ${t.name} declares no outputSchema`);
     }
     assert.equal(byName.read.annotations.readOnlyHint, true);
     assert.equal(byName.edit.annotations.readOnlyHint, false);
@@ -48,23 +50,23 @@ test('hashls mcp over stdio with the TypeScript SDK client', { skip: !BIN && 'HA
     assert.deepEqual(byName.edit.inputSchema.required, ['input']);
     assert.match(byName.edit.description, /replace N\.\.M:/);
 
-    // read: ¶PATH#TAG + rows; the typed result in structuredContent (the
-    // client validates it against the output schema).
+    // read: ¶PATH#TAG + rows as text, no structuredContent; the typed
+    // result in _meta["hashls/result"].
     const read = await client.callTool({ name: 'read', arguments: { path: 'a.go:1-5' } });
     assert.ok(!read.isError, JSON.stringify(read));
     const text = read.content[0].text;
     const m = /^¶a\.go#([0-9A-F]{4})\n/.exec(text);
     assert.ok(m, `read output starts with ¶a.go#TAG: ${text}`);
     const tag = m[1];
-    assert.equal(read.structuredContent.text, text);
-    assert.equal(read.structuredContent.details.tag, tag);
-    assert.match(read.structuredContent.details.sha256, /^[0-9a-f]{64}$/);
+    assert.equal(read.structuredContent, undefined);
+    assert.equal(read._meta['hashls/result'].details.tag, tag);
+    assert.match(read._meta['hashls/result'].details.sha256, /^[0-9a-f]{64}$/);
 
     // edit with that tag.
     const edit = await client.callTool({ name: 'edit', arguments: { input: `¶a.go#${tag}\nreplace 4..4:\n+\treturn 2` } });
     assert.ok(!edit.isError, JSON.stringify(edit));
     assert.equal(fs.readFileSync(path.join(root, 'a.go'), 'utf8'), 'package a\n\nfunc A() int {\n\treturn 2\n}\n');
-    const [change] = edit.structuredContent.changes;
+    const [change] = edit._meta['hashls/result'].changes;
     assert.equal(change.path, 'a.go');
     assert.equal(change.op, 'update');
     assert.equal(change.oldTag, tag);
@@ -77,19 +79,20 @@ test('hashls mcp over stdio with the TypeScript SDK client', { skip: !BIN && 'HA
     fs.writeFileSync(path.join(root, 'a.go'), 'package a\n\nfunc A() int {\n\treturn 3\n}\n');
     const stale = await client.callTool({ name: 'edit', arguments: { input: `¶a.go#${change.newTag}\nreplace 4..4:\n+\treturn 4` } });
     assert.equal(stale.isError, true, JSON.stringify(stale));
-    assert.equal(stale.structuredContent.error.kind, 'stale_file');
-    assert.match(stale.structuredContent.error.suggestedAction, /Re-read the file/);
+    assert.equal(stale._meta['hashls/error'].kind, 'stale_file');
+    assert.match(stale._meta['hashls/error'].suggestedAction, /Re-read the file/);
     assert.match(stale.content[0].text, /error kind: stale_file/);
     assert.equal(fs.readFileSync(path.join(root, 'a.go'), 'utf8'), 'package a\n\nfunc A() int {\n\treturn 3\n}\n');
 
     // Bad arguments are a tool error the model can read, not a protocol error.
     const bad = await client.callTool({ name: 'read', arguments: { path: 'a.go', nope: true } });
     assert.equal(bad.isError, true);
-    assert.equal(bad.structuredContent.error.kind, 'invalid_argument');
+    assert.equal(bad._meta['hashls/error'].kind, 'invalid_argument');
+    assert.doesNotMatch(bad.content[0].text, /hashls tool/, 'an MCP model is not sent to a command line');
 
     // The audit log records the edit with transport mcp.
     const audit = await client.callTool({ name: 'audit', arguments: {} });
-    assert.equal(audit.structuredContent.details.entries[0].transport, 'mcp');
+    assert.equal(audit._meta['hashls/result'].details.entries[0].transport, 'mcp');
   } finally {
     await client.close();
   }

@@ -1,7 +1,8 @@
 // Package testsys answers, for tests, what the operating system they run on
 // can do where that differs between Linux, macOS and Windows (and wine, CI's
 // Windows stand-in): SymlinksWork, and OutsidePath, an absolute path outside
-// any test's root. Only tests import it.
+// any test's root; on Linux, SwapLoop and TreeSums for the races that swap a
+// directory with a symlink. Only tests import it.
 package testsys
 
 import (

@@ -6,8 +6,9 @@
 //	# %% [markdown] cell:1
 //	# Title
 //
-// Text renders a notebook as cell text; Rewrite turns edited cell text back
-// into notebook JSON. Cells are matched by their "cell:N" marker (N is the
+// Parse (bytes) and ParseReader (a stream, for reads: its outputs are never
+// held) read a notebook; Text renders it as cell text; Rewrite turns edited
+// cell text back into notebook JSON. Cells are matched by their "cell:N" marker (N is the
 // cell's index in the notebook the text was made from); a cell whose type
 // and source are unchanged keeps its original JSON bytes, and the notebook's
 // bytes outside the cells array are kept as they are, so an edit of one
@@ -22,6 +23,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"strconv"
 	"strings"
@@ -38,15 +40,21 @@ func IsNotebook(name string) bool { return strings.HasSuffix(strings.ToLower(nam
 
 // Cell is one cell as the text view shows it.
 type Cell struct {
-	Type    string // code, markdown or raw
-	Source  string
-	Outputs int // number of outputs (code cells)
-	// raw is the cell's JSON bytes exactly as they are in the file.
-	raw   json.RawMessage
-	hasID bool
+	Type        string // code, markdown or raw
+	Source      string
+	Outputs     int   // number of outputs (code cells)
+	OutputBytes int64 // their JSON's size (never held: the cell text elides them)
+	// raw is the cell's JSON bytes exactly as they are in the file (a
+	// piece of Notebook.data, not a copy); its "source" value is
+	// raw[srcStart:srcEnd] (0, 0: none).
+	raw              []byte
+	srcStart, srcEnd int
+	hasID            bool
 }
 
 // Notebook is a parsed notebook with the byte layout of its cells array.
+// One read from a stream (ParseReader) has no bytes: it shows its cell
+// text but cannot be rewritten.
 type Notebook struct {
 	Cells []Cell
 	data  []byte
@@ -58,139 +66,39 @@ type Notebook struct {
 }
 
 // Parse reads notebook JSON. The top level must be an object with a
-// "cells" array of objects, each with a string "cell_type".
+// "cells" array of objects, each with a string "cell_type". The cells keep
+// their bytes as pieces of data (nothing is copied but the cell text).
 func Parse(data []byte) (*Notebook, error) {
-	if !json.Valid(data) { // also refuses anything after the top-level value
-		return nil, fmt.Errorf("%w: the file is not valid JSON", ErrShape)
+	nb, lay, err := scan(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	tok, err := dec.Token()
-	if err != nil || tok != json.Delim('{') {
-		return nil, fmt.Errorf("%w: the top level is not a JSON object", ErrShape)
+	nb.data = data
+	prevEnd := nb.arrStart + 1
+	for i, l := range lay {
+		c := &nb.Cells[i]
+		c.raw = data[l.start:l.end]
+		if l.srcEnd > 0 {
+			c.srcStart, c.srcEnd = int(l.srcStart-l.start), int(l.srcEnd-l.start)
+		}
+		gap := string(data[prevEnd:l.start])
+		if i == 0 {
+			nb.lead = gap
+		} else if i == 1 {
+			nb.sep = gap
+		}
+		prevEnd = int(l.end)
 	}
-	nb := &Notebook{data: data, arrStart: -1}
-	for dec.More() {
-		kt, err := dec.Token()
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrShape, err)
-		}
-		key, _ := kt.(string)
-		if key == "nbformat_minor" {
-			var minor json.Number
-			if err := dec.Decode(&minor); err == nil {
-				if v, err := minor.Int64(); err == nil && v >= 5 {
-					nb.ids = true // nbformat 4.5 requires cell ids
-				}
-			}
-			continue
-		}
-		if key != "cells" {
-			var skip json.RawMessage
-			if err := dec.Decode(&skip); err != nil {
-				return nil, fmt.Errorf("%w: %v", ErrShape, err)
-			}
-			continue
-		}
-		if nb.arrStart >= 0 {
-			return nil, fmt.Errorf("%w: \"cells\" appears twice", ErrShape)
-		}
-		if err := nb.parseCells(dec); err != nil {
-			return nil, err
-		}
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrShape, err)
-	}
-	if nb.arrStart < 0 {
-		return nil, fmt.Errorf("%w: there is no \"cells\" array", ErrShape)
-	}
+	nb.trail = string(data[prevEnd : nb.arrEnd-1])
 	return nb, nil
 }
 
-// parseCells reads the cells array, recording its byte layout.
-func (nb *Notebook) parseCells(dec *json.Decoder) error {
-	off := int(dec.InputOffset())
-	i := skipSpace(nb.data, off)
-	if i >= len(nb.data) || nb.data[i] == ':' {
-		i = skipSpace(nb.data, i+1)
-	}
-	if i >= len(nb.data) || nb.data[i] != '[' {
-		return fmt.Errorf("%w: \"cells\" is not an array", ErrShape)
-	}
-	nb.arrStart = i
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
-		return fmt.Errorf("%w: \"cells\" is not an array", ErrShape)
-	}
-	prevEnd := i + 1
-	for dec.More() {
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return fmt.Errorf("%w: cell %d: %v", ErrShape, len(nb.Cells), err)
-		}
-		end := int(dec.InputOffset())
-		start := end - len(raw)
-		gap := string(nb.data[prevEnd:start])
-		if len(nb.Cells) == 0 {
-			nb.lead = gap
-		} else if nb.sep == "" {
-			nb.sep = gap
-		}
-		prevEnd = end
-		c, err := decodeCell(raw)
-		if err != nil {
-			return fmt.Errorf("%w: cell %d: %v", ErrShape, len(nb.Cells), err)
-		}
-		nb.Cells = append(nb.Cells, c)
-		nb.ids = nb.ids || c.hasID
-	}
-	if tok, err := dec.Token(); err != nil || tok != json.Delim(']') {
-		return fmt.Errorf("%w: the cells array is not closed", ErrShape)
-	}
-	nb.arrEnd = int(dec.InputOffset())
-	nb.trail = string(nb.data[prevEnd : nb.arrEnd-1])
-	return nil
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// decodeCell reads one cell object. Keys are matched exactly, as
-// nbformat's are (encoding/json would match "Cell_Type" to cell_type).
-func decodeCell(raw json.RawMessage) (Cell, error) {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
-		return Cell{}, fmt.Errorf("not an object with cell_type and source: %v", err)
-	}
-	var cellType string
-	if t, ok := m["cell_type"]; !ok || json.Unmarshal(t, &cellType) != nil {
-		return Cell{}, fmt.Errorf("the cell has no string cell_type")
-	}
-	switch cellType {
-	case "code", "markdown", "raw":
-	default:
-		return Cell{}, fmt.Errorf("cell_type %q is not code, markdown or raw", cellType)
-	}
-	src, err := sourceText(m["source"])
-	if err != nil {
-		return Cell{}, err
-	}
-	var outputs []json.RawMessage
-	if o, ok := m["outputs"]; ok && json.Unmarshal(o, &outputs) != nil {
-		return Cell{}, fmt.Errorf("outputs is not a list")
-	}
-	var id *string
-	if v, ok := m["id"]; ok && string(v) != "null" {
-		var s string
-		if json.Unmarshal(v, &s) == nil {
-			id = &s
-		}
-	}
-	return Cell{Type: cellType, Source: src, Outputs: len(outputs), raw: raw, hasID: id != nil}, nil
+// ParseReader reads a notebook from r as Parse does, keeping only its
+// cells (for the cell text): memory is its cell text, whatever its outputs
+// weigh. The result cannot be rewritten.
+func ParseReader(r io.Reader) (*Notebook, error) {
+	nb, _, err := scan(r)
+	return nb, err
 }
 
 // sourceText joins a cell source: a string or a list of strings.
@@ -232,7 +140,10 @@ func (nb *Notebook) Text() string {
 // writeText renders cell i as cell text.
 func (c Cell) writeText(sb *strings.Builder, i int) {
 	fmt.Fprintf(sb, "# %%%% [%s] cell:%d", c.Type, i)
-	if c.Outputs > 0 {
+	switch {
+	case c.Outputs > 0 && c.OutputBytes > bigOutputs:
+		fmt.Fprintf(sb, " (%d output%s elided, %.1f MiB)", c.Outputs, plural(c.Outputs), float64(c.OutputBytes)/(1<<20))
+	case c.Outputs > 0:
 		fmt.Fprintf(sb, " (%d output%s elided)", c.Outputs, plural(c.Outputs))
 	}
 	sb.WriteByte('\n')
@@ -242,6 +153,10 @@ func (c Cell) writeText(sb *strings.Builder, i int) {
 		sb.WriteByte('\n')
 	}
 }
+
+// bigOutputs is the size of a cell's outputs from which the marker says
+// how much it elides.
+const bigOutputs = 64 << 10
 
 // shownAs is the cell as its own text parses back (a source the text
 // cannot carry exactly, such as a lone "\r", parses to what it shows).
@@ -336,15 +251,20 @@ func clip(s string) string {
 // keep their bytes; a changed cell keeps its other fields (metadata,
 // outputs, id) and gets the new source and type; new cells are added with
 // empty metadata (and outputs). When nothing changed, the result is the
-// original bytes.
+// original bytes. It writes the result once, from pieces of the original:
+// no cell is copied but into it.
 func (nb *Notebook) Rewrite(text string) ([]byte, error) {
+	if nb.data == nil {
+		return nil, fmt.Errorf("%w: a notebook read from a stream cannot be rewritten (a hashls bug)", ErrShape)
+	}
 	tcs, err := ParseText(text)
 	if err != nil {
 		return nil, err
 	}
 	indent := nb.cellIndent()
-	var out []string
+	var out [][]byte
 	changed := len(tcs) != len(nb.Cells)
+	size := 0
 	for i, tc := range tcs {
 		if tc.Index >= len(nb.Cells) {
 			return nil, fmt.Errorf("%w: cell:%d does not exist (the notebook has %d cells, 0 to %d); drop \" cell:N\" from the marker to add a new cell", ErrShape, tc.Index, len(nb.Cells), len(nb.Cells)-1)
@@ -352,11 +272,13 @@ func (nb *Notebook) Rewrite(text string) ([]byte, error) {
 		if tc.Index != i {
 			changed = true
 		}
+		var b []byte
 		if tc.Index >= 0 {
 			orig := nb.Cells[tc.Index]
 			// Unchanged: the text shows the cell as its own text does.
 			if own, ok := orig.shownAs(); ok && orig.Type == tc.Type && own.Body == tc.Body && own.hasRow == tc.hasRow {
-				out = append(out, string(orig.raw))
+				out = append(out, orig.raw)
+				size += len(orig.raw)
 				continue
 			}
 			changed = true
@@ -364,35 +286,39 @@ func (nb *Notebook) Rewrite(text string) ([]byte, error) {
 			if strings.HasSuffix(orig.Source, "\n") {
 				src += "\n"
 			}
-			b, err := editCell(orig.raw, tc.Type, src, indent)
-			if err != nil {
+			if b, err = editCell(orig, tc.Type, src, indent); err != nil {
 				return nil, err
 			}
-			out = append(out, b)
-			continue
-		}
-		changed = true
-		b, err := newCell(tc.Type, tc.Body, nb.ids, i, indent)
-		if err != nil {
-			return nil, err
+		} else {
+			changed = true
+			if b, err = newCell(tc.Type, tc.Body, nb.ids, i, indent); err != nil {
+				return nil, err
+			}
 		}
 		out = append(out, b)
+		size += len(b)
 	}
 	if !changed {
 		return nb.data, nil
 	}
+	lead, sep, trail := nb.lead, nb.sep, nb.trail
+	if len(nb.Cells) == 0 {
+		lead, trail = "\n"+indent, "\n"+strings.TrimSuffix(indent, " ")
+	}
+	if sep == "" {
+		sep = "," + lead
+	}
 	var buf bytes.Buffer
+	buf.Grow(nb.arrStart + 1 + len(lead) + size + len(out)*len(sep) + len(trail) + len(nb.data) - nb.arrEnd + 1)
 	buf.Write(nb.data[:nb.arrStart+1])
 	if len(out) > 0 {
-		lead, sep, trail := nb.lead, nb.sep, nb.trail
-		if len(nb.Cells) == 0 {
-			lead, trail = "\n"+indent, "\n"+strings.TrimSuffix(indent, " ")
-		}
-		if sep == "" {
-			sep = "," + lead
-		}
 		buf.WriteString(lead)
-		buf.WriteString(strings.Join(out, sep))
+		for i, b := range out {
+			if i > 0 {
+				buf.WriteString(sep)
+			}
+			buf.Write(b)
+		}
 		buf.WriteString(trail)
 	}
 	buf.Write(nb.data[nb.arrEnd-1:])
@@ -410,10 +336,34 @@ func (nb *Notebook) cellIndent() string {
 }
 
 // editCell sets the type and source of a cell, keeping its other fields.
-func editCell(raw json.RawMessage, typ, src, indent string) (string, error) {
+// When the type stays, only the source value's bytes are replaced (in the
+// layout the old value had): every other byte of the cell, its outputs
+// too, is kept as it is, and never decoded.
+func editCell(orig Cell, typ, src, indent string) ([]byte, error) {
+	raw := orig.raw
+	if typ == orig.Type && orig.srcEnd > 0 {
+		old := raw[orig.srcStart:orig.srcEnd]
+		var v []byte
+		if bytes.HasPrefix(old, []byte(`"`)) {
+			v = marshalJSON(src)
+		} else {
+			v = sourceJSON(src)
+			if bytes.ContainsRune(old, '\n') {
+				keyIndent := lineIndent(raw, orig.srcStart)
+				var ind bytes.Buffer
+				if err := json.Indent(&ind, v, keyIndent, indentUnit(old, keyIndent)); err != nil {
+					return nil, fmt.Errorf("%w: %v", ErrShape, err)
+				}
+				v = ind.Bytes()
+			}
+		}
+		out := make([]byte, 0, len(raw)-len(old)+len(v))
+		out = append(append(append(out, raw[:orig.srcStart]...), v...), raw[orig.srcEnd:]...)
+		return out, nil
+	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return "", fmt.Errorf("%w: %v", ErrShape, err)
+		return nil, fmt.Errorf("%w: %v", ErrShape, err)
 	}
 	m["cell_type"] = marshalJSON(typ)
 	m["source"] = sourceJSON(src)
@@ -429,11 +379,37 @@ func editCell(raw json.RawMessage, typ, src, indent string) (string, error) {
 		delete(m, "outputs")
 		delete(m, "execution_count")
 	}
-	return marshalCell(m, indent)
+	s, err := marshalCell(m, indent)
+	return []byte(s), err
+}
+
+// lineIndent is the white space that starts the line of b holding i.
+func lineIndent(b []byte, i int) string {
+	start := bytes.LastIndexByte(b[:i], '\n') + 1
+	end := start
+	for end < i && (b[end] == ' ' || b[end] == '\t') {
+		end++
+	}
+	return string(b[start:end])
+}
+
+// indentUnit is the indentation a multi-line JSON value adds per level:
+// that of its second line beyond its key's line (prefix); one space, as
+// nbformat writes, when it cannot tell.
+func indentUnit(v []byte, prefix string) string {
+	i := bytes.IndexByte(v, '\n')
+	if i < 0 {
+		return " "
+	}
+	line := lineIndent(v, min(i+1+len(prefix)+8, len(v)))
+	if u, ok := strings.CutPrefix(line, prefix); ok && u != "" {
+		return u
+	}
+	return " "
 }
 
 // newCell builds a new cell as nbformat writes one.
-func newCell(typ, src string, ids bool, i int, indent string) (string, error) {
+func newCell(typ, src string, ids bool, i int, indent string) ([]byte, error) {
 	m := map[string]json.RawMessage{"metadata": json.RawMessage("{}")}
 	m["cell_type"] = marshalJSON(typ)
 	m["source"] = sourceJSON(src)
@@ -445,7 +421,8 @@ func newCell(typ, src string, ids bool, i int, indent string) (string, error) {
 		sum := sha256.Sum256([]byte(fmt.Sprintf("%d\x00%s\x00%s", i, typ, src)))
 		m["id"] = marshalJSON(hex.EncodeToString(sum[:4]))
 	}
-	return marshalCell(m, indent)
+	out, err := marshalCell(m, indent)
+	return []byte(out), err
 }
 
 // sourceJSON is nbformat's list-of-lines form of src.

@@ -1,6 +1,7 @@
 package notebook
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -150,8 +151,15 @@ func FuzzNotebook(f *testing.F) {
 	f.Add([]byte(`{"cells":[{"cell_type":"code","source":"a\n\n"}]}`), "# %% [code] cell:0\na\n\n")
 	f.Fuzz(func(t *testing.T, data []byte, text string) {
 		nb, err := Parse(data)
+		// A stream reads as the bytes do.
+		if snb, serr := ParseReader(bytes.NewReader(data)); (serr == nil) != (err == nil) || err == nil && snb.Text() != nb.Text() {
+			t.Fatalf("ParseReader: %v, Parse: %v", serr, err)
+		}
 		if err != nil {
 			return
+		}
+		if !json.Valid(data) {
+			t.Fatalf("Parse took JSON that is not valid:\n%q", data)
 		}
 		same, err := nb.Rewrite(nb.Text())
 		if err != nil {

@@ -72,6 +72,14 @@ func readDirFD(path string, buf []byte, out []dirent) ([]dirent, []byte, int, er
 				d.typ = fs.ModeDir
 			case syscall.DT_LNK:
 				d.typ = fs.ModeSymlink
+			case syscall.DT_FIFO:
+				d.typ = fs.ModeNamedPipe
+			case syscall.DT_SOCK:
+				d.typ = fs.ModeSocket
+			case syscall.DT_CHR:
+				d.typ = fs.ModeDevice | fs.ModeCharDevice
+			case syscall.DT_BLK:
+				d.typ = fs.ModeDevice
 			case syscall.DT_UNKNOWN:
 				fi, err := os.Lstat(path + "/" + d.name)
 				if err != nil {

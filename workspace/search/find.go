@@ -32,6 +32,10 @@ type Found struct {
 type FindResult struct {
 	Paths    []Found // newest first, then by path
 	TimedOut bool    // ctx ended: Paths are what was found so far
+	// Unreadable counts the directories the walk could not read (no
+	// permission, or a path too long to open): what is below them was not
+	// searched.
+	Unreadable int
 }
 
 // SortNewestFirst orders paths by modification time, newest first, then
@@ -60,7 +64,7 @@ func Find(ctx context.Context, opts FindOptions) (*FindResult, error) {
 	if opts.Glob != nil {
 		wo.Descend = opts.Glob.CouldMatchUnder
 	}
-	_, err := Walk(ctx, opts.Root, wo, func(w int, e *Entry) bool {
+	stats, err := Walk(ctx, opts.Root, wo, func(w int, e *Entry) bool {
 		if opts.Glob != nil && !opts.Glob.Match(e.Rel) {
 			return true
 		}
@@ -77,7 +81,7 @@ func Find(ctx context.Context, opts FindOptions) (*FindResult, error) {
 		}
 		return true
 	})
-	res := &FindResult{}
+	res := &FindResult{Unreadable: int(stats.Unreadable)}
 	for _, p := range per {
 		res.Paths = append(res.Paths, p...)
 	}

@@ -40,29 +40,25 @@ func (m *Matcher) String() string { return m.re.String() }
 
 // Compile compiles a search pattern (Go RE2 syntax). Braces that cannot be
 // a repetition are escaped first (so "${x}" and "interface{}" search
-// literally); when the result has unbalanced parentheses, it is retried with
-// every parenthesis escaped. Multiline mode is on only when the pattern
-// holds a newline or the two characters `\n`. Errors read
-// "Invalid regex: ...".
+// literally); an unbalanced parenthesis or bracket is an error. Multiline
+// mode is on only when the pattern holds a newline or the two characters
+// `\n`. Errors read "Invalid regex: ...", quoting the pattern without the
+// flags Compile adds.
 func Compile(pattern string, ignoreCase bool) (*Matcher, error) {
 	multiline := strings.Contains(pattern, "\n") || strings.Contains(pattern, `\n`)
 	flags := "(?m)"
 	if ignoreCase {
 		flags = "(?mi)"
 	}
+	// An unbalanced parenthesis is an error, as an unbalanced bracket is
+	// (the reference engine retried with the parentheses escaped, which
+	// searched for something else than the caller wrote, silently).
 	expr := escapeBraces(pattern)
 	re, err := regexp.Compile(flags + expr)
 	if err != nil {
-		var se *syntax.Error
-		if errors.As(err, &se) && (se.Code == syntax.ErrMissingParen || se.Code == syntax.ErrUnexpectedParen) {
-			if re2, err2 := regexp.Compile(flags + escapeParens(expr)); err2 == nil {
-				re, err, expr = re2, nil, escapeParens(expr)
-			}
-		}
-	}
-	if err != nil {
 		msg := err.Error()
 		msg = strings.TrimPrefix(msg, "error parsing regexp: ")
+		msg = strings.Replace(msg, "`"+flags, "`", 1)
 		return nil, fmt.Errorf("Invalid regex: %s", msg) //nolint:staticcheck // user-facing text
 	}
 	m := &Matcher{re: re, multiline: multiline}
@@ -146,34 +142,6 @@ func repeatEnd(p string, i int) int {
 		return j
 	}
 	return -1
-}
-
-// escapeParens escapes every unescaped parenthesis outside classes.
-func escapeParens(p string) string {
-	var b strings.Builder
-	inClass := false
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		switch {
-		case c == '\\' && i+1 < len(p):
-			b.WriteByte(c)
-			b.WriteByte(p[i+1])
-			i++
-			continue
-		case inClass:
-			if c == ']' {
-				inClass = false
-			}
-		case c == '[':
-			inClass = true
-			i = writeClassOpen(&b, p, i)
-			continue
-		case c == '(' || c == ')':
-			b.WriteByte('\\')
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
 }
 
 type litCand struct {

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/hashls/hashls/internal/ctxio"
 )
 
 // ScanOptions configures Scan.
@@ -66,13 +68,16 @@ func Scan(ctx context.Context, m *Matcher, opts ScanOptions) (*ScanResult, error
 			return
 		}
 		var fr FileResult
-		fr, w.buf, err = m.ScanReader(f, w.buf, nil)
+		// A huge file notices a cancellation at its next read.
+		fr, w.buf, err = m.ScanReader(ctxio.Reader(ctx, f), w.buf, nil)
 		f.Close()
 		searched.Add(1)
 		w.res.Searched++
 		switch {
 		case errors.Is(err, ErrTooLong):
 			w.res.TooLong++
+		case ctx.Err() != nil:
+			// Cancelled: Scan returns ctx.Err().
 		case err != nil:
 			w.res.Unreadable++
 		case fr.Binary:

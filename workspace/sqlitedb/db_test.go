@@ -286,7 +286,8 @@ func TestWriteKeysExact(t *testing.T) {
 func FuzzSelector(f *testing.F) {
 	for _, s := range []string{"", "users", "users:3", "users?limit=2&offset=1&order=name:desc", "users?where=active=1",
 		"pair:1,2", "tags:go", "?q=SELECT * FROM users", "?q=DELETE FROM users", "?q=PRAGMA writable_schema=1",
-		"users?where=1); DROP TABLE users; --", "?q=ATTACH 'x.db' AS x", "active_users", "users?order=nope"} {
+		"users?where=1); DROP TABLE users; --", "?q=ATTACH 'x.db' AS x", "active_users", "users?order=nope",
+		":users:3?col=name&byte=2", ":users:1?col=avatar", ":pair:1?col=v", ":tags:go?col=n&byte=0"} {
 		f.Add(s)
 	}
 	abs := makeDB(f)

@@ -12,7 +12,8 @@ import (
 
 	"github.com/hashls/hashls/internal/lazy"
 
-	_ "modernc.org/sqlite" // the "sqlite" driver
+	"modernc.org/sqlite" // also the "sqlite" driver
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // dsn is the URI for abs with SQLite's mode and the driver's pragmas.
@@ -25,9 +26,26 @@ func dsn(abs, mode string, pragmas ...string) string {
 }
 
 // OpenReadOnly opens the database at abs read-only (mode=ro, PRAGMA
-// query_only, busy_timeout 3000 ms) on a single connection.
+// query_only, busy_timeout 3000 ms) on a single connection, and reads its
+// schema: a database a read-only connection cannot read (a hot journal
+// left by a process that stopped mid-write) is an error saying so.
 func OpenReadOnly(abs string) (*sql.DB, error) {
-	return open(dsn(abs, "ro", fmt.Sprintf("busy_timeout(%d)", BusyTimeoutMS), "query_only(1)"))
+	db, err := open(dsn(abs, "ro", fmt.Sprintf("busy_timeout(%d)", BusyTimeoutMS), "query_only(1)"))
+	if err != nil {
+		if HotJournal(abs) {
+			return nil, hotJournalErr(abs, err)
+		}
+		return nil, err
+	}
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM sqlite_master`).Scan(&n); err != nil {
+		db.Close()
+		if HotJournal(abs) {
+			return nil, hotJournalErr(abs, err)
+		}
+		return nil, ioErr("cannot read the SQLite database", err)
+	}
+	return db, nil
 }
 
 // OpenReadWrite opens the existing database at abs for writing
@@ -177,11 +195,16 @@ func tableNames(ctx context.Context, q querier) ([]string, error) {
 
 // ReadInfo is the structured part of a read.
 type ReadInfo struct {
-	Kind      string `json:"kind"` // list, schema, row, query, raw
+	Kind      string `json:"kind"` // list, schema, row, query, raw, cell
 	Table     string `json:"table,omitempty"`
 	Rows      int    `json:"rows"`
 	Total     int64  `json:"total,omitempty"`
 	Truncated bool   `json:"truncated,omitempty"`
+	// BigCells counts the cells shown by their size and start only
+	// (over CellCap bytes: never loaded whole).
+	BigCells int `json:"bigCells,omitempty"`
+	// Next is the selector that reads on (a cell page's next bytes).
+	Next string `json:"next,omitempty"`
 }
 
 // QueryBudget is the time one Read may take: SQLite is interrupted when it
@@ -191,12 +214,37 @@ type ReadInfo struct {
 // and says when it had more.
 var QueryBudget = 5 * time.Second
 
+// The memory budget of a read: a read never loads a value it does not
+// show whole, and SQLite refuses to make or load a bigger one.
+var (
+	// CellCap is the size (bytes) over which a table read does not load a
+	// cell: it shows the cell's type, size and start (read through
+	// SQLite's blob I/O) and names the selector that pages through it.
+	CellCap = 64 << 10
+	// MaxValue is the largest string or blob the SQL of a read may make
+	// or load (SQLITE_LIMIT_LENGTH on the read's connection): a ?q= or
+	// where= that touches a bigger value fails, saying so.
+	MaxValue = 16 << 20
+)
+
 // Read runs sel against db and renders it; display names the database in
-// hints (e.g. "data/app.db"). It takes at most QueryBudget.
+// hints (e.g. "data/app.db"). It takes at most QueryBudget, and its memory
+// is bounded by the page: cells over CellCap are never loaded, no value
+// over MaxValue is made.
 func Read(ctx context.Context, db *sql.DB, display string, sel Selector) (string, ReadInfo, error) {
 	ctx, cancel := context.WithTimeout(ctx, QueryBudget)
 	defer cancel()
-	text, info, err := readSel(ctx, db, display, sel)
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return "", ReadInfo{}, ioErr("cannot open "+display, err)
+	}
+	defer conn.Close()
+	if err := limitLength(conn, MaxValue); err != nil {
+		return "", ReadInfo{}, ioErr("cannot open "+display, err)
+	}
+	r := &reader{q: conn, display: display}
+	defer r.close()
+	text, info, err := r.read(ctx, sel)
 	if err != nil && ctx.Err() == context.DeadlineExceeded {
 		var e *Error
 		if !errors.As(err, &e) || e.Kind != KindTooLarge {
@@ -206,29 +254,82 @@ func Read(ctx context.Context, db *sql.DB, display string, sel Selector) (string
 	return text, info, err
 }
 
+// limitLength sets the connection's SQLITE_LIMIT_LENGTH: the largest
+// string or blob its statements may make or load.
+func limitLength(conn *sql.Conn, n int) error {
+	_, err := sqlite.Limit(conn, sqlite3.SQLITE_LIMIT_LENGTH, n)
+	return err
+}
+
+// sqliteCode is the primary result code of a SQLite error (0: none).
+func sqliteCode(err error) int {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		return se.Code() & 0xff
+	}
+	return 0
+}
+
 // overBudget is the error of a read stopped by QueryBudget.
 func overBudget(err error) error {
 	return &Error{Kind: KindTooLarge, Msg: fmt.Sprintf("the query was stopped after %s, the time budget of a SQLite read; narrow it (a LIMIT, a WHERE on an indexed column, a recursive CTE that ends)", QueryBudget), Err: err}
 }
 
-func readSel(ctx context.Context, db *sql.DB, display string, sel Selector) (string, ReadInfo, error) {
+// tooBig is the error of a read whose SQL made or loaded a value over
+// MaxValue.
+func tooBig(what string, err error) error {
+	return &Error{Kind: KindTooLarge, Msg: fmt.Sprintf("%s made or loaded a value over %s, more than a SQLite read holds; a cell that large is read in pieces: octet_length(col) gives its size without loading it, and db.sqlite:table:KEY?col=COL&byte=N pages through it", what, sizeText(int64(MaxValue))), Err: err}
+}
+
+// reader is one Read: its connection, and the blob reader of its big
+// cells (opened on first use).
+type reader struct {
+	q       *sql.Conn
+	display string
+	blobs   *blobReader
+}
+
+func (r *reader) close() {
+	if r.blobs != nil {
+		r.blobs.Close()
+	}
+}
+
+// blobReader returns the read's blob reader, opening it on the file the
+// connection reads.
+func (r *reader) blobReader(ctx context.Context) *blobReader {
+	if r.blobs == nil {
+		var file string
+		_ = r.q.QueryRowContext(ctx, `SELECT file FROM pragma_database_list WHERE name = 'main'`).Scan(&file)
+		r.blobs = newBlobReader(file)
+		if file == "" {
+			r.blobs.err = fmt.Errorf("the database has no file")
+		}
+	}
+	return r.blobs
+}
+
+func (r *reader) read(ctx context.Context, sel Selector) (string, ReadInfo, error) {
 	switch sel.Kind {
 	case SelList:
-		return readList(ctx, db, display)
+		return r.readList(ctx)
 	case SelSchema:
-		return readSchema(ctx, db, display, sel.Table)
+		return r.readSchema(ctx, sel.Table)
 	case SelRow:
-		return readRow(ctx, db, display, sel.Table, sel.Key)
+		return r.readRow(ctx, sel.Table, sel.Key)
+	case SelCell:
+		return r.readCell(ctx, sel)
 	case SelQuery:
-		return readQuery(ctx, db, display, sel)
+		return r.readQuery(ctx, sel)
 	case SelRaw:
-		return readRaw(ctx, db, sel.SQL)
+		return r.readRaw(ctx, sel.SQL)
 	}
 	return "", ReadInfo{}, usagef("empty SQLite selector")
 }
 
-func readList(ctx context.Context, db *sql.DB, display string) (string, ReadInfo, error) {
-	names, err := tableNames(ctx, db)
+func (r *reader) readList(ctx context.Context) (string, ReadInfo, error) {
+	display := r.display
+	names, err := tableNames(ctx, r.q)
 	if err != nil {
 		return "", ReadInfo{}, ioErr("cannot list the tables of "+display, err)
 	}
@@ -243,7 +344,7 @@ func readList(ctx context.Context, db *sql.DB, display string) (string, ReadInfo
 	for _, n := range names {
 		var count int64
 		cnt := "?"
-		if err := db.QueryRowContext(ctx, "SELECT count(*) FROM "+quoteIdent(n)).Scan(&count); err == nil {
+		if err := r.q.QueryRowContext(ctx, "SELECT count(*) FROM "+quoteIdent(n)).Scan(&count); err == nil {
 			cnt = strconv.FormatInt(count, 10)
 		}
 		rows = append(rows, []string{n, cnt})
@@ -259,9 +360,11 @@ func readList(ctx context.Context, db *sql.DB, display string) (string, ReadInfo
 	return b.String(), info, nil
 }
 
-// scanAll runs a query and returns its columns and formatted rows, at most
-// max rows (more is reported by more).
-func scanAll(ctx context.Context, q querier, max int, query string, args ...any) (cols []string, rows [][]string, raw [][]any, more bool, err error) {
+// scanAll runs a query and returns its columns and rows, at most max rows
+// (more is reported by more), each cell formatted to at most width runes
+// (FormatValue, cut before it is escaped); raw keeps the values when
+// keepRaw.
+func scanAll(ctx context.Context, q querier, max, width int, keepRaw bool, query string, args ...any) (cols []string, rows [][]string, raw [][]any, more bool, err error) {
 	rs, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, nil, nil, false, err
@@ -286,16 +389,19 @@ func scanAll(ctx context.Context, q querier, max int, query string, args ...any)
 		}
 		cells := make([]string, len(cols))
 		for i, v := range vals {
-			cells[i] = FormatValue(v)
+			cells[i] = formatCell(v, width)
 		}
 		rows = append(rows, cells)
-		raw = append(raw, vals)
+		if keepRaw {
+			raw = append(raw, vals)
+		}
 	}
 	return cols, rows, raw, more, rs.Err()
 }
 
-func readSchema(ctx context.Context, db *sql.DB, display, table string) (string, ReadInfo, error) {
-	t, err := loadTable(ctx, db, display, table)
+func (r *reader) readSchema(ctx context.Context, table string) (string, ReadInfo, error) {
+	display := r.display
+	t, err := loadTable(ctx, r.q, display, table)
 	if err != nil {
 		return "", ReadInfo{}, err
 	}
@@ -303,23 +409,24 @@ func readSchema(ctx context.Context, db *sql.DB, display, table string) (string,
 	var b strings.Builder
 	b.WriteString(strings.TrimSpace(t.sql))
 	b.WriteString(";\n")
-	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM "+quoteIdent(t.name)).Scan(&info.Total); err != nil {
+	if err := r.q.QueryRowContext(ctx, "SELECT count(*) FROM "+quoteIdent(t.name)).Scan(&info.Total); err != nil {
 		return "", ReadInfo{}, ioErr("cannot count the rows of "+t.name, err)
 	}
-	cols, rows, _, _, err := scanAll(ctx, db, SchemaSample, fmt.Sprintf("SELECT * FROM %s LIMIT %d", quoteIdent(t.name), SchemaSample))
+	page, err := r.scanCells(ctx, t, SchemaSample, MaxColumn, fmt.Sprintf(" FROM %s LIMIT %d", quoteIdent(t.name), SchemaSample))
 	if err != nil {
-		return "", ReadInfo{}, ioErr("cannot read sample rows of "+t.name, err)
+		return "", ReadInfo{}, r.queryErr("cannot read sample rows of "+t.name, err)
 	}
-	info.Rows = len(rows)
+	info.Rows, info.BigCells = len(page.rows), page.big
 	fmt.Fprintf(&b, "\n%d row%s", info.Total, plural(int(info.Total)))
-	if len(rows) > 0 {
-		fmt.Fprintf(&b, "; sample of %d:\n", len(rows))
-		b.WriteString(RenderTable(cols, rows))
+	if len(page.rows) > 0 {
+		fmt.Fprintf(&b, "; sample of %d:\n", len(page.rows))
+		b.WriteString(RenderTable(page.cols, page.rows))
 	} else {
 		b.WriteString("\n")
 	}
-	if info.Total > int64(len(rows)) {
-		fmt.Fprintf(&b, "More: %s:%s?limit=%d&offset=%d (also order=col[:desc], where=…)\n", display, t.name, DefaultLimit, len(rows))
+	b.WriteString(page.notes(display, t))
+	if info.Total > int64(len(page.rows)) {
+		fmt.Fprintf(&b, "More: %s:%s?limit=%d&offset=%d (also order=col[:desc], where=…)\n", display, t.name, DefaultLimit, len(page.rows))
 	}
 	return b.String(), info, nil
 }
@@ -361,8 +468,11 @@ func firstOr(s []string) string {
 
 func integerAffinity(typ string) bool { return strings.Contains(strings.ToUpper(typ), "INT") }
 
-func readRow(ctx context.Context, db *sql.DB, display, table, key string) (string, ReadInfo, error) {
-	t, err := loadTable(ctx, db, display, table)
+// recordWidth is the runes a row read shows of one cell.
+const recordWidth = 4000
+
+func (r *reader) readRow(ctx context.Context, table, key string) (string, ReadInfo, error) {
+	t, err := loadTable(ctx, r.q, r.display, table)
 	if err != nil {
 		return "", ReadInfo{}, err
 	}
@@ -370,33 +480,19 @@ func readRow(ctx context.Context, db *sql.DB, display, table, key string) (strin
 	if err != nil {
 		return "", ReadInfo{}, err
 	}
-	cols, _, raw, _, err := scanAll(ctx, db, 1, fmt.Sprintf("SELECT * FROM %s WHERE %s = ? LIMIT 1", quoteIdent(t.name), quoteIdent(col)), arg)
+	page, err := r.scanCells(ctx, t, 1, recordWidth, fmt.Sprintf(" FROM %s WHERE %s = ? LIMIT 1", quoteIdent(t.name), quoteIdent(col)), arg)
 	if err != nil {
-		return "", ReadInfo{}, ioErr("cannot read the row", err)
+		return "", ReadInfo{}, r.queryErr("cannot read the row", err)
 	}
-	if len(raw) == 0 {
-		return "", ReadInfo{}, &Error{Kind: KindNotFound, Msg: fmt.Sprintf("%s has no row with %s = %s; read %s:%s?limit=20 to see rows", t.name, col, key, display, t.name)}
+	if len(page.rows) == 0 {
+		return "", ReadInfo{}, &Error{Kind: KindNotFound, Msg: fmt.Sprintf("%s has no row with %s = %s; read %s:%s?limit=20 to see rows", t.name, col, key, r.display, t.name)}
 	}
-	return renderRecord(t.name, col, key, cols, raw[0]), ReadInfo{Kind: "row", Table: t.name, Rows: 1}, nil
+	return page.record(r.display, t, col, key), ReadInfo{Kind: "row", Table: t.name, Rows: 1, BigCells: page.big}, nil
 }
 
-// renderRecord renders one row vertically, "column: value" per line.
-func renderRecord(table, col, key string, cols []string, vals []any) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s row %s = %s\n", table, col, key)
-	w := 0
-	for _, c := range cols {
-		w = max(w, len(c))
-	}
-	for i, c := range cols {
-		v := truncate(FormatValue(vals[i]), 4000)
-		fmt.Fprintf(&b, "%s:%s %s\n", c, strings.Repeat(" ", w-len(c)), v)
-	}
-	return b.String()
-}
-
-func readQuery(ctx context.Context, db *sql.DB, display string, sel Selector) (string, ReadInfo, error) {
-	t, err := loadTable(ctx, db, display, sel.Table)
+func (r *reader) readQuery(ctx context.Context, sel Selector) (string, ReadInfo, error) {
+	display := r.display
+	t, err := loadTable(ctx, r.q, display, sel.Table)
 	if err != nil {
 		return "", ReadInfo{}, err
 	}
@@ -410,34 +506,36 @@ func readQuery(ctx context.Context, db *sql.DB, display string, sel Selector) (s
 		if !ok {
 			return "", ReadInfo{}, usagef("order=%s: %s has no such column (columns: %s)", sel.Order, t.name, t.colNames())
 		}
-		order = " ORDER BY " + quoteIdent(c.name)
+		// The table's column, not the page's capped cell of that name.
+		order = " ORDER BY " + quoteIdent(t.name) + "." + quoteIdent(c.name)
 		if sel.Desc {
 			order += " DESC"
 		}
 	}
 	info := ReadInfo{Kind: "query", Table: t.name}
-	if err := db.QueryRowContext(ctx, "SELECT count(*)"+from).Scan(&info.Total); err != nil {
-		return "", ReadInfo{}, usageOrIO("where="+sel.Where, err)
+	if err := r.q.QueryRowContext(ctx, "SELECT count(*)"+from).Scan(&info.Total); err != nil {
+		return "", ReadInfo{}, r.queryErr("where="+sel.Where, err)
 	}
-	cols, rows, _, _, err := scanAll(ctx, db, sel.Limit, "SELECT *"+from+order+" LIMIT ? OFFSET ?", sel.Limit, sel.Offset)
+	page, err := r.scanCells(ctx, t, sel.Limit, MaxColumn, from+order+" LIMIT ? OFFSET ?", sel.Limit, sel.Offset)
 	if err != nil {
-		return "", ReadInfo{}, usageOrIO("the query", err)
+		return "", ReadInfo{}, r.queryErr("the query", err)
 	}
-	info.Rows = len(rows)
+	info.Rows, info.BigCells = len(page.rows), page.big
 	var b strings.Builder
-	if len(rows) == 0 {
+	if len(page.rows) == 0 {
 		fmt.Fprintf(&b, "%s: no rows at offset %d (%d matching)\n", t.name, sel.Offset, info.Total)
-		if len(cols) > 0 {
-			b.WriteString(RenderTable(cols, nil))
+		if len(page.cols) > 0 {
+			b.WriteString(RenderTable(page.cols, nil))
 		}
 		return b.String(), info, nil
 	}
-	fmt.Fprintf(&b, "%s: rows %d-%d of %d\n", t.name, sel.Offset+1, sel.Offset+len(rows), info.Total)
-	b.WriteString(RenderTable(cols, rows))
+	fmt.Fprintf(&b, "%s: rows %d-%d of %d\n", t.name, sel.Offset+1, sel.Offset+len(page.rows), info.Total)
+	b.WriteString(RenderTable(page.cols, page.rows))
+	b.WriteString(page.notes(display, t))
 	if sel.Capped {
 		fmt.Fprintf(&b, "[limit capped at %d]\n", MaxLimit)
 	}
-	if next := int64(sel.Offset + len(rows)); next < info.Total {
+	if next := int64(sel.Offset + len(page.rows)); next < info.Total {
 		info.Truncated = true
 		fmt.Fprintf(&b, "[More rows: use %s:%s?%s]\n", display, t.name, nextQuery(sel, int(next)))
 	}
@@ -458,6 +556,15 @@ func nextQuery(sel Selector, offset int) string {
 	return q
 }
 
+// queryErr reports the failure of a read's SQL: a value over MaxValue,
+// an error in user-supplied SQL (usage), or an io error.
+func (r *reader) queryErr(what string, err error) error {
+	if sqliteCode(err) == sqlite3.SQLITE_TOOBIG {
+		return tooBig(what, err)
+	}
+	return usageOrIO(what, err)
+}
+
 // usageOrIO reports SQL errors in user-supplied SQL as usage errors.
 func usageOrIO(what string, err error) error {
 	msg := err.Error()
@@ -469,21 +576,21 @@ func usageOrIO(what string, err error) error {
 
 const maxRawRows = MaxLimit
 
-func readRaw(ctx context.Context, db *sql.DB, q string) (string, ReadInfo, error) {
+func (r *reader) readRaw(ctx context.Context, q string) (string, ReadInfo, error) {
 	if err := ValidateRaw(q); err != nil {
 		return "", ReadInfo{}, err
 	}
-	cols, rows, _, more, err := scanAll(ctx, db, maxRawRows, budgeted(q, maxRawRows))
+	cols, rows, _, more, err := scanAll(ctx, r.q, maxRawRows, MaxColumn, false, budgeted(q, maxRawRows))
 	if err != nil && ctx.Err() == nil && strings.Contains(err.Error(), "syntax error") {
 		// What cannot be a subquery (WITH … DELETE) fails as it is, with
 		// SQLite's own message; its first step is still interruptible.
-		cols, rows, _, more, err = scanAll(ctx, db, maxRawRows, q)
+		cols, rows, _, more, err = scanAll(ctx, r.q, maxRawRows, MaxColumn, false, q)
 	}
 	if err != nil {
 		if strings.Contains(err.Error(), "readonly") || strings.Contains(err.Error(), "read-only") {
 			return "", ReadInfo{}, &Error{Kind: KindUsage, Msg: "?q= runs read-only; use the write tool with db.sqlite:table or db.sqlite:table:key to change rows", Err: err}
 		}
-		return "", ReadInfo{}, usageOrIO("?q=", err)
+		return "", ReadInfo{}, r.queryErr("?q=", err)
 	}
 	info := ReadInfo{Kind: "raw", Rows: len(rows), Truncated: more}
 	var b strings.Builder

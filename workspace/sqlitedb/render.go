@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/hashls/hashls/internal/names"
 )
 
 // FormatValue renders one SQLite value for a table cell: NULL, numbers,
@@ -44,16 +46,7 @@ func escapeText(s string) string {
 	}
 	var b strings.Builder
 	for _, r := range s {
-		switch {
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		default:
+		if !names.EscapeControl(&b, r) {
 			b.WriteRune(r)
 		}
 	}

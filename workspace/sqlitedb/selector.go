@@ -1,15 +1,23 @@
 // Package sqlitedb reads and writes SQLite databases for the read and write
 // tools: `db.sqlite` lists tables, `db.sqlite:table` shows the schema and
-// sample rows, `db.sqlite:table:key` one row, `db.sqlite:table?limit=&
-// offset=&order=&where=` a page of rows and `db.sqlite?q=SELECT …` a raw
-// read-only query; writes insert (`db.sqlite:table`), update or delete
+// sample rows, `db.sqlite:table:key` one row, `db.sqlite:table:key?col=c&
+// byte=n` a page of one cell, `db.sqlite:table?limit=&offset=&order=&
+// where=` a page of rows and `db.sqlite?q=SELECT …` a raw read-only query;
+// writes insert (`db.sqlite:table`), update or delete
 // (`db.sqlite:table:key`) one row from a JSON5 object. It is pure (no
 // workspace or agent import); callers confine the database file.
+//
+// Everything is bounded whatever the database holds: a read by its page (a
+// cell over CellCap is never loaded: its start and its pages are read
+// through SQLite's blob I/O; no value over MaxValue is made or loaded by a
+// read's SQL) and QueryBudget; a write by WriteBudget and GrowthBudget
+// (past one it is rolled back, a runaway trigger included).
 //
 // Entry points: Candidates and IsSQLiteFile detect a target, ParseSelector
 // and ParseWriteSelector parse the suffix, Read renders a read, Write
 // performs a row write in one transaction, ParseJSON5Object parses a row
-// payload.
+// payload; HotJournal and RollBackJournal find and repair a database a
+// process left in the middle of a write.
 package sqlitedb
 
 import (
@@ -117,6 +125,7 @@ const (
 	SelRow                       // db.sqlite:table:key
 	SelQuery                     // db.sqlite:table?limit=…
 	SelRaw                       // db.sqlite?q=SELECT …
+	SelCell                      // db.sqlite:table:key?col=c&byte=n
 )
 
 // Selector is a parsed read selector.
@@ -130,6 +139,10 @@ type Selector struct {
 	Desc   bool
 	Where  string
 	SQL    string
+	// Column and Byte: a cell page (SelCell) shows the cell of Column
+	// from byte Byte.
+	Column string
+	Byte   int64
 	// Capped is set when the requested limit was above MaxLimit.
 	Capped bool
 }
@@ -137,8 +150,8 @@ type Selector struct {
 var otherParamRE = lazy.Regexp(`&(?:limit|offset|order|where|q)=`)
 
 // ParseSelector parses the part of a read path after the database name:
-// "", ":table", ":table:key", ":table?limit=…&offset=…&order=col[:asc|desc]
-// &where=…" or "?q=SELECT …".
+// "", ":table", ":table:key", ":table:key?col=c&byte=n",
+// ":table?limit=…&offset=…&order=col[:asc|desc]&where=…" or "?q=SELECT …".
 func ParseSelector(rest string) (Selector, error) {
 	if rest == "" {
 		return Selector{Kind: SelList}, nil
@@ -177,7 +190,7 @@ func ParseSelector(rest string) (Selector, error) {
 		return Selector{}, usagef("SQLite row selector %q has an empty row key; use db.sqlite:%s:<key>", rest, table)
 	}
 	if hasKey && hasQuery {
-		return Selector{}, usagef("row lookups (db.sqlite:%s:%s) take no query parameters; drop the ?… part or use db.sqlite:%s?where=…", table, key, table)
+		return parseCellSelector(table, key, query)
 	}
 	if hasKey {
 		return Selector{Kind: SelRow, Table: table, Key: key}, nil
@@ -232,6 +245,34 @@ func ParseSelector(rest string) (Selector, error) {
 		default:
 			return Selector{}, usagef("unknown SQLite query parameter %q; use limit, offset, order or where (or db.sqlite?q=SELECT … alone)", p.k)
 		}
+	}
+	return sel, nil
+}
+
+// parseCellSelector parses the query of a cell page,
+// ":table:key?col=c&byte=n".
+func parseCellSelector(table, key, query string) (Selector, error) {
+	params, err := parseParams(query)
+	if err != nil {
+		return Selector{}, err
+	}
+	sel := Selector{Kind: SelCell, Table: table, Key: key}
+	for _, p := range params {
+		switch p.k {
+		case "col":
+			sel.Column = p.v
+		case "byte":
+			n, err := strconv.ParseInt(p.v, 10, 64)
+			if err != nil || n < 0 {
+				return Selector{}, usagef("byte=%q is not a non-negative integer (a byte offset in the cell)", p.v)
+			}
+			sel.Byte = n
+		default:
+			return Selector{}, usagef("a row lookup (db.sqlite:%s:%s) takes only col= and byte= (a page of one cell: ?col=COLUMN&byte=N), not %q; use db.sqlite:%s?where=… to query rows", table, key, p.k, table)
+		}
+	}
+	if sel.Column == "" {
+		return Selector{}, usagef("a cell page needs its column: db.sqlite:%s:%s?col=COLUMN&byte=0", table, key)
 	}
 	return sel, nil
 }

@@ -10,6 +10,9 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
+
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // WriteResult describes a row write.
@@ -43,7 +46,7 @@ func Write(ctx context.Context, db *sql.DB, display, table, key string, hasKey b
 	} else if !hasKey {
 		return WriteResult{}, usagef("empty content inserts nothing: pass a JSON5 object such as {name: 'Ada'} to insert (or {} for default values), or name a row (%s:%s:<key>) to delete it", display, table)
 	}
-	return inTx(ctx, db, display, table, func(conn *sql.Conn, t *tableInfo) (WriteResult, error) {
+	return inTx(ctx, db, display, table, len(content), func(ctx context.Context, conn *sql.Conn, t *tableInfo) (WriteResult, error) {
 		switch {
 		case !hasKey:
 			if err := keepOld(nil); err != nil {
@@ -71,21 +74,38 @@ func Restore(ctx context.Context, db *sql.DB, display, table, key string, row js
 	if err != nil {
 		return WriteResult{}, &Error{Kind: KindUsage, Msg: fmt.Sprintf("the kept row is not a JSON object (%v); write it back with the write tool", err), Err: err}
 	}
-	return inTx(ctx, db, display, table, func(conn *sql.Conn, t *tableInfo) (WriteResult, error) {
+	return inTx(ctx, db, display, table, len(row), func(ctx context.Context, conn *sql.Conn, t *tableInfo) (WriteResult, error) {
 		return restoreRow(ctx, conn, t, key, fields, keepOld)
 	})
 }
 
+// The budgets of a write: a row write (with the triggers it fires) that
+// runs longer than WriteBudget, grows the database by more than
+// GrowthBudget (plus twice the content), or makes or loads a value over
+// MaxValue is interrupted and rolled back, so the database is left as it
+// was and writable.
+var (
+	WriteBudget  = 5 * time.Second
+	GrowthBudget = int64(64 << 20)
+)
+
 // inTx runs fn on table in one immediate transaction on db, committed when
-// fn succeeds.
-func inTx(ctx context.Context, db *sql.DB, display, table string, fn func(conn *sql.Conn, t *tableInfo) (WriteResult, error)) (WriteResult, error) {
+// fn succeeds, within the write budgets (content is the payload, which
+// the growth budget allows for); fn runs under the context that carries
+// the time budget.
+func inTx(ctx context.Context, db *sql.DB, display, table string, content int, fn func(ctx context.Context, conn *sql.Conn, t *tableInfo) (WriteResult, error)) (WriteResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, WriteBudget)
+	defer cancel()
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return WriteResult{}, ioErr("cannot open "+display, err)
 	}
 	defer conn.Close()
+	if err := limitLength(conn, MaxValue); err != nil {
+		return WriteResult{}, ioErr("cannot open "+display, err)
+	}
 	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		return WriteResult{}, ioErr("cannot start a transaction on "+display+" (is it locked by another process?)", err)
+		return WriteResult{}, writeErr(ctx, display, ioErr("cannot start a transaction on "+display+" (is it locked by another process?)", err))
 	}
 	done := false
 	defer func() {
@@ -93,22 +113,48 @@ func inTx(ctx context.Context, db *sql.DB, display, table string, fn func(conn *
 			_, _ = conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
 		}
 	}()
+	var pages, pageSize int64
+	if err := conn.QueryRowContext(ctx, "PRAGMA page_count").Scan(&pages); err != nil {
+		return WriteResult{}, writeErr(ctx, display, ioErr("cannot read the size of "+display, err))
+	}
+	if err := conn.QueryRowContext(ctx, "PRAGMA page_size").Scan(&pageSize); err != nil {
+		return WriteResult{}, writeErr(ctx, display, ioErr("cannot read the page size of "+display, err))
+	}
+	pageSize = max(pageSize, 512) // SQLite's smallest
+	growth := GrowthBudget + 2*int64(content)
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA max_page_count = %d", pages+growth/pageSize+1)); err != nil {
+		return WriteResult{}, writeErr(ctx, display, ioErr("cannot set the growth budget of "+display, err))
+	}
 	t, err := loadTable(ctx, conn, display, table)
 	if err != nil {
-		return WriteResult{}, err
+		return WriteResult{}, writeErr(ctx, display, err)
 	}
 	if t.typ != "table" {
 		return WriteResult{}, usagef("%s is a view; write to its underlying table instead", t.name)
 	}
-	res, err := fn(conn, t)
+	res, err := fn(ctx, conn, t)
 	if err != nil {
-		return WriteResult{}, err
+		return WriteResult{}, writeErr(ctx, display, err)
 	}
 	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
-		return WriteResult{}, ioErr("cannot commit the change to "+display, err)
+		return WriteResult{}, writeErr(ctx, display, ioErr("cannot commit the change to "+display, err))
 	}
 	done = true
 	return res, nil
+}
+
+// writeErr names the budget a failed write ran into, if any; the write
+// was rolled back.
+func writeErr(ctx context.Context, display string, err error) error {
+	switch {
+	case ctx.Err() == context.DeadlineExceeded:
+		return &Error{Kind: KindTooLarge, Msg: fmt.Sprintf("the write to %s was stopped after %s, the time budget of a SQLite write (a trigger that runs away, or a lock another process holds), and rolled back: nothing was changed; check the table's triggers (read %s?q=SELECT sql FROM sqlite_master WHERE type = 'trigger')", display, WriteBudget, display), Err: err}
+	case sqliteCode(err) == sqlite3.SQLITE_FULL:
+		return &Error{Kind: KindTooLarge, Msg: fmt.Sprintf("the write to %s would grow it by more than %s, the growth budget of one SQLite write (a trigger that inserts without end?), or the disk is full; it was rolled back: nothing was changed; check the table's triggers (read %s?q=SELECT sql FROM sqlite_master WHERE type = 'trigger')", display, sizeText(GrowthBudget), display), Err: err}
+	case sqliteCode(err) == sqlite3.SQLITE_TOOBIG:
+		return &Error{Kind: KindTooLarge, Msg: fmt.Sprintf("the write to %s made or loaded a value over %s (the row, its old values kept for the trash, or a trigger's), more than a SQLite write holds; it was rolled back: nothing was changed", display, sizeText(int64(MaxValue))), Err: err}
+	}
+	return err
 }
 
 // bindValues checks payload keys against the table and converts values.
@@ -149,7 +195,7 @@ func rowJSON(ctx context.Context, q querier, t *tableInfo, col string, arg any) 
 	if !t.withoutRowid {
 		sel = "SELECT rowid AS __hashls_rowid, *"
 	}
-	cols, _, raw, _, err := scanAll(ctx, q, 1, fmt.Sprintf("%s FROM %s WHERE %s = ? LIMIT 1", sel, quoteIdent(t.name), quoteIdent(col)), arg)
+	cols, _, raw, _, err := scanAll(ctx, q, 1, MaxColumn, true, fmt.Sprintf("%s FROM %s WHERE %s = ? LIMIT 1", sel, quoteIdent(t.name), quoteIdent(col)), arg)
 	if err != nil {
 		return nil, 0, ioErr("cannot read the row", err)
 	}

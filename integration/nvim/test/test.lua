@@ -74,8 +74,8 @@ local function find_line(buf, pat)
 end
 
 -- mcp_client starts `hashls mcp` on root (an MCP client named name, over
--- stdio) and returns call(tool, args, meta) -> structuredContent (or
--- error) and stop().
+-- stdio) and returns call(tool, args, meta) -> the typed result (the
+-- result's _meta["hashls/result"]; a failure is an error) and stop().
 local function mcp_client(bin, root, env, name)
   local pending_out, responses = '', {}
   local job = vim.fn.jobstart({ bin, '--root', root, 'mcp' }, {
@@ -126,7 +126,9 @@ local function mcp_client(bin, root, env, name)
       end
       local res = request('tools/call', params)
       check(not res.isError, 'MCP tool %s failed: %s', tool, vim.inspect(res.content))
-      return res.structuredContent
+      check(type(res._meta) == 'table' and type(res._meta['hashls/result']) == 'table',
+        'MCP tool %s: no typed result in _meta["hashls/result"]: %s', tool, vim.inspect(res))
+      return res._meta['hashls/result']
     end,
     stop = function()
       vim.fn.jobstop(job)

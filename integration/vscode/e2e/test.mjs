@@ -128,8 +128,8 @@ fs.writeFileSync(
 const env = { ...process.env, XDG_CONFIG_HOME: dirs.config, XDG_DATA_HOME: dirs.data, HASHLS_STATE_DIR: dirs.state };
 
 // mcpClient starts `hashls mcp` on the workspace (an MCP client over stdio,
-// named name) and returns call(tool, args, meta) → structuredContent, and
-// stop().
+// named name) and returns call(tool, args, meta) → the typed result (the
+// result's _meta["hashls/result"]), and stop().
 async function mcpClient(name) {
   const child = spawn(BIN, ['--root', ws, 'mcp'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
   const waiting = new Map();
@@ -172,7 +172,9 @@ async function mcpClient(name) {
     async call(tool, args, meta) {
       const res = await request('tools/call', { name: tool, arguments: args, ...(meta ? { _meta: meta } : {}) });
       if (res.isError) throw new Error(`MCP ${tool}: ${JSON.stringify(res.content)}`);
-      return res.structuredContent;
+      const typed = res._meta?.['hashls/result'];
+      if (!typed) throw new Error(`MCP ${tool}: no typed result in _meta["hashls/result"]: ${JSON.stringify(res)}`);
+      return typed;
     },
     stop() {
       child.kill();

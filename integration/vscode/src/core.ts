@@ -1217,6 +1217,7 @@ export const TOOL_COMMANDS = [
   'hashls.glob',
   'hashls.list_directory',
   'hashls.lsp',
+  'hashls.lsp_edit',
   'hashls.move_file',
   'hashls.read_file',
   'hashls.restore',

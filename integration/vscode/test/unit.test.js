@@ -704,6 +704,7 @@ test('package.json: keybindings are one chord prefix, each key once, every tool 
     }
   }
   assert.ok(contributed.has('hashls.lsp'));
+  assert.ok(contributed.has('hashls.lsp_edit'), 'lsp_edit (the lsp toolset\'s editing half) has a palette entry');
 });
 
 test('activate: reviews are drawn, counted, kept and undone', async () => {

@@ -16,7 +16,7 @@ import (
 // TestCopyIsPinned: runtime/ is the runtime of the binding version go.mod
 // requires (trees from one runtime are read and freed by the other, so
 // they must be the same version), file for file as runtime/UPSTREAM
-// records it, parser.c with parser.c.patch applied, and nothing else.
+// records it, parser.c with upstream.patch applied, and nothing else.
 func TestCopyIsPinned(t *testing.T) {
 	up, err := os.ReadFile("runtime/UPSTREAM")
 	if err != nil {
@@ -27,7 +27,7 @@ func TestCopyIsPinned(t *testing.T) {
 	if want := requiredVersion(t, mod); ver != want {
 		t.Fatalf("runtime/ is %s %s but go.mod requires %s: run sync.sh", mod, ver, want)
 	}
-	patch, err := os.ReadFile("parser.c.patch")
+	patch, err := os.ReadFile("upstream.patch")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestCopyIsPinned(t *testing.T) {
 			}
 		}
 		if got := sha256.Sum256(b); hex.EncodeToString(got[:]) != sum {
-			t.Errorf("runtime/%s differs from the binding's copy (run sync.sh; changes go in parser.c.patch)", name)
+			t.Errorf("runtime/%s differs from the binding's copy (run sync.sh; changes go in upstream.patch)", name)
 		}
 	}
 	checkAgainstModule(t, mod, ver, lines[1:])
@@ -101,7 +101,7 @@ func unpatch(b, patch []byte) ([]byte, error) {
 			}
 		}
 		if n := strings.Count(s, to.String()); n != 1 {
-			return nil, fmt.Errorf("parser.c.patch's change is applied %d times, not once (run sync.sh)", n)
+			return nil, fmt.Errorf("upstream.patch's change is applied %d times, not once (run sync.sh)", n)
 		}
 		s = strings.Replace(s, to.String(), from.String(), 1)
 	}

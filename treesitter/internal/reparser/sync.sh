@@ -2,11 +2,12 @@
 # Refreshes the runtime copy from the github.com/smacker/go-tree-sitter
 # version go.mod requires: copies the runtime's sources (not the binding's
 # bindings.c, nor query.c, which parsing does not use), applies
-# parser.c.patch, regenerates rename.h and writes runtime/UPSTREAM (the
-# version and each copied file's sha256 before the patch). Run it whenever
-# go.mod moves to another version: the two runtimes must stay the same
-# version (TestCopyIsPinned checks it), since trees from this one are read
-# and freed by the other. Needs go, patch, gcc and nm.
+# upstream.patch (a diff of upstream's lib/src/parser.c, hence -p3),
+# regenerates rename.h and writes runtime/UPSTREAM (the version and each
+# copied file's sha256 before the patch). Run it whenever go.mod moves to
+# another version: the two runtimes must stay the same version
+# (TestCopyIsPinned checks it), since trees from this one are read and
+# freed by the other. Needs go, patch, gcc and nm.
 set -euo pipefail
 cd "$(dirname "$0")"
 mod=github.com/smacker/go-tree-sitter
@@ -23,6 +24,6 @@ rm -rf runtime.new && mkdir runtime.new
   done
 } > runtime.new/UPSTREAM
 cp runtime/LICENSE runtime.new/LICENSE
-(cd runtime.new && patch -s -p1 < ../parser.c.patch)
+(cd runtime.new && patch -s -p3 --no-backup-if-mismatch < ../upstream.patch)
 rm -rf runtime && mv runtime.new runtime
 ./gen_rename.sh

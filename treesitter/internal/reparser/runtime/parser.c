@@ -769,11 +769,9 @@ static Subtree ts_parser__reuse_node(
 
     if (!ts_subtree_external_scanner_state_eq(self->reusable_node.last_external_token, last_external_token)) {
       LOG("reusable_node_has_different_external_scanner_state symbol:%s", TREE_NAME(result));
-      // hashls: descend into the node instead of skipping it, as for a node
-      // with changes below: its children are candidates in turn, each
-      // checked against the external scanner state before its own start.
-      // Skipping the whole node made Python reparse everything after a
-      // change just before a block's first statement (see doc.go).
+      // Descend into the node instead of skipping it whole, as for a node
+      // with changes: its children are candidates in turn, each checked
+      // against the external scanner state at its own start.
       if (!reusable_node_descend(&self->reusable_node)) {
         reusable_node_advance(&self->reusable_node);
       }
