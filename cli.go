@@ -57,6 +57,8 @@ Environment:
   HASHLS_TOOLSETS    the toolsets, as --toolsets (which overrides it); for the env of an mcp.json entry
   HASHLS_MCP_TOKEN   bearer token mcp --http requires (always checked when set; needed off loopback)
   HASHLS_NO_HUB      1 does what --no-hub does
+  HASHLS_AGENT       the agent's name, recorded with every change (the editor's review shows it)
+  HASHLS_TURN        a group id: the changes of calls that pass the same one form one turn
 
 Hub: a running 'hashls serve' is its root's hub: 'hashls tool' and 'hashls mcp' on that root hand their
 calls to it, so reads see the editor's unsaved text and edits land in its buffers (undoable), not on disk.
@@ -264,12 +266,13 @@ func (c *cli) tool(args []string) int {
 // say otherwise, else directly on the store.
 func (c *cli) runTool(ctx context.Context, name string, raw []byte) (*agent.Result, error) {
 	id := hub.NewCallID()
+	who := agent.CLIAttribution()
 	direct := func(ctx context.Context, retry bool) (*agent.Result, error) {
 		tools, err := c.toolset()
 		if err != nil {
 			return nil, err
 		}
-		return tools.Run(ctx, name, raw, agent.Call{Transport: "cli", ID: id, Retry: retry})
+		return tools.Run(ctx, name, raw, agent.Call{Transport: "cli", ID: id, Retry: retry, Who: who})
 	}
 	if c.noHub || hub.Disabled() {
 		return direct(ctx, false)
@@ -278,7 +281,7 @@ func (c *cli) runTool(ctx context.Context, name string, raw []byte) (*agent.Resu
 	if err != nil {
 		return nil, err
 	}
-	res, _, err := hub.Forward(ctx, "", root, hub.Request{ID: id, Tool: name, Args: raw, Transport: "cli", TextOnly: !c.json}, direct)
+	res, _, err := hub.Forward(ctx, "", root, hub.Request{ID: id, Tool: name, Args: raw, Transport: "cli", TextOnly: !c.json, Who: who}, direct)
 	return res, err
 }
 

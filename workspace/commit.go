@@ -101,6 +101,8 @@ type CommitOptions struct {
 	// change forward, so a retry of the same call finds it applied
 	// (Store.AuditByCall).
 	Call string
+	// Who made the change and its turn, for the audit rows.
+	Who Attribution
 }
 
 // Committed is what Commit did, one entry per change in the given order.
@@ -408,7 +410,7 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 	if err != nil {
 		return nil, &Error{Kind: KindIO, Msg: fmt.Sprintf("commit: no randomness for temp file names: %v", err), Err: err}
 	}
-	in := &intent{Tool: tool, Call: opts.Call}
+	in := &intent{Tool: tool, Call: opts.Call, Who: opts.Who}
 	for i, e := range disk {
 		ie := intentEntry{Path: e.ch.Path.Abs, Rel: e.ch.Path.Rel, Op: opWrite}
 		switch {
@@ -617,7 +619,8 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 			if e.ch.MovedFrom != "" && note == "" {
 				note = "moved from " + e.ch.MovedFrom
 			}
-			audits = append(audits, AuditEntry{Tool: tool, Path: e.ch.Path.Rel, SHA256Before: e.res.OldSHA256, SHA256After: e.res.NewSHA256, Note: note, Transport: opts.Transport, Call: opts.Call})
+			audits = append(audits, AuditEntry{Tool: tool, Path: e.ch.Path.Rel, SHA256Before: e.res.OldSHA256, SHA256After: e.res.NewSHA256, Note: note, Transport: opts.Transport, Call: opts.Call,
+				Agent: opts.Who.Agent, Session: opts.Who.Session, Turn: opts.Who.Turn})
 		}
 		ids, err := st.finishIntent(in.ID, recs, audits)
 		if err != nil {
