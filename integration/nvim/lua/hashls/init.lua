@@ -36,7 +36,7 @@ end
 
 -- Tools whose success may have changed files on disk.
 local mutating = { edit = true, write = true, apply_patch = true, revert = true, restore = true, delete_file = true,
-  write_file = true, edit_file = true, move_file = true }
+  write_file = true, edit_file = true, move_file = true, create_file = true, restore_file = true, lsp_edit = true }
 
 M.config = {
   cmd = { 'hashls', 'serve', '--stdio' }, -- or a string: the binary (serve --stdio added)
