@@ -59,6 +59,8 @@ Environment (README "Options" has every option and where each is set):
   HASHLS_TOOLSETS    the toolsets, as --toolsets (which overrides it); for the env of an mcp.json entry
   HASHLS_MCP_TOKEN   bearer token mcp --http requires (always checked when set; needed off loopback)
   HASHLS_NO_HUB      1 does what --no-hub does
+  HASHLS_AGENT       the agent's name, recorded with every change (the editor's review shows it)
+  HASHLS_TURN        a group id: the changes of calls that pass the same one form one turn
 
 Hub: a running 'hashls serve' is its root's hub: 'hashls tool' and 'hashls mcp' on that root hand their
 calls to it, so reads see the editor's unsaved text and edits land in its buffers (undoable), not on disk.
@@ -266,12 +268,13 @@ func (c *cli) tool(args []string) int {
 // say otherwise, else directly on the store.
 func (c *cli) runTool(ctx context.Context, name string, raw []byte) (*agent.Result, error) {
 	id := hub.NewCallID()
+	who := agent.CLIAttribution()
 	direct := func(ctx context.Context, retry bool) (*agent.Result, error) {
 		tools, err := c.toolset()
 		if err != nil {
 			return nil, err
 		}
-		return tools.Run(ctx, name, raw, agent.Call{Transport: "cli", ID: id, Retry: retry})
+		return tools.Run(ctx, name, raw, agent.Call{Transport: "cli", ID: id, Retry: retry, Who: who})
 	}
 	if c.opts.NoHub {
 		return direct(ctx, false)
@@ -280,7 +283,7 @@ func (c *cli) runTool(ctx context.Context, name string, raw []byte) (*agent.Resu
 	if err != nil {
 		return nil, err
 	}
-	res, _, err := hub.Forward(ctx, "", root, hub.Request{ID: id, Tool: name, Args: raw, Transport: "cli", TextOnly: !c.opts.JSON}, direct)
+	res, _, err := hub.Forward(ctx, "", root, hub.Request{ID: id, Tool: name, Args: raw, Transport: "cli", TextOnly: !c.opts.JSON, Who: who}, direct)
 	return res, err
 }
 

@@ -22,6 +22,7 @@ const (
 // reshapes: each is split or explained once that branch has landed (a
 // split now would be a merge conflict). Key: file:function.
 var pending = map[string]string{
+	"agent/revert.go:revertTurn":                "issue 30's, merged just now: split next",
 	"workspace/journal.go:Workspace.recoverOne": "issues 30 and 31 change the journal",
 }
 

@@ -283,7 +283,9 @@ func (ae *afterEdit) formatChanged(ctx context.Context, env *Env, tool string, c
 		if err != nil || len(plans) == 0 {
 			continue
 		}
-		res, err := env.WS.Commit(ctx, tool, []workspace.Change{plans[0].ch}, workspace.CommitOptions{Transport: env.Transport, AllowVCS: allowVCS})
+		opts := env.commitOptions(allowVCS)
+		opts.Call = "" // (the call's own change is the one before)
+		res, err := env.WS.Commit(ctx, tool, []workspace.Change{plans[0].ch}, opts)
 		if err != nil {
 			ae.warn = append(ae.warn, fmt.Sprintf("format: %s: %v (the unformatted text stays)", c.Path, err))
 			continue

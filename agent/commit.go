@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/hashls/hashls/edit"
 	"github.com/hashls/hashls/workspace"
@@ -47,7 +48,7 @@ func commit(ctx context.Context, env *Env, tool string, plans []planned, allowVC
 		chs[i] = p.ch
 	}
 	before := env.after.begin(ctx, env, plans)
-	res, err := env.WS.Commit(ctx, tool, chs, workspace.CommitOptions{Transport: env.Transport, AllowVCS: allowVCS, Call: env.CallID})
+	res, err := env.WS.Commit(ctx, tool, chs, env.commitOptions(allowVCS))
 	if err != nil {
 		return nil, err
 	}
@@ -96,4 +97,22 @@ func commit(ctx context.Context, env *Env, tool string, plans []planned, allowVC
 		env.after.finish(ctx, env, before, plans)
 	}
 	return out, nil
+}
+
+// ReplaceContent commits new in place of old (the content the caller saw,
+// checked by the commit path) for path: a change the person makes from the
+// editor that is no agent tool, such as undoing hunks of an agent's change
+// under review. It is audited as tool, with note, under env's transport and
+// attribution; the result names the new tag.
+func ReplaceContent(ctx context.Context, env *Env, tool, path string, old, new []byte, note string) (*Result, error) {
+	p, err := env.WS.Resolve(path)
+	if err != nil {
+		return nil, err
+	}
+	changes, err := commit(ctx, env, tool, []planned{plannedWrite(p, old, new, note)}, false)
+	if err != nil {
+		return nil, err
+	}
+	c := changes[0]
+	return &Result{Text: fmt.Sprintf("%s\n%s: %s\n", header(c.Path, c.NewTag), note, showName(c.Path)), Details: map[string]any{"path": c.Path, "tag": c.NewTag, "sha256": c.NewSHA256, "auditId": c.AuditID}, Changes: changes}, nil
 }

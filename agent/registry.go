@@ -181,6 +181,9 @@ type Call struct {
 	// holds changes of ID, Run returns them, already applied, and does
 	// nothing again.
 	Retry bool
+	// Who made the call (agent, session, turn), recorded with every audit
+	// row it writes; see turn.go.
+	Who workspace.Attribution
 }
 
 // Env is what one tool run sees: the Toolset's dependencies and the call.
@@ -194,9 +197,14 @@ type Env struct {
 	Limits    Limits // zero value: DefaultLimits (read them with limits())
 	// LS is the language servers of the workspace's root (nil: none).
 	LS *langserver.Manager
+	// Who made the call (Call.Who); its turn is decided at the first
+	// change (who).
+	Who workspace.Attribution
 	// after is the call's diagnostics-after-edit and format-on-write
 	// request (nil: none), run by commit.
 	after *afterEdit
+	// turn is the session turn who chose for this call.
+	turn string
 }
 
 // Tool is one agent tool.

@@ -20,36 +20,53 @@ type revertTool struct{}
 
 func (revertTool) Name() string { return "revert" }
 func (revertTool) Description() string {
-	return "Undo one audited change: its file gets back the content from before it; refused when the file changed since; what it replaces goes to the trash"
+	return "Undo one audited change (id) or all of an agent turn's (turn): files get back their content from before; a file changed since is refused (turn: skipped unless force); what it replaces goes to the trash"
 }
 func (revertTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
 		`"id":{"type":"number","description":"audit row id"},` +
+		`"turn":{"type":"string","description":"agent turn (audit lists it)"},` +
+		`"force":{"type":"boolean","description":"with turn: restore files changed since too"},` +
 		`"allowVcs":{"type":"boolean","description":"allow changes under .git, .hg or .svn"}` +
-		`},"required":["id"],"additionalProperties":false}`)
+		`},"additionalProperties":false}`)
 }
 
 func (revertTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
 	var a struct {
-		ID       float64 `json:"id"`
-		AllowVCS bool    `json:"allowVcs"`
+		ID       *float64 `json:"id"`
+		Turn     *string  `json:"turn"`
+		Force    bool     `json:"force"`
+		AllowVCS bool     `json:"allowVcs"`
 	}
 	if err := json.Unmarshal(raw, &a); err != nil {
 		return nil, &Error{Kind: KindUsage, Message: "revert: " + err.Error()}
-	}
-	if a.ID != float64(int64(a.ID)) || a.ID < 1 {
-		return nil, &Error{Kind: KindUsage, Message: "revert: id must be an audit row id (a whole number); list them with the audit tool"}
 	}
 	st, err := storeOf(env, "revert")
 	if err != nil {
 		return nil, err
 	}
-	rows, err := st.AuditRows(workspace.AuditQuery{ID: int64(a.ID)})
+	switch {
+	case a.ID != nil && a.Turn != nil:
+		return nil, &Error{Kind: KindUsage, Message: "revert: give id (one audited change) or turn (every change of a turn), not both", ArgsOf: "revert"}
+	case a.Turn != nil:
+		if strings.TrimSpace(*a.Turn) == "" {
+			return nil, &Error{Kind: KindUsage, Message: "revert: turn must name a turn (the audit tool lists each change's turn)"}
+		}
+		return revertTurn(ctx, env, st, *a.Turn, a.Force, a.AllowVCS)
+	case a.ID == nil:
+		return nil, &Error{Kind: KindUsage, Message: "revert: missing argument: id (an audit row id) or turn (an agent turn); the audit tool lists both", ArgsOf: "revert"}
+	case a.Force:
+		return nil, &Error{Kind: KindUsage, Message: "revert: force goes with turn; a single change (id) is reverted only while its file holds what it left"}
+	}
+	if *a.ID != float64(int64(*a.ID)) || *a.ID < 1 {
+		return nil, &Error{Kind: KindUsage, Message: "revert: id must be an audit row id (a whole number); list them with the audit tool"}
+	}
+	rows, err := st.AuditRows(workspace.AuditQuery{ID: int64(*a.ID)})
 	if err != nil {
 		return nil, err
 	}
 	if len(rows) == 0 {
-		return nil, &Error{Kind: KindNotFound, Message: fmt.Sprintf("revert: no audit row #%d; list the rows with the audit tool", int64(a.ID))}
+		return nil, &Error{Kind: KindNotFound, Message: fmt.Sprintf("revert: no audit row #%d; list the rows with the audit tool", int64(*a.ID))}
 	}
 	row := rows[0]
 	if _, _, ok, _ := sqliteTarget(env, row.Path, "write"); ok {
@@ -59,32 +76,23 @@ func (revertTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resu
 	if err != nil {
 		return nil, err
 	}
-	var cur []byte // nil: the file does not exist now
-	switch f, err := env.WS.ReadFile(p); {
-	case err == nil:
-		cur = f.Bytes
-	case !workspace.IsKind(err, workspace.KindNotFound):
+	cur, err := currentContent(env, p)
+	if err != nil {
 		return nil, err
 	}
 	if now := shaOrEmpty(cur); now != row.SHA256After {
-		return nil, &Error{Kind: KindStale,
-			Message:         fmt.Sprintf("revert: %s changed after audit #%d (%s): it is %s now, that change left it %s, so reverting would throw away the later changes", p.Rel, row.ID, row.Tool, describeSHA(now), describeSHA(row.SHA256After)),
-			SuggestedAction: "revert the later changes of this file first, newest first (the audit tool lists them), or read the file and undo the change with edit"}
-	}
-	var plan planned
-	note := fmt.Sprintf("revert of audit #%d", row.ID)
-	if row.SHA256Before == "" {
-		plan = plannedDelete(p, cur, note) // the change created the file
-	} else {
-		before, why, err := auditContent(env, st, row.Path, row.SHA256Before)
+		later, err := changedSince(st, row.Path, row.ID, now)
 		if err != nil {
 			return nil, err
 		}
-		if before == nil {
-			return nil, &Error{Kind: KindNotFound, Message: fmt.Sprintf("revert: the content %s had before audit #%d is no longer in the store (%s)", p.Rel, row.ID, why),
-				SuggestedAction: "look for it in the trash tool's list (restore brings an entry back), or undo the change by hand"}
-		}
-		plan = plannedWrite(p, cur, before, note)
+		return nil, &Error{Kind: KindStale,
+			Message:         fmt.Sprintf("revert: %s changed after audit #%d (%s): %s, so reverting would throw away those changes", p.Rel, row.ID, row.Tool, later.text),
+			SuggestedAction: later.next}
+	}
+	note := fmt.Sprintf("revert of audit #%d", row.ID)
+	plan, err := restorePlan(env, st, p, cur, row.SHA256Before, note, fmt.Sprintf("the content %s had before audit #%d", p.Rel, row.ID))
+	if err != nil {
+		return nil, err
 	}
 	changes, err := commit(ctx, env, "revert", []planned{plan}, a.AllowVCS)
 	if err != nil {
@@ -105,6 +113,208 @@ func (revertTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resu
 	}
 	d["diff"] = c.Diff
 	return &Result{Text: text + "\n", Details: d, Changes: changes}, nil
+}
+
+// currentContent is p's content now (the open buffer when the editor has
+// it), nil when the file does not exist.
+func currentContent(env *Env, p workspace.Path) ([]byte, error) {
+	switch f, err := env.WS.ReadFile(p); {
+	case err == nil:
+		return f.Bytes, nil
+	case workspace.IsKind(err, workspace.KindNotFound):
+		return nil, nil
+	default:
+		return nil, err
+	}
+}
+
+// restorePlan plans putting p (now cur) back to the content whose sha256
+// is before ("" : absent, so p is deleted); what names that content in an
+// error.
+func restorePlan(env *Env, st *workspace.Store, p workspace.Path, cur []byte, before, note, what string) (planned, error) {
+	if before == "" {
+		return plannedDelete(p, cur, note), nil
+	}
+	content, why, err := auditContent(env, st, p.Rel, before)
+	if err != nil {
+		return planned{}, err
+	}
+	if content == nil {
+		return planned{}, &Error{Kind: KindNotFound, Message: fmt.Sprintf("revert: %s is no longer in the store (%s)", what, why),
+			SuggestedAction: "look for it in the trash tool's list (restore brings an entry back), or undo the change by hand"}
+	}
+	return plannedWrite(p, cur, content, note), nil
+}
+
+// later describes what changed a file after an audited change: the text
+// for a message, the next step, and the later audit rows.
+type later struct {
+	text, next string
+	ids        []int64
+}
+
+// maxLaterRows bounds the later changes a message names.
+const maxLaterRows = 5
+
+// changedSince says what changed path after audit row id, when its
+// content now has sha256 now: the audited changes since (tool, transport,
+// agent), and whether it was then changed outside hashls (typing in the
+// editor, another program), which the audit log does not hold.
+func changedSince(st *workspace.Store, path string, id int64, now string) (later, error) {
+	rows, err := st.AuditAfter(path, id, maxLaterRows+1)
+	if err != nil {
+		return later{}, err
+	}
+	var l later
+	var parts []string
+	for i, r := range rows {
+		if i == maxLaterRows {
+			parts = append(parts, "and more (the audit tool lists them)")
+			break
+		}
+		l.ids = append(l.ids, r.ID)
+		who := r.Transport
+		if r.Agent != "" {
+			who = r.Agent + " via " + r.Transport
+		} else if r.Transport == "lsp" {
+			who = "the editor"
+		}
+		parts = append(parts, fmt.Sprintf("#%d %s by %s", r.ID, r.Tool, who))
+	}
+	outside := len(rows) == 0 || len(rows) <= maxLaterRows && rows[len(rows)-1].SHA256After != now
+	switch {
+	case len(rows) == 0:
+		l.text = fmt.Sprintf("it was edited outside hashls since (typing in the editor or another program; the audit log does not record those) and is %s now", describeSHA(now))
+		l.next = "undo those edits first (the editor's undo history has the typing), or read the file and undo the change with edit"
+	case outside:
+		l.text = fmt.Sprintf("changed since by %s, then edited outside hashls (typing in the editor or another program, not in the audit log); it is %s now", strings.Join(parts, ", "), describeSHA(now))
+		l.next = "undo the edits outside hashls, then revert the later changes newest first; or read the file and undo the change with edit"
+	default:
+		l.text = fmt.Sprintf("changed since by %s", strings.Join(parts, ", "))
+		l.next = "revert the later changes of this file first, newest first, or read the file and undo the change with edit"
+	}
+	return l, nil
+}
+
+// turnFile is one file an agent turn changed: its content before the turn
+// and after the turn's last change of it.
+type turnFile struct {
+	path          string
+	before, after string // sha256 hex, "" for absent
+	last          int64  // the turn's last audit row of it
+}
+
+// revertTurn puts every file turn changed back to its content before the
+// turn, in one change; files changed since the turn are named and left
+// alone unless force.
+func revertTurn(ctx context.Context, env *Env, st *workspace.Store, turn string, force, allowVCS bool) (*Result, error) {
+	rows, err := st.AuditByTurn(turn)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, &Error{Kind: KindNotFound, Message: fmt.Sprintf("revert: no change belongs to turn %s; the audit tool lists each change's turn", QuoteInput(turn))}
+	}
+	var files []*turnFile
+	byPath := map[string]*turnFile{}
+	agentName := rows[0].Agent
+	for _, r := range rows {
+		f := byPath[r.Path]
+		if f == nil {
+			f = &turnFile{path: r.Path, before: r.SHA256Before}
+			byPath[r.Path] = f
+			files = append(files, f)
+		}
+		f.after, f.last = r.SHA256After, r.ID
+	}
+	type skip struct {
+		Path          string  `json:"path"`
+		Why           string  `json:"why"`
+		LaterAuditIDs []int64 `json:"laterAuditIds,omitempty"`
+	}
+	var plans []planned
+	var skipped []skip
+	var same []string
+	note := "revert of turn " + turn
+	for _, f := range files {
+		if _, _, ok, _ := sqliteTarget(env, f.path, "write"); ok {
+			skipped = append(skipped, skip{Path: f.path, Why: "a SQLite row, not a file: put it back with the restore tool"})
+			continue
+		}
+		p, err := env.WS.Resolve(f.path)
+		if err != nil {
+			return nil, err
+		}
+		cur, err := currentContent(env, p)
+		if err != nil {
+			return nil, err
+		}
+		now := shaOrEmpty(cur)
+		switch {
+		case now == f.before:
+			same = append(same, p.Rel)
+			continue
+		case now != f.after && !force:
+			l, err := changedSince(st, f.path, f.last, now)
+			if err != nil {
+				return nil, err
+			}
+			skipped = append(skipped, skip{Path: p.Rel, Why: l.text, LaterAuditIDs: l.ids})
+			continue
+		}
+		plan, err := restorePlan(env, st, p, cur, f.before, note, fmt.Sprintf("the content %s had before turn %s", p.Rel, turn))
+		if err != nil {
+			return nil, err
+		}
+		plans = append(plans, plan)
+	}
+	who := ""
+	if agentName != "" {
+		who = " (" + agentName + ")"
+	}
+	var sb strings.Builder
+	if len(plans) == 0 {
+		if len(skipped) == 0 {
+			return nil, &Error{Kind: KindNoChange, Message: fmt.Sprintf("revert: every file of turn %s%s already has its content from before the turn; nothing was changed", turn, who),
+				SuggestedAction: "nothing to do"}
+		}
+		for _, s := range skipped {
+			fmt.Fprintf(&sb, "; %s: %s", showName(s.Path), s.Why)
+		}
+		return nil, &Error{Kind: KindStale, Message: fmt.Sprintf("revert: every file turn %s%s changed was changed since, so nothing was reverted%s", turn, who, sb.String()),
+			SuggestedAction: `pass "force": true to restore them anyway (the later changes go to the trash), or undo the later changes first`}
+	}
+	changes, err := commit(ctx, env, "revert", plans, allowVCS)
+	if err != nil {
+		return nil, err
+	}
+	restored := make([]string, len(changes))
+	var ids []int64
+	fmt.Fprintf(&sb, "Reverted turn %s%s: %d file(s) have their content from before the turn\n", turn, who, len(changes))
+	for i, c := range changes {
+		restored[i] = c.Path
+		ids = append(ids, c.AuditID)
+		switch c.Op {
+		case "delete":
+			fmt.Fprintf(&sb, "  deleted %s (the turn created it)\n", showName(c.Path))
+		default:
+			fmt.Fprintf(&sb, "  %s restored\n", header(c.Path, c.NewTag))
+		}
+	}
+	for _, s := range skipped {
+		fmt.Fprintf(&sb, "Left alone: %s: %s\n", showName(s.Path), s.Why)
+	}
+	if len(skipped) > 0 {
+		sb.WriteString("Pass \"force\": true to restore those too (the later changes go to the trash).\n")
+	}
+	d := map[string]any{"turn": turn, "agent": agentName, "restored": restored, "auditIds": ids}
+	if len(skipped) > 0 {
+		d["skipped"] = skipped
+	}
+	if len(same) > 0 {
+		d["unchanged"] = same
+	}
+	return &Result{Text: sb.String(), Details: d, Changes: changes}, nil
 }
 
 // auditOne renders one audit row with the file's text before and after

@@ -459,7 +459,7 @@ func writeSQLite(ctx context.Context, env *Env, path string, p workspace.Path, c
 		}
 		return wr.NewRow, wr.Changed, "sqlite " + wr.Op, nil
 	}}
-	cf, err := env.WS.CommitRow(ctx, "write", rc, workspace.CommitOptions{Transport: env.Transport, AllowVCS: allowVCS, Call: env.CallID})
+	cf, err := env.WS.CommitRow(ctx, "write", rc, env.commitOptions(allowVCS))
 	if err != nil {
 		return nil, err
 	}

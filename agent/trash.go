@@ -242,6 +242,9 @@ type auditItem struct {
 	Note         string    `json:"note,omitempty"`
 	Transport    string    `json:"transport,omitempty"`
 	Call         string    `json:"callId,omitempty"` // the tool run that made it (one run may change several files)
+	Agent        string    `json:"agent,omitempty"`  // who made it ("": the person at the editor)
+	Session      string    `json:"session,omitempty"`
+	Turn         string    `json:"turn,omitempty"` // the agent turn it belongs to (revert {"turn"} undoes one)
 }
 
 func (auditTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
@@ -318,6 +321,12 @@ func writeAuditLine(sb *strings.Builder, r workspace.AuditEntry) {
 	if r.Transport != "" {
 		fmt.Fprintf(sb, "  via %s", r.Transport)
 	}
+	if r.Agent != "" {
+		fmt.Fprintf(sb, "  by %s", r.Agent)
+	}
+	if r.Turn != "" {
+		fmt.Fprintf(sb, "  turn %s", r.Turn)
+	}
 	if r.Note != "" {
 		fmt.Fprintf(sb, "  (%s)", oneLine(r.Note))
 	}
@@ -356,7 +365,7 @@ func restoreRow(ctx context.Context, env *Env, tool string, ent workspace.TrashE
 		}
 		return wr.NewRow, wr.Changed, fmt.Sprintf("sqlite %s from trash #%d", wr.Op, ent.ID), nil
 	}}
-	cf, err := env.WS.CommitRow(ctx, tool, rc, workspace.CommitOptions{Transport: env.Transport, AllowVCS: allowVCS, Call: env.CallID})
+	cf, err := env.WS.CommitRow(ctx, tool, rc, env.commitOptions(allowVCS))
 	if err != nil {
 		return nil, err
 	}

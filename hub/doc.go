@@ -77,7 +77,7 @@
 //
 // One call per connection, each message one JSON object on its own line.
 //
-//	caller → hub   {"hub":1,"id":CALLID,"tool":NAME,"args":{...},"transport":"cli"|"mcp"[,"textOnly":true]}
+//	caller → hub   {"hub":1,"id":CALLID,"tool":NAME,"args":{...},"transport":"cli"|"mcp"[,"textOnly":true][,"who":{"agent","session","turn"}]}
 //	hub → caller   {"ack":CALLID}
 //	hub → caller   {"id":CALLID,"result":{"text","details","changes","shown","warnings"}}
 //	          or   {"id":CALLID,"error":{"kind","message","suggestedAction"}}
@@ -88,8 +88,11 @@
 // malformed line) gets a line {"refused": why} and no ack. The result and
 // error are those of agent.Toolset.Run (the same kinds and texts as a direct
 // run); with "textOnly" (a caller that prints the text alone: the CLI
-// without --json) the result carries only the text and the warnings. A
-// caller that closes the connection cancels the call.
+// without --json) the result carries only the text and the warnings.
+// "who" names the agent making the call, its session and turn
+// (workspace.Attribution): the hub records them with the call's changes and
+// puts the changes up for the editor's review. A caller that closes the
+// connection cancels the call.
 //
 // # When the hub dies mid-call
 //

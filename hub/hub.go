@@ -31,6 +31,9 @@ type Request struct {
 	// --json), so the reply leaves out details, changes and shown lines
 	// (an edit's details carry its diff, several times the text).
 	TextOnly bool `json:"textOnly,omitempty"`
+	// Who made the call (the agent, its session and turn), for the audit
+	// rows and the editor's review of the change.
+	Who workspace.Attribution `json:"who,omitzero"`
 }
 
 // reply is one line the hub sends.

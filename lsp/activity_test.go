@@ -25,7 +25,7 @@ func TestForwardedActivityDoesNotWaitForTheEditor(t *testing.T) {
 	go func() {
 		defer close(done)
 		for range 3 * maxForwardedNotes {
-			s.reportActivity(context.Background(), "edit", []byte(`{}`), &agent.Result{Text: "ok"}, nil, time.Now(), origin{transport: "cli", forwarded: true})
+			s.reportActivity(context.Background(), "edit", []byte(`{}`), &agent.Result{Text: "ok"}, nil, time.Now(), &runInfo{o: origin{transport: "cli", forwarded: true}, tool: "edit"})
 		}
 	}()
 	select {

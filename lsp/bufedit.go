@@ -56,23 +56,28 @@ func (b *bufferEditor) ApplyEdit(ctx context.Context, p workspace.Path, version 
 	caps := s.caps
 	timeout := time.Duration(s.settings.ApplyEditTimeoutMs) * time.Millisecond
 	w := &versionWaiter{abs: p.Abs, after: version, ch: make(chan struct{})}
-	s.mu.Unlock()
-
 	if !caps.applyEdit {
+		s.mu.Unlock()
 		return stale("%s is open in the editor, which does not support workspace/applyEdit; save and close it, then retry", p.Rel)
 	}
 	edits := minimalEdits(old, new)
 	if len(edits) == 0 {
+		s.mu.Unlock()
 		return nil
 	}
+	e := s.expectLocked(ctx, d, old, new)
+	s.mu.Unlock()
+
 	tes := make([]protocol.TextEdit, len(edits))
 	for i, e := range edits {
 		tes[i] = protocol.TextEdit{Range: sn.m.rangeOf(e.start, e.end), NewText: string(e.repl)}
 	}
-	params := buildApplyEdit(sn.uri, version, tes, label, caps)
+	params := buildApplyEdit(sn.uri, version, tes, editLabel(ctx, label), caps)
 	// The client answers after it has applied the edit; its didChange
 	// normally precedes the answer.
-	return s.applyAndWait(ctx, params, w, timeout, "the edit to "+p.Rel, "read it again and retry", "didChange")
+	err := s.applyAndWait(ctx, params, w, timeout, "the edit to "+p.Rel, "read it again and retry", "didChange")
+	s.settleExpect(p, e, err == nil)
+	return err
 }
 
 // applyAndWait sends one workspace/applyEdit and, once the client answers
@@ -156,6 +161,16 @@ func buildApplyEdit(u uri.URI, version int32, edits []protocol.TextEdit, label s
 		l = "hashls edit"
 	}
 	return &protocol.ApplyWorkspaceEditParams{Label: &l, Edit: we}
+}
+
+// editLabel names an edit in the editor's undo history: the commit's
+// label, after the agent's name when an agent made it ("claude-code:
+// hashls edit").
+func editLabel(ctx context.Context, label string) string {
+	if a := runInfoFrom(ctx).attr(); a != nil {
+		return a.name() + ": " + label
+	}
+	return label
 }
 
 var _ workspace.BufferRenamer = (*bufferEditor)(nil)

@@ -65,8 +65,10 @@ func (s *server) CodeAction(ctx context.Context, params *protocol.CodeActionPara
 	if start, end, ok := s.blockAt(ctx, sn, line); ok {
 		span := fmt.Sprintf("lines %d–%d", start, end)
 		arg, _ := json.Marshal(blockArgs{URI: sn.uri, Line: start})
-		if edit := deleteLinesEdit(sn, start, end, caps); edit != nil {
-			add(kindDeleteBlock, "Delete block ("+span+")", nil, edit)
+		// The block goes with its doc comment, as its summary shows them.
+		from := treesitter.DocCommentStart(ctx, sn.name, engineText(sn.text), start)
+		if edit := deleteLinesEdit(sn, from, end, caps); edit != nil {
+			add(kindDeleteBlock, fmt.Sprintf("Delete block (lines %d–%d)", from, end), nil, edit)
 		}
 		add(kindSelectBlock, "Select block ("+span+")",
 			&protocol.Command{Title: "Select block (" + span + ")", Command: cmdSelectBlock, Arguments: []protocol.LSPAny{arg}}, nil)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hashls/hashls/agent"
 	"github.com/hashls/hashls/hub"
+	"github.com/hashls/hashls/workspace"
 )
 
 // Command names. Every agent tool NAME is also the command hashls.NAME.
@@ -27,7 +28,7 @@ const (
 
 // commandNames lists every command the server executes.
 func (s *server) commandNames() []string {
-	names := []string{cmdSelectBlock, cmdCopyAnchor, cmdOutline, cmdToolSchemas}
+	names := []string{cmdSelectBlock, cmdCopyAnchor, cmdOutline, cmdToolSchemas, cmdReview}
 	for _, t := range s.tools() {
 		names = append(names, commandPrefix+t.Name())
 	}
@@ -54,6 +55,8 @@ func (s *server) ExecuteCommand(ctx context.Context, params *protocol.ExecuteCom
 		return s.outlineCommand(ctx, arg, params.WorkDoneToken)
 	case cmdToolSchemas:
 		return marshalAny(s.toolSchemas())
+	case cmdReview:
+		return s.reviewCommand(ctx, arg)
 	}
 	name, ok := strings.CutPrefix(params.Command, commandPrefix)
 	if ok && s.hasTool(name) {
@@ -80,6 +83,19 @@ func (s *server) toolSchemas() map[string][]toolSchema {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return map[string][]toolSchema{"tools": out}
+}
+
+// readOnlyTool reports whether tool only reads (its MCP annotation).
+func (s *server) readOnlyTool(name string) bool {
+	if s.opts.tools == nil {
+		return false
+	}
+	for _, t := range s.opts.tools() {
+		if t.Name() == name {
+			return agent.HintsOf(t).ReadOnly
+		}
+	}
+	return false
 }
 
 // tools are the tools of the toolsets setting.
@@ -133,7 +149,14 @@ type origin struct {
 	transport string
 	callID    string // "" = a new one
 	forwarded bool
+	who       workspace.Attribution // the agent, session and turn of a forwarded call
 }
+
+// person reports whether o is the person at this editor (a command run
+// from it), not an agent: the person sees the buffer, so their edits are
+// never refused for lines no read displayed, and their changes are not
+// put up for review.
+func (o origin) person() bool { return !o.forwarded }
 
 // runAs runs tool for o with progress reporting and an activity
 // notification. Its run's call id is remembered as the server's own, so the
@@ -142,6 +165,17 @@ func (s *server) runAs(ctx context.Context, tool string, args []byte, token prot
 	if len(args) == 0 {
 		args = []byte("{}")
 	}
+	return s.runWith(ctx, tool, args, token, &runInfo{o: o, tool: tool}, func(ctx context.Context, env *agent.Env) (*agent.Result, error) {
+		return s.opts.runTool(ctx, env, tool, args)
+	})
+}
+
+// runWith runs f as the run ri describes (a tool, or an editor operation
+// such as undoing reviewed hunks): with progress reporting, the person's
+// or the agent's settings, the review of what it changed and an activity
+// notification.
+func (s *server) runWith(ctx context.Context, tool string, args []byte, token protocol.ProgressToken, ri *runInfo, f func(context.Context, *agent.Env) (*agent.Result, error)) (*agent.Result, error) {
+	o := &ri.o
 	ws, err := s.requireWorkspace()
 	if err != nil {
 		return nil, &agent.Error{Kind: agent.KindUsage, Message: fmt.Sprintf("%s: %v", tool, err)}
@@ -151,14 +185,22 @@ func (s *server) runAs(ctx context.Context, tool string, args []byte, token prot
 	}
 	s.ownCall(o.callID)
 	prog := s.startProgress(ctx, "hashls "+tool, token)
-	env := &agent.Env{WS: ws, Resolver: &s.resolver, Progress: prog.report, Edit: s.currentSettings().editSettings(), Transport: o.transport, CallID: o.callID}
+	edit := s.currentSettings().editSettings()
+	if o.person() {
+		edit.AllowUnseen = true
+	}
+	env := &agent.Env{WS: ws, Resolver: &s.resolver, Progress: prog.report, Edit: edit, Transport: o.transport, CallID: o.callID, Who: o.who}
+	ctx = withRunInfo(ctx, ri)
 	start := time.Now()
-	res, err := s.opts.runTool(ctx, env, tool, args)
+	res, err := f(ctx, env)
 	prog.end()
 	if err == nil && res == nil {
 		err = &agent.Error{Kind: agent.KindInternal, Message: fmt.Sprintf("tool %s returned no result (this is a hashls bug)", tool)}
 	}
-	s.reportActivity(ctx, tool, args, res, err, start, o)
+	if err == nil {
+		s.reviewRun(ctx, ws, ri, res)
+	}
+	s.reportActivity(ctx, tool, args, res, err, start, ri)
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +219,7 @@ func (s *server) runForwarded(ctx context.Context, req hub.Request) (*agent.Resu
 	if tr == "" {
 		tr = "hub"
 	}
-	return s.runAs(ctx, req.Tool, req.Args, nil, origin{transport: tr, callID: req.ID, forwarded: true})
+	return s.runAs(ctx, req.Tool, req.Args, nil, origin{transport: tr, callID: req.ID, forwarded: true, who: agent.CleanAttribution(req.Who)})
 }
 
 // toolError turns a tool failure into an LSP error, rendered for an

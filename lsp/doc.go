@@ -48,6 +48,16 @@
 //   - hashls.toolSchemas {} → {"tools": [{"name", "description",
 //     "inputSchema"}]}: every tool runnable as hashls.<name>, sorted by
 //     name, with the JSON schema of its arguments object.
+//   - hashls.review {"action": "list"|"keep"|"undo", "uri"?, "hunk"?,
+//     "turn"?} → {"files"?, "kept"?, "total", "text"?, "changes"?}: the
+//     review of other callers' changes (below). list: every file's hunks
+//     (ReviewFile). keep: the hunk (uri and hunk), the file's hunks (uri),
+//     a turn's hunks in every file (turn), or all; they stay as they are
+//     and leave the review. undo: the hunk or the file's hunks get their
+//     old text back through the commit path, as the person's change
+//     (tool "review", transport lsp): an open document's buffer changes
+//     (its undo history has it), a closed file's disk. A turn is undone
+//     with hashls.revert {"turn"}, which restores every file it changed.
 //
 // Code actions at the cursor: refactor.hashls.deleteBlock (a versioned
 // edit), refactor.hashls.selectBlock and refactor.hashls.copyBlockAnchor
@@ -62,9 +72,25 @@
 // its buffer follows; it is expected to announce the buffer under its new
 // name with didClose and didOpen.
 //
+// Review (review.go, review_server.go; the "review" setting, on by
+// default): the changes that did not come from this editor (calls other
+// processes forward through the hub, changes other processes make on
+// closed files) are marked hunk by hunk until the person keeps or undoes
+// each one. hashls/review {uri, path, version?, hunks: [{id, line, added,
+// removed, removedLines, removedCut?, agents, turns?, tools?}], total}
+// sends a file's hunks (lines are 0-based; version is the open document's
+// the lines refer to, absent for a closed file) whenever they change or
+// move, and once with no hunks when the file is reviewed; total counts
+// every file's. The person's typing inside a hunk changes the hunk;
+// outside, it moves the hunks after it. An agent's edit to an open
+// document is labelled with its name in the editor's undo history; the
+// editor's own commands are never refused for lines no read displayed
+// (the person sees the buffer).
+//
 // Notifications from the server: hashls/activity after every tool run
 // (see Activity: tool, paths, outcome, errorKind, message, auditIds, diff,
-// durationMs, transport, time, external, forwarded, callId). The server's
+// durationMs, transport, time, external, forwarded, callId, agent, turn,
+// readOnly). The server's
 // own runs carry transport "lsp", or the caller's ("cli", "mcp") with
 // forwarded true for calls forwarded through the hub. Runs of other
 // processes (a `hashls tool` without a hub or with --no-hub, `hashls mcp`,
@@ -77,7 +103,8 @@
 //
 // Settings, from initializationOptions and workspace/didChangeConfiguration,
 // at the top level or under "hashls" (see Settings): progress, activity,
-// logLevel, applyEditTimeoutMs, stateDir (initializationOptions only), and
+// logLevel, applyEditTimeoutMs, stateDir (initializationOptions only),
+// review, and
 // the edit tools' defaults: seenLines, editHeaders, diagnosticsMs and
 // formatOnWrite (diagnostics after edits and format-on-write; a call's own
 // arguments override them), and toolsets (the tools run as hashls.NAME
@@ -95,5 +122,7 @@
 // (documentSymbol, foldingRange, selectionRange), code_action.go (block
 // actions and their commands), progress.go (work-done progress, activity,
 // log messages), external.go (the hub endpoint and the activity of other
-// processes).
+// processes), review.go (the review's model: a file's text and its
+// unreviewed hunks), review_server.go (the review in the server: agents'
+// edits, the documents, hashls/review and hashls.review).
 package lsp

@@ -133,7 +133,13 @@ func (s *server) followAudit(ctx context.Context, feed *workspace.AuditFeed, don
 			}
 			continue
 		}
-		if len(rows) == 0 || !s.currentSettings().Activity {
+		if len(rows) == 0 {
+			continue
+		}
+		if ws := s.workspace(); ws != nil {
+			s.reviewExternal(ws, rows)
+		}
+		if !s.currentSettings().Activity {
 			continue
 		}
 		for _, a := range externalActivity(rows, s.isOwnCall) {
@@ -173,7 +179,7 @@ func externalActivity(rows []workspace.AuditEntry, own func(string) bool) []Acti
 		if cur == nil || r.Call == "" || r.Call != curCall {
 			flush()
 			cur = &Activity{Tool: r.Tool, Outcome: "ok", Transport: r.Transport, Time: r.Time.UTC().Format(time.RFC3339Nano),
-				External: true, CallID: r.Call}
+				External: true, CallID: r.Call, Agent: r.Agent, Turn: r.Turn}
 			curCall = r.Call
 		}
 		cur.AuditIDs = append(cur.AuditIDs, r.ID)

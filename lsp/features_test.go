@@ -120,7 +120,8 @@ func TestCodeActions(t *testing.T) {
 	for _, a := range actions {
 		titles[a["title"].(string)] = a
 	}
-	del, ok := titles["Delete block (lines 4–9)"]
+	// Delete takes the doc comment (line 3) with the block.
+	del, ok := titles["Delete block (lines 3–9)"]
 	if !ok {
 		t.Fatalf("no delete action for Alpha: %v", keys(titles))
 	}
@@ -130,9 +131,9 @@ func TestCodeActions(t *testing.T) {
 	if _, ok := titles["Outline this file"]; !ok {
 		t.Fatalf("no outline action: %v", keys(titles))
 	}
-	// The delete edit removes exactly lines 4-9.
+	// The delete edit removes exactly lines 3-9.
 	b, _ := json.Marshal(del["edit"])
-	if !strings.Contains(string(b), `"start":{"character":0,"line":3}`) || !strings.Contains(string(b), `"end":{"character":0,"line":9}`) {
+	if !strings.Contains(string(b), `"start":{"character":0,"line":2}`) || !strings.Contains(string(b), `"end":{"character":0,"line":9}`) {
 		t.Fatalf("delete edit: %s", b)
 	}
 	// `only` filters.

@@ -44,7 +44,13 @@ func (m *mapper) lineEnd(l int) int   { return m.LineEnd(l) }
 // or a "\r\n" pair (an LSP position cannot point between them).
 func minimalEdit(old, new []byte) (start, end int, repl []byte) {
 	n := min(len(old), len(new))
+	// Whole blocks first (bytes.Equal is the vectorised compare), then
+	// byte by byte.
+	const block = 64
 	p := 0
+	for p+block <= n && bytes.Equal(old[p:p+block], new[p:p+block]) {
+		p += block
+	}
 	for p < n && old[p] == new[p] {
 		p++
 	}
@@ -52,6 +58,9 @@ func minimalEdit(old, new []byte) (start, end int, repl []byte) {
 		p--
 	}
 	s := 0
+	for s+block <= n-p && bytes.Equal(old[len(old)-s-block:len(old)-s], new[len(new)-s-block:len(new)-s]) {
+		s += block
+	}
 	for s < n-p && old[len(old)-1-s] == new[len(new)-1-s] {
 		s++
 	}

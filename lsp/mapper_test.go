@@ -67,6 +67,11 @@ func TestMinimalEdit(t *testing.T) {
 		{"", "new", "new"},
 		{"old", "", ""},
 		{"aaaa", "aa", ""},
+		// Longer than the compare blocks: prefix and suffix found whole,
+		// a "\r\n" on a block boundary kept whole.
+		{strings.Repeat("x", 63) + "\r\n" + strings.Repeat("y", 200) + "1" + strings.Repeat("z", 130), strings.Repeat("x", 63) + "\r\n" + strings.Repeat("y", 200) + "2" + strings.Repeat("z", 130), "2"},
+		{strings.Repeat("x", 63) + "\r\n", strings.Repeat("x", 63) + "\n", ""},
+		{strings.Repeat("ab", 100), strings.Repeat("ab", 50) + "c" + strings.Repeat("ab", 50), "c"},
 	}
 	for _, c := range cases {
 		s, e, repl := minimalEdit([]byte(c.old), []byte(c.new))

@@ -155,17 +155,30 @@ type Activity struct {
 	Forwarded bool `json:"forwarded,omitempty"`
 	// CallID names the run; the audit rows it wrote carry it.
 	CallID string `json:"callId,omitempty"`
+	// Agent names who asked for the run: an MCP client's clientInfo.name,
+	// the CLI's HASHLS_AGENT; absent for the person at this editor (and
+	// for callers that gave no name).
+	Agent string `json:"agent,omitempty"`
+	// Turn is the agent turn the run's changes belong to (revert
+	// {"turn"} undoes it); absent when it changed nothing or belongs to
+	// no turn.
+	Turn string `json:"turn,omitempty"`
+	// ReadOnly: the tool only reads (read, search, find, ...). Panels hide
+	// such runs unless a filter asks for them.
+	ReadOnly bool `json:"readOnly,omitempty"`
 }
 
 // reportActivity sends hashls/activity for one tool run. Paths, audit ids
 // and diffs come from the result's typed changes and shown files; a failed
 // run names the paths its arguments gave.
-func (s *server) reportActivity(ctx context.Context, tool string, args []byte, res *agent.Result, err error, start time.Time, o origin) {
+func (s *server) reportActivity(ctx context.Context, tool string, args []byte, res *agent.Result, err error, start time.Time, ri *runInfo) {
 	if !s.currentSettings().Activity {
 		return
 	}
+	o := ri.o
 	a := Activity{Tool: tool, Outcome: "ok", DurationMs: float64(time.Since(start).Microseconds()) / 1000,
-		Transport: o.transport, Time: start.UTC().Format(time.RFC3339Nano), Forwarded: o.forwarded, CallID: o.callID}
+		Transport: o.transport, Time: start.UTC().Format(time.RFC3339Nano), Forwarded: o.forwarded, CallID: o.callID,
+		Agent: o.who.Agent, Turn: ri.turn, ReadOnly: s.readOnlyTool(tool)}
 	paths := map[string]bool{}
 	add := func(p string) { // named paths are bounded: clipped, and at most maxActivityPaths
 		if p != "" && len(paths) < maxActivityPaths {

@@ -72,7 +72,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	if opts.runTool == nil {
 		opts.runTool = func(ctx context.Context, env *agent.Env, name string, args []byte) (*agent.Result, error) {
 			ts := agent.New(agent.Deps{WS: env.WS, Resolver: env.Resolver, Edit: env.Edit, LangServers: opts.LangServers})
-			return ts.Run(ctx, name, args, agent.Call{Progress: env.Progress, Transport: env.Transport, ID: env.CallID})
+			return ts.Run(ctx, name, args, agent.Call{Progress: env.Progress, Transport: env.Transport, ID: env.CallID, Who: env.Who})
 		}
 	}
 	s := newServer(opts)

@@ -52,7 +52,8 @@ type server struct {
 	byPath    map[string]*document // workspace.Path.Abs -> open document
 	waiters   []*versionWaiter     // applyEdit callers waiting for a didChange
 
-	others others // the hub endpoint and the audit feed (external.go)
+	others others      // the hub endpoint and the audit feed (external.go)
+	review reviewState // unreviewed hunks (review_server.go); guarded by mu
 
 	// forwardedNotes bounds the activity notifications of forwarded runs
 	// still being written to the editor (see reportActivity).
@@ -190,6 +191,12 @@ type Settings struct {
 	// (a call's format argument overrides it; CLI and MCP:
 	// HASHLS_FORMAT_ON_WRITE).
 	FormatOnWrite bool `json:"formatOnWrite"`
+	// Review marks the changes that did not come from this editor (agents
+	// over MCP or the CLI, other hashls processes) hunk by hunk until the
+	// person keeps or undoes them: hashls/review and hashls.review. On by
+	// default: the changes land as they always did, the review only adds
+	// marks, and nothing waits for it.
+	Review bool `json:"review"`
 	// Toolsets are the toolsets whose tools the server runs as commands
 	// ("hashline,history" or ["hashline", "history"]; default: all, see
 	// agent.ParseSets). Calls other hashls processes forward through the
@@ -209,7 +216,7 @@ func (st Settings) editSettings() agent.EditSettings {
 }
 
 func defaultSettings(sets agent.Sets) Settings {
-	return Settings{Progress: true, Activity: true, LogLevel: "warning", ApplyEditTimeoutMs: 10000, sets: sets}
+	return Settings{Progress: true, Activity: true, LogLevel: "warning", ApplyEditTimeoutMs: 10000, Review: true, sets: sets}
 }
 
 // applySettings merges a settings object into cur; unknown fields are
@@ -227,7 +234,7 @@ func applySettings(cur Settings, raw []byte) (Settings, error) {
 	}
 	next := cur
 	if err := json.Unmarshal(raw, &next); err != nil {
-		return cur, fmt.Errorf("invalid hashls settings (expected {progress: bool, activity: bool, logLevel: string, applyEditTimeoutMs: number, stateDir: string, seenLines: bool, editHeaders: string, diagnosticsMs: number, formatOnWrite: bool, toolsets: string or [string]}): %w", err)
+		return cur, fmt.Errorf("invalid hashls settings (expected {progress: bool, activity: bool, logLevel: string, applyEditTimeoutMs: number, stateDir: string, seenLines: bool, editHeaders: string, diagnosticsMs: number, formatOnWrite: bool, review: bool, toolsets: string or [string]}): %w", err)
 	}
 	if len(next.Toolsets) > 0 && string(next.Toolsets) != "null" {
 		var spec string
@@ -429,6 +436,7 @@ func (s *server) DidChangeConfiguration(ctx context.Context, params *protocol.Di
 	if err == nil {
 		next.StateDir = s.settings.StateDir // only initializationOptions set it
 		s.settings = next
+		s.reviewSettingChangedLocked()
 	}
 	s.mu.Unlock()
 	if err != nil {

@@ -38,6 +38,10 @@ type document struct {
 	// editor's: a didChange could not be applied. Requests on the document
 	// and edits to it are refused until the editor sends it whole.
 	outOfSync string
+
+	// expect is the edit the server sent (workspace/applyEdit) and awaits,
+	// for the review (review_server.go).
+	expect *expectation
 }
 
 // snapshot is an immutable view of a document at one version.
@@ -108,6 +112,7 @@ func (s *server) DidOpen(ctx context.Context, params *protocol.DidOpenTextDocume
 	// Under s.mu, so the tree-sitter copy sees the changes in order.
 	treesitter.OpenDocument(s.treeKeyOf(item.URI), d.name, d.text)
 	s.notifyWaitersLocked(d)
+	s.reviewOpenedLocked(d)
 	s.mu.Unlock()
 
 	if d.hasPath {
@@ -372,6 +377,9 @@ func (s *server) applyChanges(ctx context.Context, u uri.URI, version int32, cha
 	d.version = version
 	hasPath, path := d.hasPath, d.path
 	outOfSync := d.outOfSync
+	if outOfSync == "" {
+		s.reviewDocLocked(d)
+	}
 	s.notifyWaitersLocked(d)
 	ws := s.ws
 	s.mu.Unlock()

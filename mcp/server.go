@@ -217,7 +217,7 @@ func (s *Server) handler(name string) sdk.ToolHandler {
 		if req.Params != nil {
 			args = req.Params.Arguments
 		}
-		call := agent.Call{Transport: "mcp", Progress: s.progress(ctx, req), ID: hub.NewCallID()}
+		call := agent.Call{Transport: "mcp", Progress: s.progress(ctx, req), ID: hub.NewCallID(), Who: attribution(req)}
 		direct := func(ctx context.Context, retry bool) (*agent.Result, error) {
 			if retry {
 				s.Notify("warning", fmt.Sprintf("the hub of %s (an editor's hashls serve) was lost during %s; running the call here (the store keeps it from being applied twice)", root, name))
@@ -239,7 +239,7 @@ func (s *Server) handler(name string) sdk.ToolHandler {
 		} else {
 			// An editor's server on the root is its hub: the call runs
 			// there, against the open buffers (package hub).
-			res, _, err = hub.Forward(ctx, s.opts.StateDir, root, hub.Request{ID: call.ID, Tool: name, Args: args, Transport: "mcp"}, direct)
+			res, _, err = hub.Forward(ctx, s.opts.StateDir, root, hub.Request{ID: call.ID, Tool: name, Args: args, Transport: "mcp", Who: call.Who}, direct)
 		}
 		if ctx.Err() != nil {
 			// The client cancelled (or went away): it reads no result.

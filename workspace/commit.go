@@ -101,6 +101,8 @@ type CommitOptions struct {
 	// change forward, so a retry of the same call finds it applied
 	// (Store.AuditByCall).
 	Call string
+	// Who made the change and its turn, for the audit rows.
+	Who Attribution
 }
 
 // Committed is what Commit did, one entry per change in the given order.
@@ -484,7 +486,7 @@ func (r *commitRun) beginIntent() error {
 	if err != nil {
 		return &Error{Kind: KindIO, Msg: fmt.Sprintf("commit: no randomness for temp file names: %v", err), Err: err}
 	}
-	r.in = &intent{Tool: r.tool, Call: r.opts.Call}
+	r.in = &intent{Tool: r.tool, Call: r.opts.Call, Who: r.opts.Who}
 	for i, e := range r.disk {
 		r.in.Entries = append(r.in.Entries, intentEntryOf(e, nonce, i))
 	}
@@ -713,7 +715,8 @@ func (r *commitRun) record() (*Committed, error) {
 			if e.ch.MovedFrom != "" && note == "" {
 				note = "moved from " + e.ch.MovedFrom
 			}
-			audits = append(audits, AuditEntry{Tool: r.tool, Path: e.ch.Path.Rel, SHA256Before: e.res.OldSHA256, SHA256After: e.res.NewSHA256, Note: note, Transport: r.opts.Transport, Call: r.opts.Call})
+			audits = append(audits, AuditEntry{Tool: r.tool, Path: e.ch.Path.Rel, SHA256Before: e.res.OldSHA256, SHA256After: e.res.NewSHA256, Note: note, Transport: r.opts.Transport, Call: r.opts.Call,
+				Agent: r.opts.Who.Agent, Session: r.opts.Who.Session, Turn: r.opts.Who.Turn})
 		}
 		ids, err := r.st.finishIntent(r.in.ID, recs, audits)
 		if err != nil {

@@ -296,13 +296,14 @@ func writeOldStore(t testing.TB, path, script string, versions int) {
 	exec(`INSERT INTO snapshots(key, tag, sha256, content, size, time) VALUES ('/j', 'JJJJ', x'0102', x'6a0a', 2, 1)`)
 	exec(`UPDATE meta SET value = value + 2 WHERE name = 'content_bytes'`)
 	exec(`INSERT INTO trash(key, content, size, reason, time) VALUES ('/w', x'6f776e0a', 4, 'write', 1)`)
+	exec(`INSERT INTO audit(tool, path, sha_before, sha_after, time, note, transport, call) VALUES ('edit', 'k', 'x', 'y', 1, '', 'cli', 'c0')`)
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
 }
 
 // TestStoreMigratesV6: a store made by schema 6 opens (through schema 7's
-// step, then schema 8's) with every version still kept and byte-exact, the
+// step, then schema 8's and 9's) with every version still kept and byte-exact, the
 // versions of a file kept as deltas against the one before (a whole copy
 // every maxDeltaDepth+1), the trash restoring what it pointed at, and the
 // bookkeeping counted again; a row whose sha256 is not its content's
@@ -394,6 +395,18 @@ func checkMigrated(t *testing.T, s *Store, versions int) {
 		}
 	}
 	checkContentBookkeeping(t, s, false)
+	// Schema 9's step ran too: the old audit row has no attribution, a new
+	// one records agent, session and turn.
+	if old, err := s.AuditRows(AuditQuery{ID: 1}); err != nil || len(old) != 1 || old[0].Call != "c0" || old[0].Agent != "" || old[0].Session != "" || old[0].Turn != "" {
+		t.Fatalf("the old audit row after migration: %+v, %v", old, err)
+	}
+	id, err := s.Audit(AuditEntry{Tool: "edit", Path: "k", Transport: "mcp", Agent: "claude-code", Session: "s1", Turn: "t1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows, err := s.AuditByTurn("t1"); err != nil || len(rows) != 1 || rows[0].ID != id || rows[0].Agent != "claude-code" || rows[0].Session != "s1" {
+		t.Fatalf("an attributed audit row after migration: %+v, %v", rows, err)
+	}
 	// The migrated store goes on: a new version made from the newest.
 	last := v6Version(versions - 1)
 	next := append(bytes.Clone(last), "one more line\n"...)

@@ -31,6 +31,7 @@ type intent struct {
 	PID     int           `json:"-"`
 	Tool    string        `json:"tool"`
 	Call    string        `json:"call,omitempty"` // CommitOptions.Call
+	Who     Attribution   `json:"who,omitzero"`   // CommitOptions.Who
 	Entries []intentEntry `json:"entries"`
 }
 
@@ -636,7 +637,10 @@ func (w *Workspace) recoverOne(ctx context.Context, in intent) (Recovery, bool) 
 		switch s := states[i]; {
 		case forward:
 			a.SHA256After = e.New
-			a.Call = in.Call // the call's change is applied: its retry must find it
+			// The call's change is applied: its retry must find it, and
+			// its turn's review and revert too (who made it).
+			a.Call = in.Call
+			a.Agent, a.Session, a.Turn = in.Who.Agent, in.Who.Session, in.Who.Turn
 		case !s.holdsOld && !s.holdsNew:
 			a.SHA256Before, a.SHA256After = s.cur, s.cur
 			a.Note = fmt.Sprintf("interrupted change (journal #%d) rolled back; %s was changed since by another commit or program, and is left as it is", in.ID, e.Rel)
@@ -682,7 +686,7 @@ func (w *Workspace) CommitRow(ctx context.Context, tool string, rc RowChange, op
 	}
 	defer unlock()
 	st := w.store
-	in := &intent{Tool: tool, Call: opts.Call, Entries: []intentEntry{{Path: rc.DB.Abs, Rel: rc.Key, Op: opRow}}}
+	in := &intent{Tool: tool, Call: opts.Call, Who: opts.Who, Entries: []intentEntry{{Path: rc.DB.Abs, Rel: rc.Key, Op: opRow}}}
 	var old []byte
 	kept := false
 	held := func() {}
@@ -735,7 +739,8 @@ func (w *Workspace) CommitRow(ctx context.Context, tool string, rc RowChange, op
 	if st != nil {
 		var audits []AuditEntry
 		if changed {
-			audits = append(audits, AuditEntry{Tool: tool, Path: rc.Key, SHA256Before: res.OldSHA256, SHA256After: res.NewSHA256, Note: note, Transport: opts.Transport, Call: opts.Call})
+			audits = append(audits, AuditEntry{Tool: tool, Path: rc.Key, SHA256Before: res.OldSHA256, SHA256After: res.NewSHA256, Note: note, Transport: opts.Transport, Call: opts.Call,
+				Agent: opts.Who.Agent, Session: opts.Who.Session, Turn: opts.Who.Turn})
 		}
 		ids, err := st.finishIntent(in.ID, nil, audits)
 		if err != nil {

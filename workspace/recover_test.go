@@ -29,9 +29,13 @@ func childKillAtRename() error {
 		return err
 	}
 	testHookRename = killSelf
-	err = writeFile(w, context.Background(), p, f.Bytes, []byte(os.Getenv("CHILD_NEW")), "")
+	_, err = w.Commit(context.Background(), "test", []Change{{Path: p, Base: BaseOf(f.Bytes), New: []byte(os.Getenv("CHILD_NEW")), NewTag: "TEST"}},
+		CommitOptions{Call: "c-dead", Who: killedWho})
 	return fmt.Errorf("the commit returned (%v) instead of dying at its rename", err)
 }
+
+// killedWho is who made the change childKillAtRename dies in.
+var killedWho = Attribution{Agent: "claude-code", Session: "mcp:s1", Turn: "t1"}
 
 // killSelf ends the process the way a kill -9 would: no deferred code,
 // nothing flushed, the store left open.
@@ -133,7 +137,9 @@ func TestKillAtRenameThenLaterCommit(t *testing.T) {
 }
 
 // TestKillAtRenameRollsForward: with no later commit, the dead write's
-// complete temp file is renamed into place by the next open.
+// complete temp file is renamed into place by the next open, and its audit
+// row keeps the call and who made it (agent, session, turn: the journal's
+// who), so the change stays in its turn.
 func TestKillAtRenameRollsForward(t *testing.T) {
 	root, state, _ := killedAtRename(t, false)
 	w, err := Open(root, Options{StateDir: state})
@@ -146,6 +152,11 @@ func TestKillAtRenameRollsForward(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(filepath.Join(root, "f.txt")); string(got) != "dead write\n" {
 		t.Fatalf("f.txt = %q", got)
+	}
+	rows, err := w.store.AuditByTurn(killedWho.Turn)
+	if err != nil || len(rows) != 1 || rows[0].Transport != "recovery" || rows[0].Call != "c-dead" || rows[0].Path != "f.txt" ||
+		rows[0].Agent != killedWho.Agent || rows[0].Session != killedWho.Session || rows[0].SHA256After != SHA256Hex([]byte("dead write\n")) {
+		t.Fatalf("the recovered change's audit rows of turn %s: %+v, %v", killedWho.Turn, rows, err)
 	}
 }
 

@@ -63,7 +63,7 @@ var busyTimeoutMS = 10000
 const walFoldPages = 256
 
 // schemaVersion is the store's PRAGMA user_version.
-const schemaVersion = 8
+const schemaVersion = 9
 
 // schemaV1 creates the version 1 schema.
 const schemaV1 = `
@@ -315,6 +315,21 @@ CREATE TRIGGER trash_dropped AFTER DELETE ON trash BEGIN
 END;
 `
 
+// schemaV9 records who made each audited change and groups the changes
+// into turns (see Attribution): the agent's name (an MCP client's
+// clientInfo.name, HASHLS_AGENT for the CLI; "" for the person at the
+// editor), the session its calls came from, and the turn. The editor's
+// review panel groups by turn and "Undo this turn" reverts one
+// (Store.AuditByTurn); a session's next change continues its newest turn
+// unless a quiet gap passed (Store.LastTurn).
+const schemaV9 = `
+ALTER TABLE audit ADD COLUMN agent TEXT NOT NULL DEFAULT '';
+ALTER TABLE audit ADD COLUMN session TEXT NOT NULL DEFAULT '';
+ALTER TABLE audit ADD COLUMN turn TEXT NOT NULL DEFAULT '';
+CREATE INDEX IF NOT EXISTS audit_turn ON audit(turn) WHERE turn != '';
+CREATE INDEX IF NOT EXISTS audit_session ON audit(session) WHERE session != '';
+`
+
 // Store is the persistent record: snapshots, audit log and trash. It is one
 // SQLite database (WAL) per workspace root, shared by every hashls process on
 // that root: one writer connection (immediate transactions) and a read-only
@@ -563,6 +578,12 @@ func (s *Store) migrate() error {
 			return storeErr(s.path, fmt.Errorf("moving its contents to schema 8: %w", err))
 		}
 		movedContents = true
+		v = 8
+	}
+	if v == 8 {
+		if _, err := tx.Exec(schemaV9); err != nil {
+			return storeErr(s.path, err)
+		}
 	}
 	if _, err := tx.Exec("PRAGMA user_version = " + strconv.Itoa(schemaVersion)); err != nil {
 		return storeErr(s.path, err)
@@ -1055,6 +1076,25 @@ type AuditEntry struct {
 	Note         string
 	Transport    string // "cli", "lsp", "mcp", "hub", "recovery"; "" when unknown
 	Call         string // the call id of the tool run that made it; "" when none was given
+	Agent        string // who made it (Attribution.Agent); "" for the person at the editor
+	Session      string // Attribution.Session
+	Turn         string // Attribution.Turn; "" when the change belongs to no turn
+}
+
+// Attribution says who made a change and which turn it belongs to. It is
+// recorded with every audit row of the change (also when recovery rolls it
+// forward).
+type Attribution struct {
+	// Agent names who asked: an MCP client's clientInfo.name, the CLI's
+	// HASHLS_AGENT; "" for the person at the editor.
+	Agent string `json:"agent,omitempty"`
+	// Session names the stream of calls the change came from (an MCP
+	// session, a CLI agent); turns are a session's changes between quiet
+	// gaps.
+	Session string `json:"session,omitempty"`
+	// Turn groups the changes one agent made for one request ("" for
+	// none): a group id the caller passed, else the session's turn.
+	Turn string
 }
 
 // Audit appends an entry and returns its id. A zero Time means now.
@@ -1080,8 +1120,8 @@ func auditTx(tx wtx, e AuditEntry) (int64, error) {
 	if t.IsZero() {
 		t = time.Now()
 	}
-	res, err := tx.Exec(`INSERT INTO audit(tool, path, sha_before, sha_after, time, note, transport, call) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		e.Tool, e.Path, e.SHA256Before, e.SHA256After, t.UnixNano(), e.Note, e.Transport, e.Call)
+	res, err := tx.Exec(`INSERT INTO audit(tool, path, sha_before, sha_after, time, note, transport, call, agent, session, turn) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		e.Tool, e.Path, e.SHA256Before, e.SHA256After, t.UnixNano(), e.Note, e.Transport, e.Call, e.Agent, e.Session, e.Turn)
 	if err != nil {
 		return 0, err
 	}
@@ -1127,8 +1167,36 @@ func (s *Store) AuditByCall(call string) ([]AuditEntry, error) {
 	return s.auditQuery(`WHERE call = ? ORDER BY id`, call)
 }
 
+// AuditByTurn returns the entries of turn, oldest first (none for "").
+func (s *Store) AuditByTurn(turn string) ([]AuditEntry, error) {
+	if turn == "" {
+		return nil, nil
+	}
+	return s.auditQuery(`WHERE turn = ? AND turn != '' ORDER BY id`, turn)
+}
+
+// AuditAfter returns the entries of path newer than audit row id, oldest
+// first, at most limit of them: what changed the file since.
+func (s *Store) AuditAfter(path string, id int64, limit int) ([]AuditEntry, error) {
+	return s.auditQuery(`WHERE path = ? AND id > ? ORDER BY id LIMIT ?`, path, id, limit)
+}
+
+// LastTurn returns the turn of session's newest audited change and when it
+// was made; ok is false when the session changed nothing yet (or session
+// is "").
+func (s *Store) LastTurn(session string) (turn string, at time.Time, ok bool, err error) {
+	if session == "" {
+		return "", time.Time{}, false, nil
+	}
+	rows, err := s.auditQuery(`WHERE session = ? AND session != '' ORDER BY id DESC LIMIT 1`, session)
+	if err != nil || len(rows) == 0 {
+		return "", time.Time{}, false, err
+	}
+	return rows[0].Turn, rows[0].Time, true, nil
+}
+
 // auditColumns are the columns scanAudit reads, in order.
-const auditColumns = `id, tool, path, sha_before, sha_after, time, note, transport, call`
+const auditColumns = `id, tool, path, sha_before, sha_after, time, note, transport, call, agent, session, turn`
 
 // auditQuery runs SELECT auditColumns FROM audit <where> on the readers.
 func (s *Store) auditQuery(where string, args ...any) ([]AuditEntry, error) {
@@ -1153,7 +1221,7 @@ func scanAudit(rows *sql.Rows) ([]AuditEntry, error) {
 	for rows.Next() {
 		var e AuditEntry
 		var t int64
-		if err := rows.Scan(&e.ID, &e.Tool, &e.Path, &e.SHA256Before, &e.SHA256After, &t, &e.Note, &e.Transport, &e.Call); err != nil {
+		if err := rows.Scan(&e.ID, &e.Tool, &e.Path, &e.SHA256Before, &e.SHA256After, &t, &e.Note, &e.Transport, &e.Call, &e.Agent, &e.Session, &e.Turn); err != nil {
 			return nil, err
 		}
 		e.Time = time.Unix(0, t)

@@ -73,6 +73,69 @@ local function find_line(buf, pat)
   end
 end
 
+-- mcp_client starts `hashls mcp` on root (an MCP client named name, over
+-- stdio) and returns call(tool, args, meta) -> the typed result (the
+-- result's _meta["hashls/result"]; a failure is an error) and stop().
+local function mcp_client(bin, root, env, name)
+  local pending_out, responses = '', {}
+  local job = vim.fn.jobstart({ bin, '--root', root, 'mcp' }, {
+    env = env,
+    on_stdout = function(_, data)
+      pending_out = pending_out .. table.concat(data, '\n')
+      while true do
+        local nl = pending_out:find('\n', 1, true)
+        if not nl then
+          break
+        end
+        local line = pending_out:sub(1, nl - 1)
+        pending_out = pending_out:sub(nl + 1)
+        local ok, msg = pcall(vim.json.decode, line)
+        if ok and type(msg) == 'table' and msg.id then
+          responses[msg.id] = msg
+        end
+      end
+    end,
+    on_stderr = function(_, data)
+      local t = table.concat(data, '\n')
+      if t:match('%S') then
+        log('mcp stderr:', t)
+      end
+    end,
+  })
+  check(job > 0, 'could not start hashls mcp')
+  local id = 0
+  local function request(method, params)
+    id = id + 1
+    local my = id
+    vim.fn.chansend(job, vim.json.encode({ jsonrpc = '2.0', id = my, method = method, params = params }) .. '\n')
+    wait('the MCP answer to ' .. method, 10000, function()
+      return responses[my] ~= nil
+    end)
+    local r = responses[my]
+    check(not r.error, 'MCP %s: %s', method, vim.inspect(r.error))
+    return r.result
+  end
+  request('initialize', { protocolVersion = '2025-06-18', capabilities = vim.empty_dict(),
+    clientInfo = { name = name, version = '1.0' } })
+  vim.fn.chansend(job, vim.json.encode({ jsonrpc = '2.0', method = 'notifications/initialized' }) .. '\n')
+  return {
+    call = function(tool, args, meta)
+      local params = { name = tool, arguments = args }
+      if meta then
+        params._meta = meta
+      end
+      local res = request('tools/call', params)
+      check(not res.isError, 'MCP tool %s failed: %s', tool, vim.inspect(res.content))
+      check(type(res._meta) == 'table' and type(res._meta['hashls/result']) == 'table',
+        'MCP tool %s: no typed result in _meta["hashls/result"]: %s', tool, vim.inspect(res))
+      return res._meta['hashls/result']
+    end,
+    stop = function()
+      vim.fn.jobstop(job)
+    end,
+  }
+end
+
 local notes = {}
 vim.notify = function(msg, level)
   table.insert(notes, { msg = msg, level = level })
@@ -679,6 +742,209 @@ local function main()
     return find_line(panel_buf, 'no older entries') ~= nil
   end)
 
+  -- Review: an MCP client (`hashls mcp`, whose calls this server runs as
+  -- the root's hub) makes a 3-hunk edit of the open review.go; the hunks
+  -- are marked in the buffer and counted; the person keeps one (co),
+  -- undoes one (cu: an ordinary buffer change, audited as theirs) and
+  -- keeps the rest (cO). Then a 2-file turn of closed files, undone as a
+  -- turn; the first turn cannot be undone without force (the person
+  -- changed review.go since).
+  local rfile = ws .. '/review.go'
+  local rorig = 'package main\n\nfunc a() {}\n\nfunc b() {}\n\nfunc c() {}\n\nfunc d() {}\n'
+  write_file(rfile, rorig)
+  write_file(ws .. '/t1.txt', 'one\ntwo\n')
+  write_file(ws .. '/t2.txt', 'alpha\n')
+  vim.api.nvim_set_current_win(src_win)
+  vim.cmd('edit ' .. vim.fn.fnameescape(rfile))
+  local rbuf = vim.api.nvim_get_current_buf()
+  wait('review.go attached', 5000, function()
+    return vim.lsp.buf_is_attached(rbuf, c.id)
+  end)
+  -- (a request answered: the server handled the didOpen before it)
+  local sym = vim.lsp.buf_request_sync(rbuf, 'textDocument/documentSymbol', { textDocument = { uri = vim.uri_from_bufnr(rbuf) } }, 5000)
+  check(sym and sym[c.id] and sym[c.id].result, 'documentSymbol of review.go: %s', vim.inspect(sym))
+  -- (other.go's CLI changes above are up for review too)
+  local earlier = hashls.review_total()
+  local agent = mcp_client(bin, ws, { HASHLS_STATE_DIR = state }, 'nvim-e2e-agent')
+  local rtag = agent.call('read', { path = 'review.go' }).shown[1].tag
+  local t_call = vim.loop.hrtime()
+  agent.call('edit', { input = '¶review.go#' .. rtag .. '\nreplace 3:\n+func a() { println(1) }\nreplace 7:\n+func c() { println(3) }\ninsert after 9:\n+\n+func e() {}\n' },
+    { ['hashls/turn'] = 'nvim-turn-1' })
+  local t_returned = vim.loop.hrtime()
+  local since = function(t)
+    return (vim.loop.hrtime() - t) / 1e6
+  end
+  local redited = 'package main\n\nfunc a() { println(1) }\n\nfunc b() {}\n\nfunc c() { println(3) }\n\nfunc d() {}\n\nfunc e() {}\n'
+  check(buf_text(rbuf) == redited, 'the agent edit of the open buffer:\n%s', buf_text(rbuf))
+  check(read_file(rfile) == rorig, 'the agent edit reached the disk')
+  local rns = vim.api.nvim_create_namespace('hashls_review')
+  local function marks()
+    return vim.api.nvim_buf_get_extmarks(rbuf, rns, 0, -1, { details = true })
+  end
+  wait('the review marks', 5000, function()
+    local f = hashls.review.files[rfile]
+    return f and #f.hunks == 3 and #marks() > 0
+  end)
+  local measure = { call = (t_returned - t_call) / 1e6, marks = since(t_returned) }
+  check(hashls.statusline() == string.format('hashls: %d to review', earlier + 3), 'statusline %q (%d before)', hashls.statusline(), earlier)
+  local drawn = hashls.review.drawn[rbuf]
+  local virt_lines, labels = drawn.removed, drawn.labels
+  local line_hls = {}
+  for _, l in ipairs(drawn.added) do
+    line_hls[l] = true
+  end
+  check(vim.tbl_contains(virt_lines, '- func a() {}') and vim.tbl_contains(virt_lines, '- func c() {}'),
+    'removed lines shown: %s', vim.inspect(virt_lines))
+  check(line_hls[3] and line_hls[7] and line_hls[10] and line_hls[11] and not line_hls[5], 'highlighted lines: %s', vim.inspect(line_hls))
+  check(labels[1] and labels[1]:find('nvim-e2e-agent · edit', 1, true), 'hunk labels: %s', vim.inspect(labels))
+  log('review marks ok:', #marks(), 'extmarks;', labels[1])
+  -- The panel names the agent.
+  hashls.panel_render()
+  check(find_line(panel_buf, 'nvim-e2e-agent') and find_line(panel_buf, 'to review'), 'panel:\n%s', buf_text(panel_buf))
+  -- ]r walks the hunks; co keeps, cu undoes, cO keeps the rest.
+  vim.api.nvim_set_current_win(src_win)
+  vim.api.nvim_win_set_cursor(src_win, { 1, 0 })
+  local function keys(k)
+    vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(k, true, false, true), 'mx', false)
+  end
+  keys(']r')
+  check(vim.api.nvim_win_get_cursor(src_win)[1] == 3, ']r went to line %d', vim.api.nvim_win_get_cursor(src_win)[1])
+  local t0 = vim.loop.hrtime()
+  keys('co')
+  wait('the kept hunk', 5000, function()
+    return #hashls.review.files[rfile].hunks == 2
+  end)
+  measure.keep = since(t0)
+  keys(']r')
+  check(vim.api.nvim_win_get_cursor(src_win)[1] == 7, ']r went to line %d', vim.api.nvim_win_get_cursor(src_win)[1])
+  t0 = vim.loop.hrtime()
+  keys('cu')
+  local rundone = redited:gsub('func c%(%) { println%(3%) }', 'func c() {}')
+  wait('the undone hunk', 5000, function()
+    return buf_text(rbuf) == rundone and hashls.review.files[rfile] and #hashls.review.files[rfile].hunks == 1
+  end)
+  measure.undo = since(t0)
+  -- The undo is an ordinary change of the buffer: u takes it back.
+  vim.cmd('silent undo')
+  check(buf_text(rbuf) == redited, 'u after the undo of a hunk:\n%s', buf_text(rbuf))
+  vim.cmd('silent redo')
+  check(buf_text(rbuf) == rundone, 'redo:\n%s', buf_text(rbuf))
+  keys('cO')
+  wait('the review of review.go done', 5000, function()
+    return hashls.review.files[rfile] == nil and #marks() == 0 and hashls.review_total() == earlier
+  end)
+  log('keep, undo, keep the rest ok')
+
+  -- The 2-file turn (t1.txt and t2.txt are not open): marked too, and
+  -- undone as a turn.
+  agent.call('write', { path = 't1.txt', content = 'one\nTWO\n' }, { ['hashls/turn'] = 'nvim-turn-2' })
+  agent.call('write', { path = 't2.txt', content = 'ALPHA\nbeta\n' }, { ['hashls/turn'] = 'nvim-turn-2' })
+  wait('the review of the turn', 5000, function()
+    return hashls.review.files[ws .. '/t1.txt'] and hashls.review.files[ws .. '/t2.txt'] and hashls.review_total() == earlier + 2
+  end)
+  local undone
+  t0 = vim.loop.hrtime()
+  hashls.review_turn('undo', 'nvim-turn-2', ws, nil, function(e, r)
+    undone = { err = e, res = r }
+  end)
+  wait('the undo of the turn', 5000, function()
+    return undone ~= nil
+  end)
+  measure.turn = since(t0)
+  check(not undone.err, 'undo turn: %s', vim.inspect(undone.err))
+  check(read_file(ws .. '/t1.txt') == 'one\ntwo\n' and read_file(ws .. '/t2.txt') == 'alpha\n', 'the turn undone: %q %q',
+    read_file(ws .. '/t1.txt'), read_file(ws .. '/t2.txt'))
+  wait('no review left', 5000, function()
+    return hashls.review_total() == earlier and not hashls.review.files[ws .. '/t1.txt'] and not hashls.review.files[ws .. '/t2.txt']
+  end)
+  -- The first turn: review.go was changed since by the person's undo, so
+  -- it is named and left alone.
+  undone = nil
+  local n_notes2 = #notes
+  hashls.review_turn('undo', 'nvim-turn-1', ws, nil, function(e, r)
+    undone = { err = e, res = r }
+  end)
+  wait('the refused undo of the first turn', 5000, function()
+    return undone ~= nil
+  end)
+  check(undone.err and hashls.errtext(undone.err):find('review.go', 1, true) and hashls.errtext(undone.err):find('review by the editor', 1, true),
+    'undo of a turn changed since: %s', hashls.errtext(undone.err or 'no error'))
+  check(#notes > n_notes2, 'no message for the refused undo')
+  check(buf_text(rbuf) == rundone, 'a refused undo changed review.go')
+  log('undo turn ok; the turn changed since:', notes[#notes].msg)
+  log(string.format('measure: agent edit call %.1fms, marks %.1fms after it returned, keep %.1fms, undo %.1fms, undo turn (2 files) %.1fms',
+    measure.call, measure.marks, measure.keep, measure.undo, measure.turn))
+
+  -- The audit rows: the agent's edit and writes (its name, its turns), the
+  -- person's undo of a hunk and the revert of the turn (no agent, no turn).
+  local rows = cli(ws, 'audit', { limit = 10 }).details.entries
+  local got = {}
+  for i = #rows, 1, -1 do
+    local r = rows[i]
+    if r.path == 'review.go' or r.path == 't1.txt' or r.path == 't2.txt' then
+      table.insert(got, table.concat({ r.tool, r.path, r.transport or '', r.agent or '-', r.turn or '-' }, ' '))
+    end
+  end
+  local want_rows = {
+    'edit review.go mcp nvim-e2e-agent nvim-turn-1',
+    'review review.go lsp - -',
+    'write t1.txt mcp nvim-e2e-agent nvim-turn-2',
+    'write t2.txt mcp nvim-e2e-agent nvim-turn-2',
+    'revert t1.txt lsp - -',
+    'revert t2.txt lsp - -',
+  }
+  check(vim.deep_equal(got, want_rows), 'audit rows:\n%s', table.concat(got, '\n'))
+  log('audit rows ok')
+
+  -- An agent's change while the person types in insert mode is an undo
+  -- step of its own: u undoes the person's typing, then the agent's change.
+  vim.api.nvim_set_current_win(src_win)
+  vim.api.nvim_win_set_cursor(src_win, { 1, 0 })
+  -- (the agent's edit runs from an insert-mode mapping: while the person
+  -- is in the middle of typing)
+  _G.hashls_test_agent_edit = function()
+    check(vim.api.nvim_get_mode().mode == 'i', 'not in insert mode: %s', vim.api.nvim_get_mode().mode)
+    local t2 = agent.call('read', { path = 'review.go' }).shown[1].tag
+    agent.call('edit', { input = '¶review.go#' .. t2 .. '\nreplace 6:\n+func b() { println(2) }\n' })
+    check(buf_text(rbuf):find('func b() { println(2) }', 1, true), 'the agent edit during insert mode:\n%s', buf_text(rbuf))
+  end
+  vim.api.nvim_set_keymap('i', '<F5>', '<Cmd>lua hashls_test_agent_edit()<CR>', { noremap = true })
+  keys('OX<F5>Y<Esc>')
+  vim.api.nvim_del_keymap('i', '<F5>')
+  check(vim.api.nvim_get_mode().mode == 'n', 'still in insert mode')
+  local typed = buf_text(rbuf)
+  check(typed:find('^XY\npackage main') and typed:find('println(2)', 1, true), 'after typing around the agent edit:\n%s', typed)
+  vim.cmd('silent undo')
+  local u1 = buf_text(rbuf)
+  vim.cmd('silent undo')
+  local u2 = buf_text(rbuf)
+  local function has(t, what)
+    return t:find(what, 1, true) ~= nil
+  end
+  -- The first u takes one of the two (the person's typing or the agent's
+  -- change), never both; the second the other.
+  check(has(u1, 'XY') ~= has(u1, 'println(2)'), 'the first u took both or neither of the typing and the agent edit:\n%s', u1)
+  check(not has(u2, 'XY') and not has(u2, 'println(2)'), 'the second u:\n%s', u2)
+  log('insert-mode undo steps ok:', (u1:gsub('\n.*', '')), '/', (u2:gsub('\n.*', '')))
+  vim.cmd('silent edit!')
+  agent.stop()
+
+  -- <CR> in a read buffer opens the line under the cursor.
+  hashls.last.read = nil
+  vim.cmd('HashlsRead review.go')
+  wait('the read of review.go', 5000, function()
+    return hashls.last.read ~= nil
+  end)
+  local rb = vim.fn.bufnr('hashls://read')
+  vim.api.nvim_set_current_win(vim.fn.bufwinid(rb))
+  local rl = find_line(rb, '7:func c')
+  check(rl, 'read buffer:\n%s', buf_text(rb))
+  vim.api.nvim_win_set_cursor(0, { rl, 0 })
+  keys('<CR>')
+  check(vim.api.nvim_buf_get_name(0) == rfile and vim.api.nvim_win_get_cursor(0)[1] == 7, '<CR> opened %s:%d',
+    vim.api.nvim_buf_get_name(0), vim.api.nvim_win_get_cursor(0)[1])
+  log('read buffer jump ok')
+
   -- Two roots with a main.go each: a second client, its own tags.
   vim.cmd('split ' .. vim.fn.fnameescape(file2))
   local buf2 = vim.api.nvim_get_current_buf()
@@ -702,9 +968,12 @@ local function main()
     return vim.api.nvim_buf_get_lines(eb, 0, 1, false)[1] == '¶main.go#' .. tag2
   end)
   vim.cmd('close')
+  -- (the reads, hidden unless the filter asks for them)
+  check(hashls.set_filter('reads=yes'), 'filter refused')
   hashls.panel_render()
   check(find_line(panel_buf, 'ws2:main.go') and find_line(panel_buf, 'ws:main.go'),
     'the panel does not name the roots:\n%s', buf_text(panel_buf))
+  check(hashls.set_filter(''), 'clearing the filter failed')
   log('two roots ok: main.go', tag1, 'and', tag2)
 
   -- The server binary: the cmd of setup{}, else hashls on PATH.
@@ -742,7 +1011,7 @@ local function main()
   write_file(rt .. '/doc/hashls.txt', read_file(plugin_dir .. '/doc/hashls.txt'))
   vim.cmd('helptags ' .. vim.fn.fnameescape(rt .. '/doc'))
   vim.opt.runtimepath:prepend(rt)
-  for _, topic in ipairs({ 'hashls', 'hashls-panel', ':HashlsSearch', 'hashls-health' }) do
+  for _, topic in ipairs({ 'hashls', 'hashls-panel', ':HashlsSearch', 'hashls-health', 'hashls-review', ':HashlsReview' }) do
     vim.cmd('help ' .. topic)
     check(vim.api.nvim_buf_get_name(0):match('/doc/hashls%.txt$'), ':help %s opened %s', topic, vim.api.nvim_buf_get_name(0))
     vim.cmd('helpclose')

@@ -15,6 +15,19 @@
 // `hashls tool edit` subprocess (the CLI) changes util.go: the Changes view
 // lists it (transport cli), its side-by-side diff shows both texts, and
 // Revert Change restores the file on disk. It saves a screenshot.
+//
+// Then the review of an agent's changes (issue 30): none of the
+// extension's keybindings is one of VS Code's defaults; an MCP client
+// (`hashls mcp`, named vscode-e2e-agent, forwarding to the editor's server
+// as the root's hub) edits the open review.go in three hunks: they are
+// marked (added lines, a note where lines were removed, Keep/Undo code
+// lenses, "3 to review" in the status bar; screenshot review.png); one is
+// kept (ctrl+alt+h k), one undone (ctrl+alt+h u: the buffer gets the old
+// line back), the rest kept; a 2-file turn is marked and undone as a turn
+// (Undo This Turn); the audit rows name the agent and its turns, and the
+// person's undo and revert; after typing and another agent edit, Ctrl+Z
+// undoes the agent's edit alone. The line under the cursor of the
+// outline opens in its file (ctrl+alt+h o).
 import { chromium } from 'playwright-core';
 import { spawn, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -28,6 +41,7 @@ const VSIX = process.env.HASHLS_VSIX;
 const WORK = process.env.HASHLS_VSCODE_E2E_WORK || path.join(here, '.work');
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const SHOT = process.env.HASHLS_VSCODE_E2E_SCREENSHOT || path.join(here, 'panel.png');
+const REVIEW_SHOT = process.env.HASHLS_VSCODE_E2E_REVIEW_SCREENSHOT || path.join(here, 'review.png');
 const codeServer = path.join(here, 'node_modules', '.bin', 'code-server');
 
 if (!BIN || !VSIX) {
@@ -113,6 +127,61 @@ fs.writeFileSync(
 );
 const env = { ...process.env, XDG_CONFIG_HOME: dirs.config, XDG_DATA_HOME: dirs.data, HASHLS_STATE_DIR: dirs.state };
 
+// mcpClient starts `hashls mcp` on the workspace (an MCP client over stdio,
+// named name) and returns call(tool, args, meta) → the typed result (the
+// result's _meta["hashls/result"]), and stop().
+async function mcpClient(name) {
+  const child = spawn(BIN, ['--root', ws, 'mcp'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const waiting = new Map();
+  let buf = '';
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (d) => {
+    buf += d;
+    for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
+      const line = buf.slice(0, i);
+      buf = buf.slice(i + 1);
+      let msg;
+      try {
+        msg = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      const w = waiting.get(msg.id);
+      if (w) {
+        waiting.delete(msg.id);
+        w(msg);
+      }
+    }
+  });
+  child.stderr.on('data', (d) => process.stderr.write(`[hashls mcp] ${d}`));
+  let id = 0;
+  const request = (method, params) =>
+    new Promise((resolve, reject) => {
+      const my = ++id;
+      const timer = setTimeout(() => reject(new Error(`no MCP answer to ${method}`)), 30000 * SLOW);
+      waiting.set(my, (msg) => {
+        clearTimeout(timer);
+        if (msg.error) reject(new Error(`MCP ${method}: ${JSON.stringify(msg.error)}`));
+        else resolve(msg.result);
+      });
+      child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: my, method, params }) + '\n');
+    });
+  await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name, version: '1.0' } });
+  child.stdin.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n');
+  return {
+    async call(tool, args, meta) {
+      const res = await request('tools/call', { name: tool, arguments: args, ...(meta ? { _meta: meta } : {}) });
+      if (res.isError) throw new Error(`MCP ${tool}: ${JSON.stringify(res.content)}`);
+      const typed = res._meta?.['hashls/result'];
+      if (!typed) throw new Error(`MCP ${tool}: no typed result in _meta["hashls/result"]: ${JSON.stringify(res)}`);
+      return typed;
+    },
+    stop() {
+      child.kill();
+    },
+  };
+}
+
 let server;
 let browser;
 let failed = false;
@@ -195,6 +264,65 @@ try {
     await tab.click();
     await until('main.go active', async () => (await activeText()).includes('package main'), 10000);
   }
+  // openFile opens a workspace file with Quick Open.
+  async function openFile(name) {
+    await until(`${name} open`, async () => {
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('Control+p');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ state: 'visible', timeout: 3000 });
+      await input.fill(name);
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ state: 'visible', timeout: 3000 });
+      await page.keyboard.press('Enter');
+      await sleep(300);
+      const tab = await page.locator('.editor-group-container.active .tab.active').innerText().catch(() => '');
+      return tab.includes(name);
+    }, 30000, 500);
+  }
+  // serverHas returns once the server has the active document open (its
+  // didOpen handled): Select Block on line 3 needs the server's copy.
+  async function serverHas(name) {
+    await until(`the server to have ${name} open`, async () => {
+      await clearToasts();
+      await gotoLine(3);
+      await runCommand('Hashls: Select Block');
+      try {
+        await until('a selection', async () => /selected/.test(await page.locator('#status\\.editor\\.selection').innerText()), 2000);
+      } catch {
+        return false;
+      }
+      return true;
+    }, 30000, 200);
+    await page.keyboard.press('Escape');
+    await clearToasts();
+  }
+  async function focusFile(name) {
+    await page.locator('.tab', { hasText: name }).first().click();
+    await until(`${name} active`, async () => (await page.locator('.editor-group-container.active .tab.active').innerText()).includes(name), 10000);
+  }
+
+  // checkKeybindings: none of the extension's keys is a key VS Code binds
+  // by default (the default keybindings, copied from their JSON document).
+  async function checkKeybindings() {
+    const ours = JSON.parse(fs.readFileSync(path.join(here, '..', 'package.json'), 'utf8')).contributes.keybindings.map((k) => k.key);
+    await runCommand('Preferences: Open Default Keyboard Shortcuts (JSON)');
+    await until('the default keybindings', async () => /"key":/.test(await activeText()), 30000);
+    await page.keyboard.press('Control+a');
+    await page.keyboard.press('Control+c');
+    const text = await until('the copied keybindings', async () => {
+      const t = await page.evaluate(() => navigator.clipboard.readText());
+      return t.length > 10000 && t;
+    }, 15000);
+    // (the list holds the extensions' keybindings too: ours are left out)
+    const defaults = new Set([...text.matchAll(/"key":\s*"([^"]+)",\s*"command":\s*"([^"]+)"/g)].filter((m) => !/^-?hashls\./.test(m[2])).map((m) => m[1]));
+    const firstChords = new Set([...defaults].map((k) => k.split(' ')[0]));
+    for (const k of ours) {
+      if (defaults.has(k) || firstChords.has(k.split(' ')[0])) throw new Error(`keybinding ${k} collides with a default VS Code keybinding`);
+    }
+    await runCommand('View: Close Editor');
+    lap(`keybindings: ${ours.length} keys under ctrl+alt+h, none among VS Code's ${defaults.size} default keys`);
+  }
+
   async function gotoLine(n) {
     await page.keyboard.press('Control+g');
     await answerPrompt(':' + n);
@@ -287,6 +415,14 @@ try {
     return /helper/.test(t) && !/^package main/.test(t) && t;
   });
   lap(`Hashls: Outline This File → ${JSON.stringify(outline.split('\n').slice(0, 2).join(' | '))}`);
+  // The line under the cursor of the outline opens in main.go.
+  const outlineRow = outline.split('\n').findIndex((l) => /^7:const greeting/.test(l));
+  if (outlineRow < 0) throw new Error(`outline rows: ${outline}`);
+  await gotoLine(outlineRow + 1);
+  await page.keyboard.press('Control+Alt+h');
+  await page.keyboard.press('o');
+  await until('main.go at line 7', async () => /package main/.test(await activeText()) && /^Ln 7,/.test(await page.locator('#status\\.editor\\.selection').innerText()), 15000);
+  lap('Open the Line Under the Cursor (ctrl+alt+h o) in the outline → main.go line 7');
 
   // Edit: the edit document gets a fresh header; write an op; apply.
   await focusMain();
@@ -335,9 +471,9 @@ try {
   const texts = await until('change rows', async () => {
     const all = await rows.allInnerTexts();
     const joined = all.join('\n');
-    return all.length >= 4 && /edit\s+error \(/.test(joined) && /edit\s+ok/.test(joined) && /read\s+ok/.test(joined) && all;
+    return all.length >= 2 && /edit\s+error \(/.test(joined) && /edit\s+ok/.test(joined) && !/read\s+ok/.test(joined) && all;
   });
-  lap(`Changes view: ${texts.length} entries`);
+  lap(`Changes view: ${texts.length} entries (reads hidden)`);
 
   // A change from another process: `hashls tool edit` on util.go.
   const utilGo = fs.readFileSync(path.join(ws, 'util.go'), 'utf8');
@@ -378,6 +514,130 @@ try {
   lap('Hashls: Revert Change → util.go restored on disk, the revert listed');
   await clearToasts();
   for (const t of await rows.allInnerTexts()) console.log('    ' + t.replace(/\s*\n\s*/g, '  '));
+
+  // ---- Review of an agent's changes (issue 30) ----
+  // An MCP client (`hashls mcp`, whose calls the editor's server runs as
+  // the root's hub) edits review.go, open in the editor, in three hunks.
+  await checkKeybindings();
+  const reviewGo = 'package main\n\nfunc a() {}\n\nfunc b() {}\n\nfunc c() {}\n\nfunc d() {}\n';
+  fs.writeFileSync(path.join(ws, 'review.go'), reviewGo);
+  fs.writeFileSync(path.join(ws, 't1.txt'), 'one\ntwo\n');
+  fs.writeFileSync(path.join(ws, 't2.txt'), 'alpha\n');
+  await openFile('review.go');
+  await serverHas('review.go');
+  const agent = await mcpClient('vscode-e2e-agent');
+  const tag1 = (await agent.call('read', { path: 'review.go' })).shown[0].tag;
+  const tCall = Date.now();
+  await agent.call('edit', { input: `¶review.go#${tag1}\nreplace 3:\n+func a() { println(1) }\nreplace 7:\n+func c() { println(3) }\ninsert after 9:\n+\n+func e() {}\n` }, { 'hashls/turn': 'vsc-turn-1' });
+  const tReturned = Date.now();
+  const edited3 = 'package main\n\nfunc a() { println(1) }\n\nfunc b() {}\n\nfunc c() { println(3) }\n\nfunc d() {}\n\nfunc e() {}\n';
+  await until('the agent edit in the buffer', async () => (await activeText()).includes('func e() {}'), 15000);
+  if (fs.readFileSync(path.join(ws, 'review.go'), 'utf8') !== reviewGo) throw new Error('the agent edit reached the disk');
+  const statusItem = page.locator('.statusbar-item', { hasText: /to review/ }).first();
+  const reviewCount = async () => {
+    if (!(await statusItem.isVisible().catch(() => false))) return 0;
+    const m = /(\d+) to review/.exec(await statusItem.innerText());
+    return m ? Number(m[1]) : 0;
+  };
+  await until('3 changes to review', async () => (await reviewCount()) >= 3, 15000, 20);
+  const tCounted = Date.now();
+  const base = (await reviewCount()) - 3;
+  const lenses = page.locator('.editor-group-container.active .codelens-decoration');
+  await until('Keep / Undo code lenses', async () => {
+    const t = (await lenses.allInnerTexts()).join(' | ');
+    return /Keep/.test(t) && /Undo/.test(t) && /vscode-e2e-agent · edit/.test(t) && t;
+  }, 15000);
+  // (the note is the decoration's ::after content, in the page's styles)
+  const removedNote = await until('the removed-lines note', async () =>
+    page.evaluate(() => {
+      for (const sheet of document.styleSheets) {
+        let rules;
+        try {
+          rules = sheet.cssRules;
+        } catch {
+          continue;
+        }
+        for (const r of rules) {
+          const c = r.style && r.style.content;
+          if (c && c.includes('1 line: func a() {}')) return c;
+        }
+      }
+      return false;
+    }), 15000);
+  await page.mouse.move(900, 700);
+  await sleep(300 * SLOW);
+  await page.screenshot({ path: REVIEW_SHOT });
+  lap(`measure: agent edit call ${tReturned - tCall} ms, "3 to review" in the status bar ${tCounted - tReturned} ms after it returned`);
+  lap(`agent's 3-hunk edit of review.go → marked (${base + 3} to review, code lenses "${(await lenses.allInnerTexts()).slice(0, 5).join(' | ')}", note ${removedNote.trim()}); screenshot ${REVIEW_SHOT}`);
+
+  // Keep the first hunk (ctrl+alt+h k on it), undo the second (ctrl+alt+h u),
+  // keep the rest (Keep All Changes in This File).
+  await focusFile('review.go');
+  await gotoLine(3);
+  await page.keyboard.press('Control+Alt+h');
+  await page.keyboard.press('k');
+  await until('2 left to review', async () => (await reviewCount()) === base + 2, 15000);
+  await gotoLine(7);
+  await page.keyboard.press('Control+Alt+h');
+  await page.keyboard.press('u');
+  const undone3 = edited3.replace('func c() { println(3) }', 'func c() {}');
+  await until('the second hunk undone in the buffer', async () => (await activeText()).includes('func c() {}\n') && (await reviewCount()) === base + 1, 15000);
+  await runCommand('Hashls: Keep All Changes in This File');
+  await until('review.go reviewed', async () => (await reviewCount()) === base, 15000);
+  if (fs.readFileSync(path.join(ws, 'review.go'), 'utf8') !== reviewGo) throw new Error('the review reached the disk');
+  const bufText = (await activeText()).replace(/\s*$/, '\n');
+  if (!bufText.includes('func a() { println(1) }') || !bufText.includes('func c() {}') || !bufText.includes('func e() {}')) throw new Error(`review.go after the review: ${bufText}`);
+  lap('kept one hunk (ctrl+alt+h k), undid one (ctrl+alt+h u), kept the rest (Keep All Changes in This File)');
+
+  // A 2-file turn of closed files: marked, then undone as a turn from one
+  // of its files.
+  await agent.call('write', { path: 't1.txt', content: 'one\nTWO\n' }, { 'hashls/turn': 'vsc-turn-2' });
+  await agent.call('write', { path: 't2.txt', content: 'ALPHA\nbeta\n' }, { 'hashls/turn': 'vsc-turn-2' });
+  await until('the turn to review', async () => (await reviewCount()) === base + 2, 15000);
+  await openFile('t1.txt');
+  await gotoLine(2);
+  await runCommand('Hashls: Undo This Turn (restore every file the agent turn changed)');
+  // (t1.txt is open: its buffer is restored, unsaved; t2.txt on disk)
+  await until('the turn undone', async () =>
+    (await activeText()).replace(/\s*$/, '\n') === 'one\ntwo\n' && fs.readFileSync(path.join(ws, 't2.txt'), 'utf8') === 'alpha\n', 15000);
+  await until('nothing of the turn left to review', async () => (await reviewCount()) === base, 15000);
+  await until('undone notification', async () => /undid turn vsc-turn-2/.test(await toasts()), 10000);
+  await clearToasts();
+  lap('2-file turn → marked, Undo This Turn restored both files (the open one in its buffer)');
+
+  // The audit rows: the agent's edit and writes with its name and turns,
+  // the person's undo of a hunk and the turn's revert.
+  const audit = JSON.parse(cli('audit', JSON.stringify({ limit: 20 }))).details.entries.reverse()
+    .filter((r) => ['review.go', 't1.txt', 't2.txt'].includes(r.path))
+    .map((r) => [r.tool, r.path, r.transport, r.agent || '-', r.turn || '-'].join(' '));
+  const wantAudit = [
+    'edit review.go mcp vscode-e2e-agent vsc-turn-1',
+    'review review.go lsp - -',
+    'write t1.txt mcp vscode-e2e-agent vsc-turn-2',
+    'write t2.txt mcp vscode-e2e-agent vsc-turn-2',
+    'revert t1.txt lsp - -',
+    'revert t2.txt lsp - -',
+  ];
+  if (JSON.stringify(audit) !== JSON.stringify(wantAudit)) throw new Error(`audit rows:\n${audit.join('\n')}`);
+  lap('audit rows as they should be');
+
+  // The agent's edit is an undo step of its own: typing, then the agent's
+  // change, then Ctrl+Z takes back the agent's change only.
+  await focusFile('review.go');
+  await page.keyboard.press('Control+End');
+  await page.keyboard.insertText('// typed by the person\n');
+  await until('the typing', async () => (await activeText()).includes('// typed by the person'), 5000);
+  const tag2 = (await agent.call('read', { path: 'review.go' })).shown[0].tag;
+  await agent.call('edit', { input: `¶review.go#${tag2}\nreplace 5:\n+func b() { println(2) }\n` });
+  await until('the second agent edit', async () => (await activeText()).includes('println(2)'), 15000);
+  await focusFile('review.go');
+  await page.keyboard.press('Control+z');
+  await until('Ctrl+Z took the agent edit only', async () => {
+    const t = await activeText();
+    return !t.includes('println(2)') && t.includes('// typed by the person');
+  }, 10000);
+  lap("Ctrl+Z after typing and an agent's edit undoes the agent's edit alone");
+  agent.stop();
 
   // Widen the side bar so the entries' descriptions show (best effort).
   try {

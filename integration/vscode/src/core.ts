@@ -42,6 +42,12 @@ export interface ActivityEntry {
   external: boolean;
   /** The workspace folder (URI string) whose server reported it; undefined with one folder. */
   root?: string;
+  /** Who asked for the run: an MCP client's name, the CLI's HASHLS_AGENT (undefined: the person, or unnamed). */
+  agent?: string;
+  /** The agent turn its changes belong to (hashls.revert {turn} undoes it). */
+  turn?: string;
+  /** The tool only reads (read, search, find, ...): hidden unless the filter asks for reads. */
+  readOnly: boolean;
 }
 
 function str(v: unknown): string | undefined {
@@ -87,6 +93,9 @@ export function normalizeActivity(params: unknown, seq: number, now: Date): Acti
     transport: str(p.transport) ?? 'lsp',
     iso: at.toISOString(),
     external: p.external === true,
+    agent: str(p.agent),
+    turn: str(p.turn),
+    readOnly: p.readOnly === true,
   };
 }
 
@@ -97,7 +106,7 @@ export function normalizeActivity(params: unknown, seq: number, now: Date): Acti
  * malformed row.
  */
 export function auditRowActivity(row: unknown): Record<string, unknown> | undefined {
-  const r = row as { id?: unknown; tool?: unknown; path?: unknown; time?: unknown; transport?: unknown } | null;
+  const r = row as { id?: unknown; tool?: unknown; path?: unknown; time?: unknown; transport?: unknown; agent?: unknown; turn?: unknown } | null;
   if (typeof r !== 'object' || r === null || typeof r.id !== 'number' || !Number.isInteger(r.id)) {
     return undefined;
   }
@@ -108,6 +117,8 @@ export function auditRowActivity(row: unknown): Record<string, unknown> | undefi
     auditIds: [r.id],
     time: r.time,
     transport: r.transport,
+    agent: r.agent,
+    turn: r.turn,
     external: true,
   };
 }
@@ -118,16 +129,28 @@ export function auditEntries(res: unknown): unknown[] {
   return d && Array.isArray(d.entries) ? d.entries : [];
 }
 
-/** ChangeFilter narrows the panel: substrings of a path, exact tool and transport. */
+/**
+ * ChangeFilter narrows the panel: substrings of a path, exact tool,
+ * transport and agent. Runs that only read (read, search, find, ...) are
+ * hidden unless reads is set or the tool filter names their tool.
+ */
 export interface ChangeFilter {
   path?: string;
   tool?: string;
   transport?: string;
+  agent?: string;
+  reads?: boolean;
 }
 
 /** matchesFilter says whether an entry passes every set field of f. */
 export function matchesFilter(e: ActivityEntry, f: ChangeFilter): boolean {
+  if (e.readOnly && !f.reads && f.tool !== e.tool) {
+    return false;
+  }
   if (f.tool && e.tool !== f.tool) {
+    return false;
+  }
+  if (f.agent && (e.agent ?? '') !== f.agent) {
     return false;
   }
   if (f.transport && e.transport !== f.transport) {
@@ -153,6 +176,12 @@ export function filterText(f: ChangeFilter): string {
   }
   if (f.transport) {
     parts.push(`via ${f.transport}`);
+  }
+  if (f.agent) {
+    parts.push(`by ${f.agent}`);
+  }
+  if (f.reads) {
+    parts.push('with reads');
   }
   return parts.join(', ');
 }
@@ -189,11 +218,14 @@ export class ActivityLog {
 
   setFilter(f: ChangeFilter): void {
     const clean: ChangeFilter = {};
-    for (const k of ['path', 'tool', 'transport'] as const) {
+    for (const k of ['path', 'tool', 'transport', 'agent'] as const) {
       const v = f[k]?.trim();
       if (v) {
         clean[k] = v;
       }
+    }
+    if (f.reads) {
+      clean.reads = true;
     }
     this.filterValue = clean;
     this.changed();
@@ -212,8 +244,8 @@ export class ActivityLog {
   }
 
   /** values lists the distinct values of a field, sorted (the filter's choices). */
-  values(field: 'tool' | 'transport'): string[] {
-    return [...new Set(this.list.map((e) => e[field]))].sort();
+  values(field: 'tool' | 'transport' | 'agent'): string[] {
+    return [...new Set(this.list.map((e) => e[field]).filter((v): v is string => !!v))].sort();
   }
 
   /**
@@ -356,7 +388,7 @@ export function activityLabel(e: ActivityEntry): string {
 
 /** activityDescription is the row's secondary text: paths, audit ids, duration. */
 export function activityDescription(e: ActivityEntry): string {
-  const parts: string[] = [e.transport];
+  const parts: string[] = [whoText(e)];
   if (e.paths.length > 0) {
     parts.push(e.paths.length > 3 ? `${e.paths.slice(0, 3).join(', ')} +${e.paths.length - 3}` : e.paths.join(', '));
   }
@@ -369,9 +401,17 @@ export function activityDescription(e: ActivityEntry): string {
   return parts.join(' · ');
 }
 
+/** whoText names who made a run: "claude-code via mcp", or the transport alone. */
+export function whoText(e: ActivityEntry): string {
+  return e.agent ? `${e.agent} via ${e.transport}` : e.transport;
+}
+
 /** activityTooltip is every field of an entry, one per line. */
 export function activityTooltip(e: ActivityEntry): string {
-  const lines = [`${e.tool} — ${outcomeText(e)} at ${e.iso} via ${e.transport}${e.external ? ' (another process)' : ''}`];
+  const lines = [`${e.tool} — ${outcomeText(e)} at ${e.iso} via ${e.transport}${e.agent ? ` by ${e.agent}` : ''}${e.external ? ' (another process)' : ''}`];
+  if (e.turn) {
+    lines.push(`turn: ${e.turn} (Undo This Turn restores every file it changed)`);
+  }
   if (e.durationMs !== undefined) {
     lines.push(`duration: ${formatDuration(e.durationMs)}`);
   }
@@ -774,6 +814,337 @@ export function firstLine(text: string): string {
 }
 
 // ---------------------------------------------------------------------------
+// Review: other callers' changes, hunk by hunk (hashls/review)
+
+/** One unreviewed hunk (the server's ReviewHunk). */
+export interface ReviewHunk {
+  id: number;
+  /** 0-based first line of the text the change put in (for a pure deletion: the line the removed lines stood before). */
+  line: number;
+  /** How many lines the change put in, from line on. */
+  added: number;
+  /** The text the change removed (whole lines with their breaks). */
+  removed: string;
+  removedLines: number;
+  removedCut: boolean;
+  /** Who made it: agent names, else transports. */
+  agents: string[];
+  turns: string[];
+  tools: string[];
+}
+
+/** One file's unreviewed hunks (hashls/review params). */
+export interface ReviewFile {
+  uri: string;
+  path: string;
+  /** The open document's version the lines refer to (undefined: the file on disk's). */
+  version?: number;
+  hunks: ReviewHunk[];
+  /** The server's count of unreviewed hunks in every file. */
+  total: number;
+  /** The workspace folder (URI string) whose server sent it. */
+  root?: string;
+}
+
+function strings(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+}
+
+function count(v: unknown): number {
+  return typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : 0;
+}
+
+/** normalizeReview checks hashls/review params (untrusted JSON); undefined for anything malformed. */
+export function normalizeReview(params: unknown): ReviewFile | undefined {
+  const p = params as Record<string, unknown> | null;
+  if (typeof p !== 'object' || p === null || typeof p.uri !== 'string' || !Array.isArray(p.hunks)) {
+    return undefined;
+  }
+  const hunks: ReviewHunk[] = [];
+  for (const h of p.hunks as Record<string, unknown>[]) {
+    if (typeof h !== 'object' || h === null || typeof h.id !== 'number') {
+      continue;
+    }
+    hunks.push({
+      id: h.id,
+      line: count(h.line),
+      added: count(h.added),
+      removed: typeof h.removed === 'string' ? h.removed : '',
+      removedLines: count(h.removedLines),
+      removedCut: h.removedCut === true,
+      agents: strings(h.agents),
+      turns: strings(h.turns),
+      tools: strings(h.tools),
+    });
+  }
+  hunks.sort((a, b) => a.line - b.line || a.added - b.added);
+  return {
+    uri: p.uri,
+    path: typeof p.path === 'string' ? p.path : '',
+    version: typeof p.version === 'number' ? p.version : undefined,
+    hunks,
+    total: count(p.total),
+  };
+}
+
+/** splitLines splits a text into its lines (without breaks; no empty last line for a final break). */
+export function splitLines(text: string): string[] {
+  if (text === '') {
+    return [];
+  }
+  const lines = text.split(/\r\n|\r|\n/);
+  if (lines[lines.length - 1] === '') {
+    lines.pop();
+  }
+  return lines;
+}
+
+/** hunkLast is the last line a hunk covers in the current text (its first line for a pure deletion). */
+export function hunkLast(h: ReviewHunk): number {
+  return h.line + Math.max(h.added, 1) - 1;
+}
+
+/** hunkWho names who made a hunk and with which tools: "claude-code · edit". */
+export function hunkWho(h: ReviewHunk): string {
+  const who = h.agents.length ? h.agents.join(', ') : 'another process';
+  return h.tools.length ? `${who} · ${h.tools.join(', ')}` : who;
+}
+
+/** hunkSummary describes a hunk in a line: "+2 −1 lines by claude-code · edit". */
+export function hunkSummary(h: ReviewHunk): string {
+  const parts: string[] = [];
+  if (h.added) {
+    parts.push(`+${h.added}`);
+  }
+  if (h.removedLines) {
+    parts.push(`−${h.removedLines}`);
+  }
+  return `${parts.join(' ')} line${h.added + h.removedLines === 1 ? '' : 's'} by ${hunkWho(h)}`;
+}
+
+/** removedMarker is the short text shown where a hunk removed lines: "− 2 lines: func a() {} …". */
+export function removedMarker(h: ReviewHunk): string {
+  const lines = splitLines(h.removed);
+  const first = (lines[0] ?? '').trim();
+  const shown = first.length > 60 ? first.slice(0, 59) + '…' : first;
+  return `− ${h.removedLines} line${h.removedLines === 1 ? '' : 's'}: ${shown}${h.removedLines > 1 ? ' …' : ''}`;
+}
+
+/** hunkDiff is a hunk as a small unified diff body (for hovers): removed lines with -, added with +. */
+export function hunkDiff(h: ReviewHunk, addedText: readonly string[]): string {
+  const out = splitLines(h.removed).map((l) => '-' + l);
+  if (h.removedCut) {
+    out.push('-…');
+  }
+  for (const l of addedText) {
+    out.push('+' + l);
+  }
+  return out.join('\n');
+}
+
+/** A hunk with its file, as navigation returns it. */
+export interface HunkAt {
+  file: ReviewFile;
+  hunk: ReviewHunk;
+}
+
+/**
+ * ReviewStore keeps every file's unreviewed hunks (the newest hashls/review
+ * of each), per folder server; total is the sum of the servers' totals.
+ */
+export class ReviewStore {
+  private byUri = new Map<string, ReviewFile>();
+  private totals = new Map<string, number>();
+  private listeners = new Set<() => void>();
+
+  /** key normalizes a URI for lookups (canonical is how the editor spells it). */
+  constructor(private canonical: (uri: string) => string = (u) => u) {}
+
+  update(params: unknown, root?: string): ReviewFile | undefined {
+    const f = normalizeReview(params);
+    if (!f) {
+      return undefined;
+    }
+    f.root = root;
+    const key = this.canonical(f.uri);
+    if (f.hunks.length) {
+      this.byUri.set(key, f);
+    } else {
+      this.byUri.delete(key);
+    }
+    this.totals.set(root ?? '', f.total);
+    this.changed();
+    return f;
+  }
+
+  /** replaceAll sets a folder's review from hashls.review {action: "list"}. */
+  replaceAll(res: unknown, root?: string): void {
+    for (const [k, f] of this.byUri) {
+      if (f.root === root) {
+        this.byUri.delete(k);
+      }
+    }
+    const r = res as { files?: unknown; total?: unknown } | null;
+    for (const raw of Array.isArray(r?.files) ? r.files : []) {
+      const f = normalizeReview(raw);
+      if (f && f.hunks.length) {
+        f.root = root;
+        this.byUri.set(this.canonical(f.uri), f);
+      }
+    }
+    this.totals.set(root ?? '', count(r?.total));
+    this.changed();
+  }
+
+  /** clear forgets a folder's review (its server stopped). */
+  clear(root?: string): void {
+    for (const [k, f] of this.byUri) {
+      if (f.root === root) {
+        this.byUri.delete(k);
+      }
+    }
+    this.totals.delete(root ?? '');
+    this.changed();
+  }
+
+  get(uri: string): ReviewFile | undefined {
+    return this.byUri.get(this.canonical(uri));
+  }
+
+  /** files with hunks, by path. */
+  files(): ReviewFile[] {
+    return [...this.byUri.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
+  get total(): number {
+    let n = 0;
+    for (const v of this.totals.values()) {
+      n += v;
+    }
+    return n;
+  }
+
+  /** hunkAt is the hunk covering a 0-based line of uri, else the nearest one in the file. */
+  hunkAt(uri: string, line: number): ReviewHunk | undefined {
+    const f = this.get(uri);
+    if (!f) {
+      return undefined;
+    }
+    let best: ReviewHunk | undefined;
+    let dist = Infinity;
+    for (const h of f.hunks) {
+      const d = line < h.line ? h.line - line : line > hunkLast(h) ? line - hunkLast(h) : 0;
+      if (d < dist) {
+        best = h;
+        dist = d;
+      }
+    }
+    return best;
+  }
+
+  /**
+   * next is the hunk after (dir 1) or before (dir -1) the 0-based line of
+   * uri, going on through the other files (by path) and wrapping around.
+   */
+  next(uri: string | undefined, line: number, dir: 1 | -1): HunkAt | undefined {
+    const files = this.files();
+    if (!files.length) {
+      return undefined;
+    }
+    const key = uri === undefined ? undefined : this.canonical(uri);
+    let i = files.findIndex((f) => this.canonical(f.uri) === key);
+    if (i >= 0) {
+      const hs = dir > 0 ? files[i].hunks.filter((h) => h.line > line) : files[i].hunks.filter((h) => hunkLast(h) < line).reverse();
+      if (hs.length) {
+        return { file: files[i], hunk: hs[0] };
+      }
+    } else {
+      i = dir > 0 ? -1 : 0;
+      if (uri !== undefined) {
+        // A file without hunks: the next file by path.
+        const p = files.findIndex((f) => this.canonical(f.uri) > (key ?? ''));
+        i = dir > 0 ? (p < 0 ? files.length : p) - 1 : p < 0 ? files.length : p;
+      }
+    }
+    for (let k = 1; k <= files.length; k++) {
+      const f = files[(((i + dir * k) % files.length) + files.length) % files.length];
+      const h = dir > 0 ? f.hunks[0] : f.hunks[f.hunks.length - 1];
+      if (h) {
+        return { file: f, hunk: h };
+      }
+    }
+    return undefined;
+  }
+
+  /** turns lists the turns with unreviewed hunks, with their agents and hunk counts. */
+  turns(): { turn: string; agents: string[]; hunks: number; files: number }[] {
+    const m = new Map<string, { turn: string; agents: string[]; hunks: number; files: Set<string> }>();
+    for (const f of this.byUri.values()) {
+      for (const h of f.hunks) {
+        for (const t of h.turns) {
+          const e = m.get(t) ?? { turn: t, agents: [], hunks: 0, files: new Set<string>() };
+          e.hunks++;
+          e.files.add(f.uri);
+          for (const a of h.agents) {
+            if (!e.agents.includes(a)) {
+              e.agents.push(a);
+            }
+          }
+          m.set(t, e);
+        }
+      }
+    }
+    return [...m.values()].map((e) => ({ turn: e.turn, agents: e.agents, hunks: e.hunks, files: e.files.size }));
+  }
+
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changed(): void {
+    for (const l of [...this.listeners]) {
+      try {
+        l();
+      } catch {
+        // a broken listener must not stop the others
+      }
+    }
+  }
+}
+
+/**
+ * hashlineTarget is the file line a row of a hashline result names (read,
+ * search, outline): the row at 0-based index i ("N:", "A-B:", " N:", "*N:")
+ * under the nearest ¶PATH#TAG or [PATH#TAG] header above it; the header
+ * itself names line 1. undefined when neither is found.
+ */
+export function hashlineTarget(lines: readonly string[], i: number): { path: string; line: number } | undefined {
+  const header = (l: string): string | undefined => {
+    const m = /^¶(.+)#[0-9A-F]{4}\s*$/.exec(l) ?? /^\[(.+)#[0-9A-F]{4}\]\s*$/.exec(l);
+    return m ? m[1] : undefined;
+  };
+  if (i < 0 || i >= lines.length) {
+    return undefined;
+  }
+  const here = header(lines[i]);
+  if (here !== undefined) {
+    return { path: here, line: 1 };
+  }
+  const row = /^[ *>]?(\d+)(?:-\d+)?:/.exec(lines[i]);
+  if (!row) {
+    return undefined;
+  }
+  for (let k = i - 1; k >= 0; k--) {
+    const p = header(lines[k]);
+    if (p !== undefined) {
+      return { path: p, line: Math.max(1, Number(row[1])) };
+    }
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------
 // Commands: the executeCommand middleware
 
 /** EditorState is what the commands need to know about the active editor. */
@@ -845,6 +1216,8 @@ export const TOOL_COMMANDS = [
   'hashls.edit_file',
   'hashls.glob',
   'hashls.list_directory',
+  'hashls.lsp',
+  'hashls.lsp_edit',
   'hashls.move_file',
   'hashls.read_file',
   'hashls.restore',

@@ -43,16 +43,22 @@ import {
   ServerChoice,
   sideText,
   toolSchemas,
+  ReviewStore,
+  hashlineTarget,
 } from './core';
+import { registerReview } from './review';
 import * as fs from 'fs';
 
 export const SCHEME = 'hashls';
 export const VIEW_ID = 'hashls.activity';
 export const ACTIVITY_METHOD = 'hashls/activity';
+export const REVIEW_METHOD = 'hashls/review';
 
 /** The extension's state, returned by activate for tests and other extensions. */
 export interface HashlsApi {
   activity: ActivityLog;
+  /** reviews holds the unreviewed hunks of every file (hashls/review). */
+  reviews: ReviewStore;
   docs: DocStore;
   /** client is the first folder's client. */
   client(): LanguageClient | undefined;
@@ -99,7 +105,7 @@ class ActivityTree implements vscode.TreeDataProvider<ActivityEntry> {
       e.outcome === 'ok'
         ? new vscode.ThemeIcon(e.diff || e.auditIds.length > 0 ? 'diff' : 'check', new vscode.ThemeColor('testing.iconPassed'))
         : new vscode.ThemeIcon('error', new vscode.ThemeColor('testing.iconFailed'));
-    item.contextValue = e.auditIds.length > 0 ? 'hashlsChange' : e.diff ? 'hashlsActivityDiff' : 'hashlsActivity';
+    item.contextValue = e.auditIds.length > 0 ? (e.turn ? 'hashlsChangeTurn' : 'hashlsChange') : e.diff ? 'hashlsActivityDiff' : 'hashlsActivity';
     item.command = { command: 'hashls.openChange', title: 'Open diff', arguments: [e.seq] };
     return item;
   }
@@ -119,6 +125,7 @@ function serverSettings(): Record<string, unknown> {
     applyEditTimeoutMs: c.get<number>('applyEditTimeoutMs', 10000),
     diagnosticsMs: c.get<number>('diagnosticsMs', 0),
     formatOnWrite: c.get<boolean>('formatOnWrite', false),
+    review: c.get<boolean>('review', true),
   };
   const stateDir = c.get<string>('stateDir', '');
   if (stateDir) {
@@ -256,6 +263,40 @@ function schemaSummary(schema: JsonSchema): string {
   return props.length ? props.join(', ') : '(no arguments)';
 }
 
+/** docLines is a document's lines. */
+function docLines(doc: vscode.TextDocument): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < doc.lineCount; i++) {
+    out.push(doc.lineAt(i).text);
+  }
+  return out;
+}
+
+/** targetUri is the file a hashline result names, in the active folder. */
+function targetUri(doc: vscode.TextDocument, rel: string): vscode.Uri | undefined {
+  if (/^([a-zA-Z]:)?[\\/]/.test(rel)) {
+    return vscode.Uri.file(rel);
+  }
+  const folder = activeFolder();
+  return folder ? vscode.Uri.joinPath(folder.uri, rel) : undefined;
+}
+
+/**
+ * openHashlineLine opens the file line under the cursor of a hashline
+ * result (a read, search or outline document): its row's line under the
+ * nearest ¶PATH#TAG header.
+ */
+async function openHashlineLine(): Promise<void> {
+  const ed = vscode.window.activeTextEditor;
+  const t = ed ? hashlineTarget(docLines(ed.document), ed.selection.active.line) : undefined;
+  const uri = ed && t ? targetUri(ed.document, t.path) : undefined;
+  if (!ed || !t || !uri) {
+    void vscode.window.showInformationMessage('hashls: put the cursor on a row (N:TEXT) or a ¶PATH#TAG header of a read, search or outline result');
+    return;
+  }
+  await openAt(uri, t.line);
+}
+
 /** activeFolder is the workspace folder of the active editor, else the first one. */
 function activeFolder(): vscode.WorkspaceFolder | undefined {
   const ed = vscode.window.activeTextEditor;
@@ -364,6 +405,13 @@ function createClient(
 export function activate(context: vscode.ExtensionContext): HashlsApi {
   const output = vscode.window.createOutputChannel('hashls');
   const activity = new ActivityLog(config().get<number>('maxActivity', 200));
+  const reviews = new ReviewStore((u) => {
+    try {
+      return vscode.Uri.parse(u).toString();
+    } catch {
+      return u;
+    }
+  });
   const docs = new DocStore(300);
   const provider = new ContentProvider(docs);
   // schemaOf asks the server (hashls.toolSchemas) once per folder, so the
@@ -393,18 +441,26 @@ export function activate(context: vscode.ExtensionContext): HashlsApi {
   const tree = new ActivityTree(activity, folderName);
   const view = vscode.window.createTreeView(VIEW_ID, { treeDataProvider: tree, showCollapseAll: false });
 
-  // The badge counts changes that arrived while the view was hidden.
+  // The badge counts the changes left to review, else those that arrived
+  // while the view was hidden.
   const updateView = () => {
     if (view.visible && activity.unseen > 0) {
       activity.markSeen();
       return;
     }
+    const r = reviews.total;
     const n = activity.unseen;
-    view.badge = n > 0 ? { value: n, tooltip: `${n} new change${n === 1 ? '' : 's'}` } : undefined;
+    view.badge =
+      r > 0
+        ? { value: r, tooltip: `${r} change${r === 1 ? '' : 's'} to review (Keep or Undo each)` }
+        : n > 0
+          ? { value: n, tooltip: `${n} new change${n === 1 ? '' : 's'}` }
+          : undefined;
     const f = filterText(activity.filter);
-    view.description = f ? `filtered: ${f}` : undefined;
+    view.description = [r > 0 ? `${r} to review` : '', f ? `filtered: ${f}` : ''].filter(Boolean).join(' · ') || undefined;
   };
   activity.onChange(updateView);
+  reviews.onChange(updateView);
 
   /** clientFor picks the server of a URI's folder (args or the active editor), else the first. */
   const servedFor = (uri?: string): Served | undefined => {
@@ -609,6 +665,11 @@ export function activate(context: vscode.ExtensionContext): HashlsApi {
         },
         ...activity.values('tool').map((t) => ({ label: `tool: ${t}`, picked: f.tool === t, apply: () => activity.setFilter({ ...f, tool: t }) })),
         ...activity.values('transport').map((t) => ({ label: `transport: ${t}`, picked: f.transport === t, apply: () => activity.setFilter({ ...f, transport: t }) })),
+        ...activity.values('agent').map((a) => ({ label: `agent: ${a}`, picked: f.agent === a, apply: () => activity.setFilter({ ...f, agent: a }) })),
+        {
+          label: f.reads ? '$(eye-closed) Hide reads and searches' : '$(eye) Show reads and searches',
+          apply: () => activity.setFilter({ ...f, reads: !f.reads }),
+        },
         { label: '$(clear-all) Clear filters', apply: () => activity.setFilter({}) },
       ];
       const pick = await vscode.window.showQuickPick(items, { title: `hashls changes: filter${filterText(f) ? ' (now: ' + filterText(f) + ')' : ''}` });
@@ -642,9 +703,20 @@ export function activate(context: vscode.ExtensionContext): HashlsApi {
       }
     }),
     vscode.commands.registerCommand('hashls.clearActivity', () => activity.clear()),
+    vscode.commands.registerCommand('hashls.openLine', () => openHashlineLine()),
+    vscode.languages.registerDefinitionProvider({ language: 'hashline' }, {
+      provideDefinition(doc, pos) {
+        const t = hashlineTarget(docLines(doc), pos.line);
+        const uri = t && targetUri(doc, t.path);
+        return uri ? new vscode.Location(uri, new vscode.Position(t.line - 1, 0)) : undefined;
+      },
+    }),
     vscode.commands.registerCommand('hashls.showActivity', () => vscode.commands.executeCommand(`${VIEW_ID}.focus`)),
     vscode.commands.registerCommand('hashls.restart', async () => {
       schemas.clear();
+      for (const k of served.keys()) {
+        reviews.clear(k);
+      }
       await stopAll();
       await startAll();
     }),
@@ -668,6 +740,9 @@ export function activate(context: vscode.ExtensionContext): HashlsApi {
   async function startOne(folder: vscode.WorkspaceFolder | undefined, multi: boolean, first: boolean): Promise<boolean> {
     const { client: c, choice } = createClient(folder, multi, first, handler, output, context.extensionPath);
     const key = folderKey(folder);
+    c.onNotification(REVIEW_METHOD, (params: unknown) => {
+      reviews.update(params, key);
+    });
     c.onNotification(ACTIVITY_METHOD, (params: unknown) => {
       // The view's own history loads (hashls.audit) are not news.
       if ((params as { tool?: unknown } | null)?.tool === 'audit') {
@@ -681,6 +756,7 @@ export function activate(context: vscode.ExtensionContext): HashlsApi {
     try {
       await c.start();
       resolveReady(true);
+      void vscode.commands.executeCommand('hashls.refreshReview', key);
       return true;
     } catch (err) {
       resolveReady(false);
@@ -702,9 +778,18 @@ export function activate(context: vscode.ExtensionContext): HashlsApi {
     return oks.every((x) => x);
   }
 
+  registerReview(context, {
+    reviews,
+    request,
+    rootOf: (uri) => servedFor(uri.toString())?.key,
+    selectedTurn: () => view.selection[0]?.turn,
+    output,
+  });
+
   const ready = startAll();
   return {
     activity,
+    reviews,
     docs,
     client: () => served.values().next().value?.client,
     clients: () => [...served.values()].map((s) => s.client),

@@ -106,6 +106,10 @@ class TextEditor {
     this.document = document;
     this.viewColumn = viewColumn || 1;
     this.selection = new Selection(0, 0, 0, 0);
+    this.decorations = new Map();
+  }
+  setDecorations(type, ranges) {
+    this.decorations.set(type.key, ranges);
   }
   revealRange(r) {
     record('revealRange', r);
@@ -122,6 +126,11 @@ const state = {
   picks: [],
   clipboard: '',
   messages: [],
+  decoTypes: 0,
+  statusItems: [],
+  codeLensProviders: [],
+  definitionProviders: [],
+  contexts: new Map(),
   opened: [],
   folder: { uri: Uri.file('/ws'), name: 'ws', index: 0 },
 };
@@ -166,6 +175,18 @@ const window = {
     state.messages.push({ level: 'error', text: m, items });
     return undefined;
   },
+  showWarningMessage: async (m, ...items) => {
+    state.messages.push({ level: 'warning', text: m, items });
+    return state.warningAnswer;
+  },
+  // Decorations set per editor, by decoration type key.
+  createTextEditorDecorationType: (opts) => ({ key: `deco${++state.decoTypes}`, opts, dispose() {} }),
+  createStatusBarItem: () => {
+    const item = { text: '', tooltip: '', command: undefined, shown: false, show() { item.shown = true; }, hide() { item.shown = false; }, dispose() {} };
+    state.statusItems.push(item);
+    return item;
+  },
+  onDidChangeVisibleTextEditors: () => ({ dispose() {} }),
   showInputBox: async (o) => {
     record('showInputBox', o);
     const v = state.inputs.shift();
@@ -231,6 +252,10 @@ const commands = {
   },
   executeCommand: async (id, ...args) => {
     record('executeCommand', id, ...args);
+    if (id === 'setContext') {
+      state.contexts.set(args[0], args[1]);
+      return undefined;
+    }
     const f = state.commands.get(id);
     return f ? f(...args) : undefined;
   },
@@ -270,7 +295,42 @@ const vscode = {
       doc.languageId = lang;
       return doc;
     },
+    registerCodeLensProvider: (selector, provider) => {
+      state.codeLensProviders.push({ selector, provider });
+      return { dispose() {} };
+    },
+    registerDefinitionProvider: (selector, provider) => {
+      state.definitionProviders.push({ selector, provider });
+      return { dispose() {} };
+    },
   },
+  CodeLens: class {
+    constructor(range, command) {
+      this.range = range;
+      this.command = command;
+    }
+  },
+  MarkdownString: class {
+    constructor() {
+      this.value = '';
+    }
+    appendMarkdown(t) {
+      this.value += t;
+      return this;
+    }
+    appendCodeblock(code, lang) {
+      this.value += '```' + (lang || '') + '\n' + code + '\n```\n';
+      return this;
+    }
+  },
+  Location: class {
+    constructor(uri, pos) {
+      this.uri = uri;
+      this.range = new Range(pos, pos);
+    }
+  },
+  StatusBarAlignment: { Left: 1, Right: 2 },
+  OverviewRulerLane: { Left: 1, Center: 2, Right: 4, Full: 7 },
   env: {
     clipboard: {
       writeText: async (t) => {

@@ -26,6 +26,7 @@ test('activity: normalize, newest first, max, bad params ignored', () => {
   assert.deepEqual(a, {
     seq: 1, time: '09:05:07', tool: 'read', paths: ['a.go'], outcome: 'ok', errorKind: undefined,
     message: undefined, auditIds: [], diff: '', durationMs: 0.25, transport: 'lsp', iso: at.toISOString(), external: false, root: undefined,
+    agent: undefined, turn: undefined, readOnly: false,
   });
   log.add({ tool: 'edit', paths: ['a.go'], outcome: 'error', errorKind: 'stale', message: 'a.go changed: read it again', durationMs: 3 }, at);
   log.add({ tool: 'edit', paths: ['a.go', 'b.go'], outcome: 'ok', auditIds: [7, 'x', 8], diff: '--- a/a.go\n+++ b/a.go\n', durationMs: 1500 }, at);
@@ -264,7 +265,7 @@ test('package.json: commands, view, settings and activation agree with the code'
   assert.deepEqual(client.serverOptions.args, ['serve']);
   assert.equal(client.serverOptions.transport, 0, 'stdio transport (appends --stdio)');
   assert.equal(client.serverOptions.options.cwd, '/ws');
-  assert.deepEqual(client.clientOptions.initializationOptions, { progress: true, activity: true, logLevel: 'warning', applyEditTimeoutMs: 10000, diagnosticsMs: 0, formatOnWrite: false, stateDir: '/tmp/state' });
+  assert.deepEqual(client.clientOptions.initializationOptions, { progress: true, activity: true, logLevel: 'warning', applyEditTimeoutMs: 10000, diagnosticsMs: 0, formatOnWrite: false, review: true, stateDir: '/tmp/state' });
   assert.deepEqual(client.clientOptions.documentSelector, [{ scheme: 'file' }]);
   assert.equal(client.clientOptions.synchronize.configurationSection, 'hashls');
   for (const c of contributed) {
@@ -598,5 +599,185 @@ test('activate: one server per workspace folder; commands go to the active folde
   assert.match(tree.getTreeItem(tree.getChildren()[0]).description, /^two · lsp · a\.go/);
   delete fake.state.folders;
   fake.vscode.window.activeTextEditor = undefined;
+  await ext.deactivate();
+});
+
+test('activity: agents on the rows, reads hidden unless the filter asks', () => {
+  const log = new core.ActivityLog();
+  const ed = log.add({ tool: 'edit', paths: ['a.go'], outcome: 'ok', auditIds: [4], transport: 'mcp', agent: 'claude-code', turn: 't1' }, at);
+  log.add({ tool: 'read', paths: ['a.go'], outcome: 'ok', transport: 'mcp', agent: 'claude-code', readOnly: true }, at);
+  log.add({ tool: 'search_files', paths: ['.'], outcome: 'ok', readOnly: true }, at);
+  assert.equal(core.activityDescription(ed), 'claude-code via mcp · a.go · audit #4');
+  assert.match(core.activityTooltip(ed), /by claude-code/);
+  assert.match(core.activityTooltip(ed), /turn: t1/);
+  assert.deepEqual(log.visible().map((e) => e.tool), ['edit'], 'reads and searches are hidden');
+  log.setFilter({ reads: true });
+  assert.deepEqual(log.visible().map((e) => e.tool), ['search_files', 'read', 'edit']);
+  assert.equal(core.filterText(log.filter), 'with reads');
+  log.setFilter({ tool: 'read' });
+  assert.deepEqual(log.visible().map((e) => e.tool), ['read'], 'a tool filter naming a read shows it');
+  log.setFilter({ agent: 'claude-code', reads: true });
+  assert.deepEqual(log.visible().map((e) => e.tool), ['read', 'edit']);
+  assert.deepEqual(log.values('agent'), ['claude-code']);
+  // History rows carry the agent and turn.
+  log.setFilter({});
+  log.addHistory([{ id: 9, tool: 'write', path: 'b.go', time: at.toISOString(), transport: 'cli', agent: 'codex', turn: 't2' }]);
+  const h = log.entries.find((e) => e.auditIds[0] === 9);
+  assert.equal(h.agent, 'codex');
+  assert.equal(h.turn, 't2');
+});
+
+test('review: the store, navigation across files, turns and texts', () => {
+  const store = new core.ReviewStore();
+  let changes = 0;
+  store.onChange(() => changes++);
+  assert.equal(store.update({ nope: 1 }), undefined);
+  const a = store.update({
+    uri: 'file:///ws/a.go', path: 'a.go', version: 3, total: 3,
+    hunks: [
+      { id: 2, line: 9, added: 2, removed: '', removedLines: 0, agents: ['claude-code'], turns: ['t1'], tools: ['edit'] },
+      { id: 1, line: 2, added: 1, removed: 'func a() {}\n', removedLines: 1, agents: ['claude-code'], turns: ['t1'], tools: ['edit'] },
+    ],
+  }, 'root1');
+  assert.deepEqual(a.hunks.map((h) => h.id), [1, 2], 'sorted by line');
+  store.update({ uri: 'file:///ws/b.go', path: 'b.go', total: 3, hunks: [{ id: 3, line: 0, added: 0, removed: 'x\ny\n', removedLines: 2, agents: ['codex'], turns: ['t2'], tools: ['write'] }] }, 'root1');
+  assert.equal(store.total, 3);
+  assert.equal(changes, 2);
+  assert.equal(store.hunkAt('file:///ws/a.go', 3).id, 1, 'the nearest hunk');
+  assert.equal(store.hunkAt('file:///ws/a.go', 10).id, 2);
+  assert.equal(store.next('file:///ws/a.go', 0, 1).hunk.id, 1);
+  assert.equal(store.next('file:///ws/a.go', 2, 1).hunk.id, 2);
+  assert.equal(store.next('file:///ws/a.go', 9, 1).hunk.id, 3, 'on to the next file');
+  assert.equal(store.next('file:///ws/b.go', 0, 1).hunk.id, 1, 'wrapping around');
+  assert.equal(store.next('file:///ws/a.go', 2, -1).hunk.id, 3, 'back to the previous file');
+  assert.equal(store.next('file:///ws/az.go', 0, 1).hunk.id, 3, 'from a file without hunks: the next file by path');
+  assert.equal(store.next('file:///ws/c.go', 0, 1).hunk.id, 1, 'the last by path: around to the first');
+  assert.equal(store.next(undefined, 0, 1).hunk.id, 1);
+  assert.deepEqual(store.turns(), [{ turn: 't1', agents: ['claude-code'], hunks: 2, files: 1 }, { turn: 't2', agents: ['codex'], hunks: 1, files: 1 }]);
+  const [h1] = a.hunks;
+  assert.equal(core.hunkWho(h1), 'claude-code · edit');
+  assert.equal(core.hunkSummary(h1), '+1 −1 lines by claude-code · edit');
+  assert.equal(core.removedMarker(store.get('file:///ws/b.go').hunks[0]), '− 2 lines: x …');
+  assert.equal(core.hunkDiff(h1, ['func a() { println(1) }']), '-func a() {}\n+func a() { println(1) }');
+  assert.deepEqual(core.splitLines('a\r\nb\n'), ['a', 'b']);
+  // A file reviewed: gone; the total is the server's.
+  store.update({ uri: 'file:///ws/b.go', path: 'b.go', total: 2, hunks: [] }, 'root1');
+  assert.equal(store.files().length, 1);
+  assert.equal(store.total, 2);
+  store.replaceAll({ files: [], total: 0 }, 'root1');
+  assert.equal(store.total, 0);
+  assert.equal(store.files().length, 0);
+});
+
+test('hashline results: the row under the cursor names a file line', () => {
+  const lines = ['¶src/a.go#1A2B', '1:package a', '3-20:import ( .. )', '*21:func main() {', '[b.go#00FF]', ' 7:x', 'garbage'];
+  assert.deepEqual(core.hashlineTarget(lines, 0), { path: 'src/a.go', line: 1 });
+  assert.deepEqual(core.hashlineTarget(lines, 1), { path: 'src/a.go', line: 1 });
+  assert.deepEqual(core.hashlineTarget(lines, 2), { path: 'src/a.go', line: 3 });
+  assert.deepEqual(core.hashlineTarget(lines, 3), { path: 'src/a.go', line: 21 });
+  assert.deepEqual(core.hashlineTarget(lines, 5), { path: 'b.go', line: 7 });
+  assert.equal(core.hashlineTarget(lines, 6), undefined);
+  assert.equal(core.hashlineTarget(['5:no header'], 0), undefined);
+  assert.equal(core.hashlineTarget(lines, 99), undefined);
+});
+
+test('package.json: keybindings are one chord prefix, each key once, every tool in the palette', () => {
+  const kb = pkg.contributes.keybindings;
+  const keys = kb.map((k) => k.key);
+  assert.equal(new Set(keys).size, keys.length, 'no key twice');
+  for (const k of kb) {
+    assert.match(k.key, /^ctrl\+alt\+h \S+$/, `${k.command}: under the ctrl+alt+h chord`);
+    assert.match(k.mac, /^cmd\+alt\+h \S+$/);
+    assert.ok(pkg.contributes.commands.some((c) => c.command === k.command), `${k.command} is a command`);
+  }
+  const contributed = new Set(pkg.contributes.commands.map((c) => c.command));
+  const { execFileSync } = require('node:child_process');
+  const bin = process.env.HASHLS_BIN;
+  if (bin) {
+    // Every tool of the binary has a palette entry.
+    const list = execFileSync(bin, ['tool', '--list'], { encoding: 'utf8' });
+    for (const line of list.split('\n')) {
+      const name = line.trim().split(/\s+/)[0];
+      if (name) {
+        assert.ok(contributed.has('hashls.' + name), `tool ${name} has a palette entry`);
+      }
+    }
+  }
+  assert.ok(contributed.has('hashls.lsp'));
+  assert.ok(contributed.has('hashls.lsp_edit'), 'lsp_edit (the lsp toolset\'s editing half) has a palette entry');
+});
+
+test('activate: reviews are drawn, counted, kept and undone', async () => {
+  for (const k of [...fake.state.commands.keys()]) fake.state.commands.delete(k);
+  for (const c of [...core.PALETTE_COMMANDS, 'hashls.audit', 'hashls.review', 'hashls.revert']) {
+    fake.serverCommands.set(c, async () => ({ text: `${c} result` }));
+  }
+  const sent = [];
+  fake.serverCommands.set('hashls.review', async (args) => {
+    sent.push(['review', args[0]]);
+    return args[0].action === 'list' ? { files: [], total: 0 } : { total: 0 };
+  });
+  fake.serverCommands.set('hashls.revert', async (args) => {
+    sent.push(['revert', args[0]]);
+    return args[0].force ? { details: { restored: ['b.go'] } } : { details: { restored: ['c.go'], skipped: [{ path: 'b.go', why: 'edited outside hashls since' }] } };
+  });
+  delete fake.state.config['hashls.path'];
+  const context = { subscriptions: [] };
+  const api = ext.activate(context);
+  assert.equal(await api.ready, true);
+  const client = fake.clients.at(-1);
+  const doc = new fake.TextDocument(fake.vscode.Uri.file('/ws/a.go'), 'package a\n\nfunc a() { println(1) }\n\nfunc b() {}\n', 'go');
+  const ed = await fake.vscode.window.showTextDocument(doc);
+  client.notifications.get('hashls/review')({
+    uri: doc.uri.toString(), path: 'a.go', version: 2, total: 2,
+    hunks: [
+      { id: 7, line: 2, added: 1, removed: 'func a() {}\n', removedLines: 1, agents: ['claude-code'], turns: ['t1'], tools: ['edit'] },
+      { id: 8, line: 4, added: 0, removed: 'gone\n', removedLines: 1, agents: ['claude-code'], turns: ['t1'], tools: ['edit'] },
+    ],
+  });
+  assert.equal(api.reviews.total, 2);
+  const status = fake.state.statusItems.at(-1);
+  assert.equal(status.text, '$(diff) 2 to review');
+  assert.ok(status.shown);
+  assert.equal(status.command, 'hashls.nextHunk');
+  assert.deepEqual(fake.state.views.get('hashls.activity').badge, { value: 2, tooltip: '2 changes to review (Keep or Undo each)' });
+  assert.equal(fake.state.contexts.get('hashls.reviewing'), true);
+  const decos = [...ed.decorations.values()];
+  assert.deepEqual(decos[0].map((d) => [d.range.start.line, d.range.end.line]), [[2, 2]], 'the added line');
+  assert.deepEqual(decos[1].map((d) => d.range.start.line), [2, 4], 'where lines were removed');
+  assert.match(decos[1][0].renderOptions.after.contentText, /− 1 line: func a\(\) \{\}/);
+  assert.match(decos[1][0].hoverMessage.value, /-func a\(\) \{\}\n\+func a\(\) \{ println\(1\) \}/);
+  const lens = fake.state.codeLensProviders.at(-1).provider.provideCodeLenses(doc).map((l) => l.command.title);
+  assert.deepEqual(lens, ['$(check) Keep', '$(discard) Undo', 'Keep all 2', 'Undo all', 'claude-code · edit (1/2)', '$(check) Keep', '$(discard) Undo', 'claude-code · edit (2/2)']);
+
+  // Keep and undo at the cursor, a file, next.
+  ed.selection = new fake.vscode.Selection(4, 0, 4, 0);
+  await fake.vscode.commands.executeCommand('hashls.keepHunk');
+  await fake.vscode.commands.executeCommand('hashls.undoHunk', { uri: doc.uri.toString(), hunk: 7 });
+  await fake.vscode.commands.executeCommand('hashls.undoFile');
+  const reviewSent = sent.filter((x) => x[0] === 'review' && x[1].action !== 'list').map((x) => x[1]);
+  assert.deepEqual(reviewSent, [
+    { action: 'keep', uri: doc.uri.toString(), hunk: 8 },
+    { action: 'undo', uri: doc.uri.toString(), hunk: 7 },
+    { action: 'undo', uri: doc.uri.toString() },
+  ]);
+  ed.selection = new fake.vscode.Selection(0, 0, 0, 0);
+  const at = await fake.vscode.commands.executeCommand('hashls.nextHunk');
+  assert.equal(at.hunk.id, 7);
+  assert.equal(fake.vscode.window.activeTextEditor.selection.active.line, 2);
+  // Undo the turn: the files changed since are named, and restored when asked.
+  fake.state.warningAnswer = 'Restore Them Too';
+  await fake.vscode.commands.executeCommand('hashls.undoTurn');
+  assert.deepEqual(sent.filter((x) => x[0] === 'revert').map((x) => x[1]), [{ turn: 't1' }, { turn: 't1', force: true }]);
+  assert.match(fake.state.messages.find((m) => m.level === 'warning').text, /left alone \(changed since\): b\.go/);
+  // Reviewed: no count, no marks.
+  client.notifications.get('hashls/review')({ uri: doc.uri.toString(), path: 'a.go', version: 3, total: 0, hunks: [] });
+  assert.ok(!status.shown);
+  assert.deepEqual([...ed.decorations.values()].map((d) => d.length), [0, 0]);
+  // A definition in a hashline result opens the row's line.
+  const res = new fake.TextDocument(fake.vscode.Uri.from({ scheme: 'hashls', path: '/read/1' }), '¶a.go#1234\n1:package a\n5:func b() {}\n', 'hashline');
+  const loc = fake.state.definitionProviders.at(-1).provider.provideDefinition(res, new fake.vscode.Position(2, 1));
+  assert.equal(loc.uri.path, '/ws/a.go');
+  assert.equal(loc.range.start.line, 4);
   await ext.deactivate();
 });

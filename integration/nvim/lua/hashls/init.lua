@@ -36,7 +36,7 @@ end
 
 -- Tools whose success may have changed files on disk.
 local mutating = { edit = true, write = true, apply_patch = true, revert = true, restore = true, delete_file = true,
-  write_file = true, edit_file = true, move_file = true }
+  write_file = true, edit_file = true, move_file = true, create_file = true, restore_file = true, lsp_edit = true }
 
 M.config = {
   cmd = { 'hashls', 'serve', '--stdio' }, -- or a string: the binary (serve --stdio added)
@@ -52,6 +52,9 @@ M.config = {
   register = nil, -- :HashlsAnchor default register; nil: '+' when a clipboard exists, else '"'
   on_attach = nil,
   on_exit = nil,
+  -- Review of agents' changes: buffer-local keys set while a buffer has
+  -- changes to review (false: none). Commands: :HashlsReview.
+  review_keys = { next = ']r', prev = '[r', keep = 'co', undo = 'cu', keep_file = 'cO', undo_file = 'cU' },
 }
 
 -- state
@@ -67,7 +70,15 @@ local history = {} -- root -> {loaded, newest, oldest}: audit ids the panel has 
 local panel = { buf = nil, selected = nil, lines = {}, filter = {}, status = nil, history_error = nil }
 local edit_buf = nil
 
+-- notify shows one message. Tabs become spaces (Neovim would show ^I); a
+-- long error shows its first line, and :HashlsError shows all of it (a
+-- multi-line message would stop on "Press ENTER").
 local function notify(msg, level)
+  msg = tostring(msg):gsub('\t', '    ')
+  if msg:find('\n', 1, true) then
+    M.last_error = msg
+    msg = msg:match('^[^\n]*') .. '  (:HashlsError shows all)'
+  end
   vim.notify('hashls: ' .. msg, level or vim.log.levels.INFO)
 end
 
@@ -267,6 +278,9 @@ local function record(params, root)
   local e = new_entry(root, {
     epoch = parse_time(params.time),
     tool = str(params.tool) or '?',
+    agent = str(params.agent),
+    turn = str(params.turn),
+    readOnly = params.readOnly == true,
     transport = str(params.transport) or (params.external and '?' or 'lsp'),
     external = params.external == true,
     live = true,
@@ -334,6 +348,8 @@ local function add_history(root, rows)
         local e = new_entry(root, {
           epoch = parse_time(r.time),
           tool = str(r.tool) or '?',
+          agent = str(r.agent),
+          turn = str(r.turn),
           transport = str(r.transport) or '?',
           paths = { str(r.path) or '?' },
           auditIds = { r.id },
@@ -350,12 +366,383 @@ local function add_history(root, rows)
   return added
 end
 
+-- Review ---------------------------------------------------------------------
+--
+-- The server marks the changes that did not come from this editor (an
+-- agent over MCP or the CLI, another hashls process) hunk by hunk and sends
+-- them (hashls/review) until the person keeps or undoes each one. Here they
+-- are drawn (added lines highlighted, removed lines as virtual lines above
+-- their place, who made them at the end of the first line, a sign), counted
+-- (M.statusline(), the panel's header), walked (]r / [r) and kept or undone
+-- (co / cu, cO / cU for the whole file; :HashlsReview). An undo is an
+-- ordinary change of the buffer (u takes it back), made through the
+-- server's commit path and audited as the person's.
+
+-- files: file path -> hashls/review params (+root); totals: root -> count;
+-- drawn: buffer -> what review_render drew (lines highlighted, removed
+-- lines shown, labels), as Neovim 0.7 does not report extmark details.
+local review = { files = {}, totals = {}, drawn = {} }
+M.review = review
+local rns = api.nvim_create_namespace('hashls_review')
+
+local function uri_path(uri)
+  local ok, p = pcall(vim.uri_to_fname, uri)
+  return ok and realpath(p) or uri
+end
+
+-- review_total is how many changes are left to review, in every root.
+function M.review_total()
+  local n = 0
+  for _, v in pairs(review.totals) do
+    n = n + v
+  end
+  return n
+end
+
+-- statusline is a statusline item: "hashls: N to review", or ''.
+function M.statusline()
+  local n = M.review_total()
+  return n > 0 and string.format('hashls: %d to review', n) or ''
+end
+
+local function split_removed(text)
+  local out = {}
+  for l in ((text or '') .. '\n'):gmatch('([^\n]*)\n') do
+    table.insert(out, (l:gsub('\r$', '')))
+  end
+  if out[#out] == '' then
+    table.remove(out)
+  end
+  return out
+end
+
+local function hunk_who(h)
+  local who = #(h.agents or {}) > 0 and table.concat(h.agents, ', ') or 'another process'
+  if #(h.tools or {}) > 0 then
+    who = who .. ' · ' .. table.concat(h.tools, ', ')
+  end
+  return who
+end
+
+local function set_extmark(buf, row, col, opts)
+  local ok = pcall(api.nvim_buf_set_extmark, buf, rns, row, col, opts)
+  if not ok and opts.line_hl_group then
+    -- (older Neovims: a highlight to the end of the line instead)
+    local hl = opts.line_hl_group
+    opts.line_hl_group = nil
+    opts.hl_group, opts.hl_eol, opts.end_row, opts.end_col = hl, true, row + 1, 0
+    pcall(api.nvim_buf_set_extmark, buf, rns, row, col, opts)
+  end
+end
+
+local review_keymaps
+
+-- review_render draws a buffer's hunks.
+local function review_render(buf)
+  if not api.nvim_buf_is_loaded(buf) then
+    return
+  end
+  api.nvim_buf_clear_namespace(buf, rns, 0, -1)
+  local f = review.files[realpath(api.nvim_buf_get_name(buf))]
+  local hunks = f and f.hunks or {}
+  review_keymaps(buf, #hunks > 0)
+  local last = api.nvim_buf_line_count(buf) - 1
+  local keys = M.config.review_keys
+  local hint = type(keys) == 'table' and string.format('  %s keep  %s undo', keys.keep or '', keys.undo or '') or ''
+  local drawn = { added = {}, removed = {}, labels = {} }
+  review.drawn[buf] = drawn
+  for i, h in ipairs(hunks) do
+    local first = math.min(h.line, last)
+    for l = h.line, math.min(h.line + h.added - 1, last) do
+      set_extmark(buf, l, 0, { line_hl_group = 'DiffAdd', sign_text = '+', sign_hl_group = 'DiffAdd', priority = 200 })
+      table.insert(drawn.added, l + 1)
+    end
+    local label = string.format('hashls %d/%d: %s%s', i, #hunks, hunk_who(h), hint)
+    if h.removedLines > 0 then
+      local virt = {}
+      for _, l in ipairs(split_removed(h.removed)) do
+        local text = '- ' .. l:gsub('\t', '    ')
+        table.insert(virt, { { text, 'DiffDelete' } })
+        table.insert(drawn.removed, text)
+      end
+      if h.removedCut then
+        table.insert(virt, { { '- …', 'DiffDelete' } })
+      end
+      -- Above the line now in their place, or below the last line.
+      local above = h.line <= last
+      set_extmark(buf, above and h.line or last, 0, { virt_lines = virt, virt_lines_above = above, priority = 200 })
+      if h.added == 0 then
+        set_extmark(buf, first, 0, { sign_text = '-', sign_hl_group = 'DiffDelete', priority = 200 })
+      end
+    end
+    set_extmark(buf, first, 0, { virt_text = { { label, 'Comment' } }, virt_text_pos = 'eol', priority = 200 })
+    table.insert(drawn.labels, label)
+  end
+end
+
+local function review_render_file(path)
+  local buf = vim.fn.bufnr(path)
+  if buf ~= -1 then
+    review_render(buf)
+  end
+end
+
+-- review_update takes one hashls/review notification from root's server.
+local function review_update(params, root)
+  if type(params) ~= 'table' or type(params.uri) ~= 'string' or type(params.hunks) ~= 'table' then
+    return
+  end
+  local path = uri_path(params.uri)
+  local old = review.files[path]
+  if #params.hunks > 0 then
+    table.sort(params.hunks, function(a, b)
+      return a.line < b.line or a.line == b.line and a.added < b.added
+    end)
+    params.root = root
+    review.files[path] = params
+  else
+    review.files[path] = nil
+  end
+  review.totals[root] = type(params.total) == 'number' and params.total or 0
+  vim.schedule(function()
+    review_render_file(path)
+    if old or #params.hunks > 0 then
+      pcall(vim.cmd, 'doautocmd <nomodeline> User HashlsReview')
+      if schedule_render then
+        schedule_render()
+      end
+    end
+  end)
+end
+
+-- review_list replaces root's review from hashls.review {action: "list"}.
+local function review_list(root, on_done)
+  M.exec_root(root, 'hashls.review', { action = 'list' }, function(err, res)
+    if not err and type(res) == 'table' then
+      for p, f in pairs(review.files) do
+        if f.root == root then
+          review.files[p] = nil
+          review_render_file(p)
+        end
+      end
+      for _, f in ipairs(type(res.files) == 'table' and res.files or {}) do
+        f.total = res.total
+        review_update(f, root)
+      end
+      review.totals[root] = type(res.total) == 'number' and res.total or 0
+    end
+    if on_done then
+      on_done(err, res)
+    end
+  end)
+end
+M.review_list = review_list
+
+-- review_files lists the files with hunks, by path.
+function M.review_files()
+  local out = {}
+  for p, f in pairs(review.files) do
+    table.insert(out, { path = p, file = f })
+  end
+  table.sort(out, function(a, b)
+    return a.path < b.path
+  end)
+  return out
+end
+
+-- hunk_at is the hunk of buf at (or nearest to) 1-based line.
+function M.hunk_at(buf, line)
+  buf = (buf == nil or buf == 0) and api.nvim_get_current_buf() or buf
+  line = (line or api.nvim_win_get_cursor(0)[1]) - 1
+  local f = review.files[realpath(api.nvim_buf_get_name(buf))]
+  local best, dist
+  for _, h in ipairs(f and f.hunks or {}) do
+    local last = h.line + math.max(h.added, 1) - 1
+    local d = line < h.line and h.line - line or (line > last and line - last or 0)
+    if not dist or d < dist then
+      best, dist = h, d
+    end
+  end
+  return best, f
+end
+
+-- review_next moves to the next (dir 1) or previous (dir -1) change to
+-- review, on through the other files and around.
+function M.review_next(dir)
+  dir = dir or 1
+  local files = M.review_files()
+  if #files == 0 then
+    notify('no change to review')
+    return
+  end
+  local cur = realpath(vim.fn.expand('%:p'))
+  local line = api.nvim_win_get_cursor(0)[1] - 1
+  local i
+  for k, f in ipairs(files) do
+    if f.path == cur then
+      i = k
+      local hs = f.file.hunks
+      if dir > 0 then
+        for _, h in ipairs(hs) do
+          if h.line > line then
+            return M.review_goto(f.path, h)
+          end
+        end
+      else
+        for k2 = #hs, 1, -1 do
+          if hs[k2].line + math.max(hs[k2].added, 1) - 1 < line then
+            return M.review_goto(f.path, hs[k2])
+          end
+        end
+      end
+    end
+  end
+  if not i then
+    i = dir > 0 and 0 or 1
+    for k, f in ipairs(files) do
+      if f.path > cur then
+        i = dir > 0 and k - 1 or k
+        break
+      elseif k == #files then
+        i = dir > 0 and #files or #files + 1
+      end
+    end
+  end
+  local n = #files
+  local f = files[((i - 1 + dir) % n + n) % n + 1]
+  local hs = f.file.hunks
+  return M.review_goto(f.path, dir > 0 and hs[1] or hs[#hs])
+end
+
+function M.review_goto(path, h)
+  if realpath(vim.fn.expand('%:p')) ~= path then
+    vim.cmd('edit ' .. vim.fn.fnameescape(path))
+  end
+  local last = api.nvim_buf_line_count(0)
+  api.nvim_win_set_cursor(0, { math.min(h.line + 1, last), 0 })
+  return h
+end
+
+-- review_do runs hashls.review for the hunk (or the whole file when scope
+-- is 'file') at the cursor of buf; on_done(err, result).
+function M.review_do(action, scope, buf, line, on_done)
+  buf = (buf == nil or buf == 0) and api.nvim_get_current_buf() or buf
+  local h, f = M.hunk_at(buf, line)
+  if not f then
+    notify('no change to review in this buffer')
+    return on_done and on_done('nothing to review')
+  end
+  local arg = { action = action, uri = f.uri }
+  if scope ~= 'file' then
+    arg.hunk = h.id
+  end
+  M.exec_root(f.root, 'hashls.review', arg, function(err, res)
+    if err then
+      notify(action .. ': ' .. M.errtext(err), vim.log.levels.ERROR)
+    end
+    if on_done then
+      on_done(err, res)
+    end
+  end)
+end
+
+-- review_turn keeps or undoes an agent turn: turn (default: the turn of the
+-- hunk at the cursor). Undo restores every file the turn changed (revert
+-- {turn}); the files changed since are named and left alone unless
+-- opts.force. on_done(err, result).
+function M.review_turn(action, turn, root, opts, on_done)
+  opts = opts or {}
+  if not turn then
+    local h, f = M.hunk_at(0)
+    turn = h and h.turns and h.turns[#h.turns]
+    root = root or (f and f.root)
+  end
+  if not turn then
+    notify('no agent turn here: name one (the panel shows them)', vim.log.levels.WARN)
+    return on_done and on_done('no turn')
+  end
+  root = root or M.roots()[1]
+  local done = function(err, res)
+    if err then
+      notify(action .. ' turn: ' .. M.errtext(err), vim.log.levels.ERROR)
+    elseif action == 'undo' then
+      local d = type(res) == 'table' and type(res.details) == 'table' and res.details or {}
+      local skipped = {}
+      for _, s in ipairs(type(d.skipped) == 'table' and d.skipped or {}) do
+        table.insert(skipped, tostring(s.path) .. ' (' .. tostring(s.why) .. ')')
+      end
+      notify(string.format('undid turn %s: restored %s%s', turn, table.concat(d.restored or {}, ', '),
+        #skipped > 0 and ('; left alone, changed since: ' .. table.concat(skipped, '; ') .. ' (:HashlsReview undo turn! restores them too)') or ''),
+        #skipped > 0 and vim.log.levels.WARN or nil)
+      pcall(vim.cmd, 'silent! checktime')
+    end
+    if on_done then
+      on_done(err, res)
+    end
+  end
+  if action == 'keep' then
+    return M.exec_root(root, 'hashls.review', { action = 'keep', turn = turn }, done)
+  end
+  M.exec_root(root, 'hashls.revert', opts.force and { turn = turn, force = true } or { turn = turn }, done)
+end
+
+review_keymaps = function(buf, on)
+  local keys = M.config.review_keys
+  if type(keys) ~= 'table' then
+    return
+  end
+  local ok, had = pcall(api.nvim_buf_get_var, buf, 'hashls_review_keys')
+  had = ok and had
+  if on == had then
+    return
+  end
+  local maps = {
+    { keys.next, function() M.review_next(1) end, 'hashls: next change to review' },
+    { keys.prev, function() M.review_next(-1) end, 'hashls: previous change to review' },
+    { keys.keep, function() M.review_do('keep', 'hunk') end, 'hashls: keep this change' },
+    { keys.undo, function() M.review_do('undo', 'hunk') end, 'hashls: undo this change' },
+    { keys.keep_file, function() M.review_do('keep', 'file') end, 'hashls: keep every change of this file' },
+    { keys.undo_file, function() M.review_do('undo', 'file') end, 'hashls: undo every change of this file' },
+  }
+  for _, m in ipairs(maps) do
+    if type(m[1]) == 'string' and m[1] ~= '' then
+      if on then
+        api.nvim_buf_set_keymap(buf, 'n', m[1], '', { noremap = true, nowait = true, callback = m[2], desc = m[3] })
+      else
+        pcall(api.nvim_buf_del_keymap, buf, 'n', m[1])
+      end
+    end
+  end
+  api.nvim_buf_set_var(buf, 'hashls_review_keys', on)
+end
+
+-- An edit from the server (workspace/applyEdit) is its own undo step: the
+-- undo sequence is broken before and after it, so an agent's change that
+-- arrives while the person types in insert mode never joins their insert
+-- (u undoes one or the other, never both).
+local function apply_edit(err, result, ctx, config)
+  local function break_undo()
+    pcall(function()
+      vim.o.undolevels = vim.o.undolevels
+    end)
+  end
+  break_undo()
+  local r1, r2 = vim.lsp.handlers['workspace/applyEdit'](err, result, ctx, config)
+  break_undo()
+  return r1, r2
+end
+
 local handlers = {
   -- Handler signature (err, result, ctx, config) since Neovim 0.5.1.
   ['hashls/activity'] = function(_, result, ctx)
     local c = ctx and vim.lsp.get_client_by_id(ctx.client_id)
     record(result, c and c.config.root_dir or '?')
   end,
+  ['hashls/review'] = function(_, result, ctx)
+    local c = ctx and vim.lsp.get_client_by_id(ctx.client_id)
+    review_update(result, c and c.config.root_dir or '?')
+  end,
+  ['workspace/applyEdit'] = apply_edit,
 }
 
 local function fail_pending(id, msg)
@@ -390,9 +777,21 @@ local function client_config(root, exe)
           M.panel_refresh(root)
         end)
       end
+      vim.schedule(function()
+        review_list(root)
+      end)
     end,
     on_exit = function(code, signal, client_id)
       M.exit = { code = code, signal = signal, client_id = client_id }
+      review.totals[root] = nil
+      for p, f in pairs(review.files) do
+        if f.root == root then
+          review.files[p] = nil
+          vim.schedule(function()
+            review_render_file(p)
+          end)
+        end
+      end
       for r, id in pairs(clients) do
         if id == client_id then
           clients[r] = nil
@@ -631,8 +1030,50 @@ local function split_text(text)
   return lines
 end
 
+-- hashline_target is the file line a row of a hashline result names: the
+-- row at 1-based lnum ("N:", "A-B:", " N:", "*N:") under the nearest
+-- ¶PATH#TAG or [PATH#TAG] header above it (the header names line 1).
+function M.hashline_target(lines, lnum)
+  local function header(l)
+    return l and (l:match('^¶(.+)#%x%x%x%x%s*$') or l:match('^%[(.+)#%x%x%x%x%]%s*$'))
+  end
+  local h = header(lines[lnum])
+  if h then
+    return h, 1
+  end
+  local n = lines[lnum] and lines[lnum]:match('^[ *>]?(%d+)%-?%d*:')
+  if not n then
+    return nil
+  end
+  for k = lnum - 1, 1, -1 do
+    local p = header(lines[k])
+    if p then
+      return p, math.max(1, tonumber(n))
+    end
+  end
+  return nil
+end
+
+-- open_line opens the file line under the cursor of a read, search or
+-- outline buffer, in a window for files.
+function M.open_line()
+  local buf = api.nvim_get_current_buf()
+  local lnum = api.nvim_win_get_cursor(0)[1]
+  local path, line = M.hashline_target(api.nvim_buf_get_lines(buf, 0, lnum, false), lnum)
+  if not path then
+    notify('put the cursor on a row (N:TEXT) or a ¶PATH#TAG header', vim.log.levels.WARN)
+    return
+  end
+  local ok, root = pcall(api.nvim_buf_get_var, buf, 'hashls_root')
+  local file = path:sub(1, 1) == '/' and path or ((ok and root or vim.fn.getcwd()) .. '/' .. path)
+  local win = M.target_window()
+  api.nvim_set_current_win(win)
+  vim.cmd('edit ' .. vim.fn.fnameescape(file))
+  api.nvim_win_set_cursor(0, { math.min(line, api.nvim_buf_line_count(0)), 0 })
+end
+
 -- scratch shows lines in a named scratch buffer (reused), in a split.
-local function scratch(name, text, ft)
+local function scratch(name, text, ft, root)
   local bufname = 'hashls://' .. name
   local buf = vim.fn.bufnr('^' .. vim.pesc(bufname) .. '$')
   if buf == -1 then
@@ -646,6 +1087,16 @@ local function scratch(name, text, ft)
   if ft then
     api.nvim_buf_set_option(buf, 'filetype', ft)
   end
+  if root then
+    api.nvim_buf_set_var(buf, 'hashls_root', root)
+  end
+  if not ft then
+    -- Hashline results: <CR> (or gf) opens the line under the cursor.
+    for _, lhs in ipairs({ '<CR>', 'gf' }) do
+      api.nvim_buf_set_keymap(buf, 'n', lhs, '', { noremap = true, nowait = true, callback = M.open_line,
+        desc = 'hashls: open the line under the cursor' })
+    end
+  end
   local win = vim.fn.bufwinid(buf)
   if win == -1 then
     vim.cmd('botright split')
@@ -657,12 +1108,12 @@ local function scratch(name, text, ft)
 end
 
 local function show_result(name)
-  return function(err, result)
+  return function(err, result, root)
     if err then
       notify(name .. ': ' .. errtext(err), vim.log.levels.ERROR)
       return
     end
-    scratch(name, type(result) == 'table' and result.text or vim.inspect(result))
+    scratch(name, type(result) == 'table' and result.text or vim.inspect(result), nil, root)
   end
 end
 
@@ -912,7 +1363,7 @@ end
 -- filter_text renders the panel's filter as the f prompt takes it.
 local function filter_text()
   local parts = {}
-  for _, k in ipairs({ 'tool', 'transport', 'path' }) do
+  for _, k in ipairs({ 'tool', 'transport', 'agent', 'path', 'reads' }) do
     if panel.filter[k] then
       table.insert(parts, k .. '=' .. panel.filter[k])
     end
@@ -920,18 +1371,24 @@ local function filter_text()
   return table.concat(parts, ' ')
 end
 
--- set_filter parses "tool=edit,write transport=cli path=main" (empty: no
--- filter); tool and transport are exact names (comma-separated), path a
--- plain substring of any path of the entry.
+-- set_filter parses "tool=edit,write transport=cli agent=codex path=main
+-- reads=yes" (empty: no filter); tool, transport and agent are exact names
+-- (comma-separated), path a plain substring of any path of the entry.
+-- Runs that only read (read, search, find, ...) are hidden unless reads=yes
+-- or the tool filter names their tool.
 function M.set_filter(text)
   local f = {}
   for tok in (text or ''):gmatch('%S+') do
     local k, v = tok:match('^(%w+)=(.*)$')
-    if not (k == 'tool' or k == 'transport' or k == 'path') or v == '' then
-      notify('panel filter: ' .. tok .. ' is not tool=NAME, transport=NAME or path=TEXT', vim.log.levels.ERROR)
+    if not (k == 'tool' or k == 'transport' or k == 'path' or k == 'agent' or k == 'reads') or v == ''
+      or k == 'reads' and v ~= 'yes' and v ~= 'no' then
+      notify('panel filter: ' .. tok .. ' is not tool=NAME, transport=NAME, agent=NAME, path=TEXT or reads=yes', vim.log.levels.ERROR)
       return false
     end
     f[k] = v
+  end
+  if f.reads == 'no' then
+    f.reads = nil
   end
   panel.filter = f
   schedule_render()
@@ -949,7 +1406,13 @@ end
 
 local function visible(e)
   local f = panel.filter
+  if e.readOnly and not f.reads and not (f.tool and in_list(f.tool, e.tool)) then
+    return false
+  end
   if f.tool and not in_list(f.tool, e.tool) then
+    return false
+  end
+  if f.agent and not in_list(f.agent, e.agent or '') then
     return false
   end
   if f.transport and not in_list(f.transport, e.transport or '') then
@@ -1004,19 +1467,23 @@ local function entry_line(e, many_roots)
   for _, p in ipairs(e.paths) do
     table.insert(paths, (many_roots and vim.fn.fnamemodify(e.root, ':t') .. ':' or '') .. tostring(p))
   end
-  return string.format('%-11s %-11s %-9s %-10s %s%s%s', e.time, e.tool, e.transport or '', outcome,
+  return string.format('%-11s %-11s %-9s %-10s %s%s%s', e.time, e.tool, e.agent or e.transport or '', outcome,
     table.concat(paths, ','), #audits > 0 and ('  audit ' .. table.concat(audits, ',')) or '',
     e.durationMs and string.format('  %.0fms', e.durationMs) or '')
 end
 
-local keys_help = '<CR> diff  o open  d split diff  x revert  f filter  F clear  R refresh  m more  q close'
+local keys_help = '<CR> diff  o open  d split diff  x revert  U undo turn  K keep turn  f filter  F clear  R refresh  m more  q close'
 
 -- panel_lines renders the panel: a header, one line per entry (newest
 -- first), then the diff (or error, or revert refusal) of the selected entry.
 function M.panel_lines()
   local lines = { 'hashls activity  ' .. keys_help }
   local ft = filter_text()
-  table.insert(lines, ft ~= '' and ('filter: ' .. ft) or 'filter: none (f to set)')
+  table.insert(lines, ft ~= '' and ('filter: ' .. ft) or 'filter: none (f to set; reads hidden)')
+  local n = M.review_total()
+  if n > 0 then
+    lines[2] = lines[2] .. string.format('   %d to review (]r in a file, :HashlsReview)', n)
+  end
   for _, k in ipairs({ 'history_error', 'status' }) do
     if panel[k] then
       lines[2] = lines[2] .. '   ' .. panel[k]
@@ -1036,7 +1503,8 @@ function M.panel_lines()
   end
   panel.first_detail = #lines + 1
   if sel then
-    table.insert(lines, string.rep('─', 20) .. ' ' .. sel.tool .. ' ' .. sel.time .. ' ' .. string.rep('─', 20))
+    table.insert(lines, string.rep('─', 20) .. ' ' .. sel.tool .. ' ' .. sel.time
+      .. (sel.agent and (' by ' .. sel.agent) or '') .. (sel.turn and (' turn ' .. sel.turn) or '') .. ' ' .. string.rep('─', 20))
     local body = sel.diff
     if body == '' then
       body = sel.message or sel.diff_unavailable or (sel.loading and 'loading the diff…')
@@ -1336,6 +1804,7 @@ local function target_window()
   vim.cmd('aboveleft vsplit')
   return api.nvim_get_current_win()
 end
+M.target_window = target_window
 
 -- panel_open opens the entry's file at its first changed line.
 function M.panel_open(e, on_done)
@@ -1532,6 +2001,27 @@ function M.panel(on_loaded)
     map(buf, 'x', function()
       M.panel_revert()
     end)
+    map(buf, 'U', function()
+      local e = entry_at_cursor()
+      if not (e and e.turn) then
+        return notify('this entry belongs to no agent turn', vim.log.levels.WARN)
+      end
+      vim.ui.select({ 'Undo turn', 'Undo turn, also files changed since', 'Cancel' },
+        { prompt = 'Undo turn ' .. e.turn .. (e.agent and (' of ' .. e.agent) or '') .. '?' }, function(choice)
+          if choice and choice ~= 'Cancel' then
+            M.review_turn('undo', e.turn, e.root, { force = choice:find('also', 1, true) ~= nil }, function()
+              M.panel_refresh(e.root)
+            end)
+          end
+        end)
+    end)
+    map(buf, 'K', function()
+      local e = entry_at_cursor()
+      if not (e and e.turn) then
+        return notify('this entry belongs to no agent turn', vim.log.levels.WARN)
+      end
+      M.review_turn('keep', e.turn, e.root)
+    end)
     map(buf, 'f', function()
       vim.ui.input({ prompt = 'filter (tool=NAME transport=NAME path=TEXT; empty clears): ', default = filter_text() },
         function(text)
@@ -1653,6 +2143,45 @@ local function user_commands()
   cmd('HashlsAnchor', function(o)
     M.anchor(o.args, 0)
   end, { nargs = '?', range = true, desc = 'hashls: copy the block anchor into a register' })
+  cmd('HashlsReview', function(o)
+    local a, b = o.args:match('^%s*(%S*)%s*(%S*)')
+    if a == '' or a == 'list' then
+      local items = {}
+      for _, f in ipairs(M.review_files()) do
+        for _, h in ipairs(f.file.hunks) do
+          table.insert(items, { filename = f.path, lnum = h.line + 1,
+            text = string.format('+%d -%d by %s%s', h.added, h.removedLines, hunk_who(h),
+              #(h.turns or {}) > 0 and (' (turn ' .. table.concat(h.turns, ', ') .. ')') or '') })
+        end
+      end
+      vim.fn.setqflist({}, ' ', { title = string.format('hashls review: %d to review', M.review_total()), items = items })
+      if #items == 0 then
+        return notify('no change to review')
+      end
+      return vim.cmd('botright copen')
+    elseif a == 'next' or a == 'prev' then
+      return M.review_next(a == 'next' and 1 or -1)
+    elseif (a == 'keep' or a == 'undo') and (b == '' or b == 'hunk' or b == 'file') then
+      return M.review_do(a, b == 'file' and 'file' or 'hunk')
+    elseif (a == 'keep' or a == 'undo') and b == 'turn' then
+      return M.review_turn(a, nil, nil, { force = o.bang })
+    elseif a == 'keep' and b == 'all' then
+      for _, r in ipairs(M.roots()) do
+        M.exec_root(r, 'hashls.review', { action = 'keep' }, function() end)
+      end
+      return
+    end
+    notify('usage: :HashlsReview [list | next | prev | keep|undo [hunk|file|turn] | keep all]', vim.log.levels.ERROR)
+  end, { nargs = '*', bang = true, complete = function(lead, line)
+    local words = vim.split(line, '%s+')
+    local choices = #words <= 2 and { 'list', 'next', 'prev', 'keep', 'undo' } or { 'hunk', 'file', 'turn', 'all' }
+    return vim.tbl_filter(function(x)
+      return x:sub(1, #lead) == lead
+    end, choices)
+  end, desc = 'hashls: review agents\' changes: list (quickfix), next, prev, keep/undo hunk|file|turn (! also files changed since)' })
+  cmd('HashlsError', function()
+    scratch('error', M.last_error or '(no error yet)', 'text')
+  end, { desc = 'hashls: the whole text of the last error' })
   cmd('HashlsPanel', function(o)
     if o.args ~= '' and not M.set_filter(o.args) then
       return
@@ -1674,6 +2203,14 @@ function M.setup(opts)
     did_setup = true
   end
   local group = api.nvim_create_augroup('hashls', { clear = true })
+  api.nvim_create_autocmd({ 'BufWinEnter', 'BufReadPost' }, {
+    group = group,
+    callback = function(ev)
+      if review.files[realpath(api.nvim_buf_get_name(ev.buf))] or vim.b[ev.buf].hashls_review_keys then
+        review_render(ev.buf)
+      end
+    end,
+  })
   if M.config.autostart then
     local warned = false
     local function attach(b)
