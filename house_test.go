@@ -18,14 +18,6 @@ const (
 	maxFuncComplexity = 30
 )
 
-// pending are functions over the bounds that another issue's branch
-// reshapes: each is split or explained once that branch has landed (a
-// split now would be a merge conflict). Key: file:function.
-var pending = map[string]string{
-	"agent/revert.go:revertTurn":                "issue 30's, merged just now: split next",
-	"workspace/journal.go:Workspace.recoverOne": "issues 30 and 31 change the journal",
-}
-
 // TestFunctionsShortOrExplained holds every function of the module's
 // non-test, non-generated Go code to 100 lines and a cyclomatic complexity
 // of 30, unless its doc comment says why its length is earned in a line
@@ -70,9 +62,6 @@ func TestFunctionsShortOrExplained(t *testing.T) {
 			}
 			where := fset.Position(fd.Pos()).String()
 			why := longReason(fd.Doc)
-			if p, ok := pending[filepath.ToSlash(path)+":"+funcName(fd)]; ok && why == "" {
-				why = "pending: " + p
-			}
 			if why == "" {
 				t.Errorf("%s: %s has %d lines and complexity %d (bounds %d and %d): shorten it, or say why its length is earned in a doc comment line starting \"Long:\"", where, funcName(fd), lines, cc, maxFuncLines, maxFuncComplexity)
 				continue
