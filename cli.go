@@ -268,7 +268,7 @@ func (c *cli) tool(args []string) int {
 // say otherwise, else directly on the store.
 func (c *cli) runTool(ctx context.Context, name string, raw []byte) (*agent.Result, error) {
 	id := hub.NewCallID()
-	who := agent.CLIAttribution()
+	who := agent.CLIAttribution(c.opts.Agent, c.opts.Turn)
 	direct := func(ctx context.Context, retry bool) (*agent.Result, error) {
 		tools, err := c.toolset()
 		if err != nil {

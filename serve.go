@@ -27,12 +27,11 @@ func (c *cli) serve(args []string) int {
 	servers := langserver.NewPool(langserver.Options{Logf: c.logf})
 	defer servers.Close()
 	err := lsp.Serve(ctx, stdio{c.stdin, c.stdout}, lsp.Options{
-		Root:        c.opts.Root,
-		Sets:        c.sets,
-		Hub:         !c.opts.NoHub,
-		Version:     version(),
-		Logf:        c.logf,
-		LangServers: servers,
+		Root:    c.opts.Root,
+		Tools:   c.opts.Tools(c.sets, servers),
+		Hub:     !c.opts.NoHub,
+		Version: version(),
+		Logf:    c.logf,
 	})
 	switch {
 	case err == nil:

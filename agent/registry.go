@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/hashls/hashls/edit"
 	"github.com/hashls/hashls/langserver"
@@ -154,6 +155,9 @@ type Deps struct {
 	// Sets are the toolsets offered (zero value: every tool): Tools and
 	// Lookup list only those, and Run refuses the others.
 	Sets Sets
+	// TurnGap is the quiet gap that ends a session's turn (zero value:
+	// DefaultTurnGap; see turn.go).
+	TurnGap time.Duration
 }
 
 // For is the tools over ws with these dependencies, the resolver of the
@@ -205,6 +209,8 @@ type Env struct {
 	after *afterEdit
 	// turn is the session turn who chose for this call.
 	turn string
+	// turnGap is Deps.TurnGap.
+	turnGap time.Duration
 }
 
 // Tool is one agent tool.

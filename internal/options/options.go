@@ -46,10 +46,13 @@ const (
 	EnvLangServerLog = "HASHLS_LANGSERVER_LOG"
 	EnvMCPToken      = "HASHLS_MCP_TOKEN"
 	EnvMCPAllowRoots = "HASHLS_MCP_ALLOW_ROOTS"
+	EnvAgent         = "HASHLS_AGENT"
+	EnvTurn          = "HASHLS_TURN"
+	EnvTurnGap       = "HASHLS_TURN_GAP"
 )
 
 // Env lists the environment variables FromEnv reads.
-var Env = []string{EnvToolsets, EnvNoHub, EnvSeenLines, EnvEditHeaders, EnvDiagnosticsMs, EnvFormatOnWrite, EnvLangServerLog, EnvMCPToken, EnvMCPAllowRoots}
+var Env = []string{EnvToolsets, EnvNoHub, EnvSeenLines, EnvEditHeaders, EnvDiagnosticsMs, EnvFormatOnWrite, EnvLangServerLog, EnvMCPToken, EnvMCPAllowRoots, EnvAgent, EnvTurn, EnvTurnGap}
 
 // Options are a process's choices.
 type Options struct {
@@ -83,6 +86,13 @@ type Options struct {
 	// its root when Root is "" (--allow-roots, else
 	// HASHLS_MCP_ALLOW_ROOTS; a list separated as PATH is).
 	AllowRoots []string
+	// Agent and Turn name the agent running `hashls tool` and the turn its
+	// calls form (HASHLS_AGENT, HASHLS_TURN; agent.CLIAttribution).
+	Agent, Turn string
+	// TurnGap is the quiet gap that ends a session's turn
+	// (HASHLS_TURN_GAP: a Go duration such as 90s, or a number of
+	// seconds; 0: agent.DefaultTurnGap).
+	TurnGap time.Duration
 }
 
 // Bool reports whether an environment variable's value v says yes: 1,
@@ -125,7 +135,22 @@ func FromEnv(getenv func(string) string) Options {
 	if v := getenv(EnvMCPAllowRoots); v != "" {
 		o.AllowRoots = filepath.SplitList(v)
 	}
+	o.Agent, o.Turn = getenv(EnvAgent), getenv(EnvTurn)
+	o.TurnGap = duration(getenv(EnvTurnGap))
 	return o
+}
+
+// duration reads a positive duration: a Go duration (90s, 5m) or a number
+// of seconds; 0 for anything else.
+func duration(v string) time.Duration {
+	v = strings.TrimSpace(v)
+	if d, err := time.ParseDuration(v); err == nil && d > 0 {
+		return d
+	}
+	if n, err := strconv.ParseFloat(v, 64); err == nil && n > 0 {
+		return time.Duration(n * float64(time.Second))
+	}
+	return 0
 }
 
 // Sets are the toolsets chosen, else def (agent.AllToolsets, or for mcp
@@ -142,8 +167,8 @@ func (o *Options) Sets(def string) (agent.Sets, error) {
 }
 
 // Tools are the dependencies of every tool set a process builds (one per
-// workspace, agent.Deps.For): the chosen toolsets, the edit settings and
-// the language servers.
+// workspace, agent.Deps.For): the chosen toolsets, the edit settings, the
+// language servers and the turn gap.
 func (o *Options) Tools(sets agent.Sets, servers *langserver.Pool) agent.Deps {
-	return agent.Deps{Edit: o.Edit, LangServers: servers, Sets: sets}
+	return agent.Deps{Edit: o.Edit, LangServers: servers, Sets: sets, TurnGap: o.TurnGap}
 }

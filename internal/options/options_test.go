@@ -32,9 +32,18 @@ func TestFromEnv(t *testing.T) {
 		EnvToolsets: "patch", EnvNoHub: "yes", EnvSeenLines: "off", EnvEditHeaders: "Bracket",
 		EnvDiagnosticsMs: " 250 ", EnvFormatOnWrite: "1", EnvLangServerLog: "true",
 		EnvMCPToken: "t", EnvMCPAllowRoots: "/a" + string(listSep) + "/b",
+		EnvAgent: "codex", EnvTurn: "t1", EnvTurnGap: "90",
 	}
 	o := FromEnv(func(k string) string { return env[k] })
 	want := agent.EditSettings{AllowUnseen: true, BracketHeaders: true, DiagnosticsWait: 250 * time.Millisecond, FormatOnWrite: true}
+	if o.Agent != "codex" || o.Turn != "t1" || o.TurnGap != 90*time.Second {
+		t.Errorf("attribution: %q %q %v", o.Agent, o.Turn, o.TurnGap)
+	}
+	for v, d := range map[string]time.Duration{"5m": 5 * time.Minute, " 1.5 ": 1500 * time.Millisecond, "-3s": 0, "soon": 0, "": 0} {
+		if got := duration(v); got != d {
+			t.Errorf("duration(%q) = %v, want %v", v, got, d)
+		}
+	}
 	if o.Edit != want || !o.NoHub || !o.LangServerLog || o.MCPToken != "t" || len(o.AllowRoots) != 2 || o.Toolsets != "patch" || o.ToolsetsFrom != EnvToolsets {
 		t.Errorf("FromEnv = %+v", o)
 	}
