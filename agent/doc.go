@@ -8,10 +8,10 @@
 // A tool's Run parses its arguments, does the work and renders its result
 // from plain values (renderFind, renderSearch, applyPatchResult,
 // readFileText, listDirectoryText, editResult: render_test.go renders them
-// alone). The registry (registry.go) lists them; the CLI and package mcp
-// build the tool set of a workspace with Deps.For from the Deps the
-// process built once (package lsp builds its own per call), and every
-// transport runs them through Toolset.Run. Beside the hashline tools sit the
+// alone). The registry (registry.go) lists them; every transport (the CLI,
+// packages mcp and lsp) builds the tool set of a workspace with Deps.For
+// from the Deps the process built once (package options; lsp per run,
+// with the run's edit settings), and runs them through Toolset.Run. Beside the hashline tools sit the
 // file tools (read_file, edit_file, ... : filetools.go), the sha256-gated
 // contract on the same engine. The lsp tool (lsp.go) asks the
 // project's language servers through package langserver (Deps.LangServers);
