@@ -11,15 +11,13 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"slices"
-	"strconv"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/hashls/hashls/agent"
 	"github.com/hashls/hashls/hub"
+	"github.com/hashls/hashls/internal/options"
 	"github.com/hashls/hashls/langserver"
-	"github.com/hashls/hashls/treesitter"
 	"github.com/hashls/hashls/workspace"
 )
 
@@ -52,7 +50,11 @@ Flags:
                     (tool, mcp: calls are not forwarded; serve: the server does not become the hub)
   --toolsets LIST   the toolsets offered, comma-separated (default: all; mcp: ` + agent.DefaultToolsets + `):
 ` + toolsetsHelp + `
-Environment:
+Environment (README "Options" has every option and where each is set):
+  HASHLS_SEEN_LINES=off, HASHLS_EDIT_HEADERS=bracket, HASHLS_DIAGNOSTICS_MS=N, HASHLS_FORMAT_ON_WRITE=1
+                     the edit tools' defaults (serve: the editor's settings)
+  HASHLS_LANGSERVER_LOG=1  the language servers' stderr on hashls's stderr in a tool call
+  HASHLS_MCP_ALLOW_ROOTS   as mcp --allow-roots
   HASHLS_STATE_DIR   where the store lives (default $XDG_STATE_HOME/hashls, else ~/.local/state/hashls; %LOCALAPPDATA%\hashls on Windows)
   HASHLS_TOOLSETS    the toolsets, as --toolsets (which overrides it); for the env of an mcp.json entry
   HASHLS_MCP_TOKEN   bearer token mcp --http requires (always checked when set; needed off loopback)
@@ -74,16 +76,15 @@ func indent(s, by string) string {
 }
 
 type cli struct {
-	root     string
-	json     bool
-	noHub    bool   // --no-hub: run tools directly, never through (or as) a hub
-	toolsets string // --toolsets, "" when not given
-	sets     agent.Sets
-	listed   *agent.Toolset // the chosen toolsets' tools, without a workspace
-	stdin    io.Reader
-	stdout   io.Writer
-	stderr   io.Writer
-	cmdArgs  []string
+	// opts are the user's choices: the environment's, then the flags'
+	// (package options; README "Options").
+	opts    options.Options
+	sets    agent.Sets
+	listed  *agent.Toolset // the chosen toolsets' tools, without a workspace
+	stdin   io.Reader
+	stdout  io.Writer
+	stderr  io.Writer
+	cmdArgs []string
 	// langServers are the language servers a tool call started.
 	langServers *langserver.Pool
 }
@@ -95,7 +96,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 			code = exitTool
 		}
 	}()
-	c := &cli{stdin: stdin, stdout: stdout, stderr: stderr}
+	c := &cli{opts: options.FromEnv(os.Getenv), stdin: stdin, stdout: stdout, stderr: stderr}
 	rest, err := c.parseFlags(args)
 	if err != nil {
 		return c.usageError(err.Error())
@@ -115,7 +116,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		if rest[0] == "mcp" {
 			def = agent.DefaultToolsets
 		}
-		if c.sets, err = chooseSets(c.toolsets, def); err != nil {
+		if c.sets, err = c.opts.Sets(def); err != nil {
 			return c.usageError(err.Error())
 		}
 	}
@@ -139,8 +140,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	}
 }
 
-// parseFlags takes --root and --json from anywhere on the command line
-// (before or after the subcommand) and returns the other arguments.
+// parseFlags takes --root, --json, --no-hub and --toolsets from anywhere on
+// the command line (before or after the subcommand) into c.opts, over what
+// the environment chose, and returns the other arguments.
 func (c *cli) parseFlags(args []string) ([]string, error) {
 	var rest []string
 	for i := 0; i < len(args); i++ {
@@ -151,21 +153,21 @@ func (c *cli) parseFlags(args []string) ([]string, error) {
 				return nil, errors.New("--root needs a directory")
 			}
 			i++
-			c.root = args[i]
+			c.opts.Root = args[i]
 		case strings.HasPrefix(a, "--root="):
-			c.root = strings.TrimPrefix(a, "--root=")
+			c.opts.Root = strings.TrimPrefix(a, "--root=")
 		case a == "--json" || a == "-json":
-			c.json = true
+			c.opts.JSON = true
 		case a == "--no-hub" || a == "-no-hub":
-			c.noHub = true
+			c.opts.NoHub = true
 		case a == "--toolsets" || a == "-toolsets":
 			if i+1 >= len(args) {
 				return nil, fmt.Errorf("--toolsets needs a list of toolsets: %s", agent.ToolsetNames())
 			}
 			i++
-			c.toolsets = args[i]
+			c.opts.Toolsets, c.opts.ToolsetsFrom = args[i], "--toolsets"
 		case strings.HasPrefix(a, "--toolsets="):
-			c.toolsets = strings.TrimPrefix(a, "--toolsets=")
+			c.opts.Toolsets, c.opts.ToolsetsFrom = strings.TrimPrefix(a, "--toolsets="), "--toolsets"
 		default:
 			rest = append(rest, a)
 		}
@@ -180,7 +182,7 @@ func (c *cli) usageError(msg string) int {
 // toolUsageError reports an invalid_argument error, keeping the suggested
 // action a tool gave (the kind's default otherwise).
 func (c *cli) toolUsageError(ae *agent.Error) int {
-	if c.json {
+	if c.opts.JSON {
 		c.printJSON(map[string]any{"error": agent.AsError(ae)})
 	} else {
 		fmt.Fprintf(c.stderr, "hashls: %s\nRun 'hashls help' for usage.\n", ae.Message)
@@ -250,7 +252,7 @@ func (c *cli) tool(args []string) int {
 		// checked above.
 		return c.toolError(name, err)
 	}
-	if c.json {
+	if c.opts.JSON {
 		c.printJSON(res)
 	} else {
 		io.WriteString(c.stdout, res.Text)
@@ -266,7 +268,7 @@ func (c *cli) tool(args []string) int {
 // say otherwise, else directly on the store.
 func (c *cli) runTool(ctx context.Context, name string, raw []byte) (*agent.Result, error) {
 	id := hub.NewCallID()
-	who := agent.CLIAttribution()
+	who := agent.CLIAttribution(c.opts.Agent, c.opts.Turn)
 	direct := func(ctx context.Context, retry bool) (*agent.Result, error) {
 		tools, err := c.toolset()
 		if err != nil {
@@ -274,14 +276,14 @@ func (c *cli) runTool(ctx context.Context, name string, raw []byte) (*agent.Resu
 		}
 		return tools.Run(ctx, name, raw, agent.Call{Transport: "cli", ID: id, Retry: retry, Who: who})
 	}
-	if c.noHub || hub.Disabled() {
+	if c.opts.NoHub {
 		return direct(ctx, false)
 	}
 	root, err := c.rootDir()
 	if err != nil {
 		return nil, err
 	}
-	res, _, err := hub.Forward(ctx, "", root, hub.Request{ID: id, Tool: name, Args: raw, Transport: "cli", TextOnly: !c.json, Who: who}, direct)
+	res, _, err := hub.Forward(ctx, "", root, hub.Request{ID: id, Tool: name, Args: raw, Transport: "cli", TextOnly: !c.opts.JSON, Who: who}, direct)
 	return res, err
 }
 
@@ -304,7 +306,7 @@ func jsonKind(v []byte) string {
 // rendered for a CLI user: exit 1.
 func (c *cli) toolError(tool string, err error) int {
 	ae := agent.Caller{Transport: "cli", Sets: c.sets}.Explain(tool, err)
-	if c.json {
+	if c.opts.JSON {
 		c.printJSON(map[string]any{"error": ae})
 	} else {
 		io.WriteString(c.stderr, ae.Text()+"\n")
@@ -324,8 +326,8 @@ func (c *cli) openWorkspace() (*workspace.Workspace, error) {
 
 // rootDir is --root, else the current directory.
 func (c *cli) rootDir() (string, error) {
-	if c.root != "" {
-		return c.root, nil
+	if c.opts.Root != "" {
+		return c.opts.Root, nil
 	}
 	wd, err := os.Getwd()
 	if err != nil {
@@ -342,23 +344,6 @@ func (c *cli) listing() *agent.Toolset {
 		c.listed = agent.New(agent.Deps{Sets: c.sets})
 	}
 	return c.listed
-}
-
-// chooseSets is the toolsets of --toolsets (flag), else of
-// HASHLS_TOOLSETS, else def.
-func chooseSets(flag, def string) (agent.Sets, error) {
-	spec, from := flag, "--toolsets"
-	if spec == "" {
-		spec, from = os.Getenv(agent.ToolsetsEnv), agent.ToolsetsEnv
-	}
-	if strings.TrimSpace(spec) == "" {
-		spec, from = def, ""
-	}
-	s, err := agent.ParseSets(spec)
-	if err != nil && from != "" {
-		return s, fmt.Errorf("%s: %w", from, err)
-	}
-	return s, err
 }
 
 // commandHelp is each command's usage, for 'hashls COMMAND --help'.
@@ -426,22 +411,24 @@ func (c *cli) toolset() (*agent.Toolset, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.langServers = langserver.NewPool(langserver.Options{Logf: langServerLog(c.stderr), IdleTimeout: -1})
-	return agent.New(agent.Deps{WS: ws, Resolver: &treesitter.Resolver{}, Edit: editSettingsFromEnv(), LangServers: c.langServers, Sets: c.sets}), nil
+	// Language servers' stderr goes nowhere in a CLI call (the servers
+	// are chatty) unless HASHLS_LANGSERVER_LOG asks for it; serve and mcp
+	// send it to their log (stderr).
+	var logf func(string, ...any)
+	if c.opts.LangServerLog {
+		logf = c.logf
+	}
+	c.langServers = langserver.NewPool(langserver.Options{Logf: logf, IdleTimeout: -1})
+	return c.opts.Tools(c.sets, c.langServers).For(ws), nil
 }
 
-// langServerLog is where language servers' stderr goes: nowhere in a CLI
-// call (the servers are chatty) unless HASHLS_LANGSERVER_LOG=1 sends it to
-// stderr; serve and mcp send it to their log (stderr).
-func langServerLog(w io.Writer) func(string, ...any) {
-	if os.Getenv("HASHLS_LANGSERVER_LOG") != "1" {
-		return nil
-	}
-	return func(format string, args ...any) { fmt.Fprintf(w, "hashls: "+format+"\n", args...) }
+// logf writes one line of hashls's log to stderr.
+func (c *cli) logf(format string, args ...any) {
+	fmt.Fprintf(c.stderr, "hashls: "+format+"\n", args...)
 }
 
 func (c *cli) listTools() int {
-	if c.json {
+	if c.opts.JSON {
 		var list []map[string]string
 		for _, t := range c.listing().Tools() {
 			list = append(list, map[string]string{"name": t.Name(), "description": t.Description()})
@@ -541,29 +528,6 @@ func versionOf(linked string, bi *debug.BuildInfo, ok bool) string {
 	return v + " (" + strings.Join(parts, ", ") + ")"
 }
 
-// editSettingsFromEnv reads HASHLS_SEEN_LINES ("off", "0" or "false"
-// turns the check off), HASHLS_EDIT_HEADERS ("bracket" or "pilcrow"),
-// HASHLS_DIAGNOSTICS_MS and HASHLS_FORMAT_ON_WRITE.
-func editSettingsFromEnv() agent.EditSettings {
-	var s agent.EditSettings
-	switch strings.ToLower(strings.TrimSpace(os.Getenv("HASHLS_SEEN_LINES"))) {
-	case "off", "0", "false", "no":
-		s.AllowUnseen = true
-	}
-	s.BracketHeaders = strings.EqualFold(strings.TrimSpace(os.Getenv("HASHLS_EDIT_HEADERS")), "bracket")
-	// HASHLS_DIAGNOSTICS_MS: how long edits wait for the language server's
-	// diagnostics (0 or unset: they do not); HASHLS_FORMAT_ON_WRITE=1: the
-	// server formats what they wrote.
-	if ms, err := strconv.Atoi(strings.TrimSpace(os.Getenv("HASHLS_DIAGNOSTICS_MS"))); err == nil && ms > 0 {
-		s.DiagnosticsWait = time.Duration(ms) * time.Millisecond
-	}
-	switch strings.ToLower(strings.TrimSpace(os.Getenv("HASHLS_FORMAT_ON_WRITE"))) {
-	case "1", "true", "on", "yes":
-		s.FormatOnWrite = true
-	}
-	return s
-}
-
 // doctor runs `hashls doctor [--fix]`: the store's health report, and the
 // repairs with --fix. Exit 1 when something needs repair (or was repaired
 // partly).
@@ -586,7 +550,7 @@ func (c *cli) doctor(args []string) int {
 	if err != nil {
 		return c.toolError("", err)
 	}
-	if c.json {
+	if c.opts.JSON {
 		c.printJSON(r)
 	} else {
 		io.WriteString(c.stdout, r.Text())

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/signal"
 
-	"github.com/hashls/hashls/hub"
 	"github.com/hashls/hashls/internal/gcfloor"
 	"github.com/hashls/hashls/langserver"
 	"github.com/hashls/hashls/lsp"
@@ -25,16 +24,14 @@ func (c *cli) serve(args []string) int {
 	gcfloor.Start(gcfloor.Default) // a long-lived process: see the package doc
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	logf := func(format string, args ...any) { fmt.Fprintf(c.stderr, "hashls: "+format+"\n", args...) }
-	servers := langserver.NewPool(langserver.Options{Logf: logf})
+	servers := langserver.NewPool(langserver.Options{Logf: c.logf})
 	defer servers.Close()
 	err := lsp.Serve(ctx, stdio{c.stdin, c.stdout}, lsp.Options{
-		Root:        c.root,
-		Sets:        c.sets,
-		Hub:         !c.noHub && !hub.Disabled(),
-		Version:     version(),
-		Logf:        logf,
-		LangServers: servers,
+		Root:    c.opts.Root,
+		Tools:   c.opts.Tools(c.sets, servers),
+		Hub:     !c.opts.NoHub,
+		Version: version(),
+		Logf:    c.logf,
 	})
 	switch {
 	case err == nil:

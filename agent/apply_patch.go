@@ -99,10 +99,38 @@ func (applyPatchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*
 	if err != nil {
 		return nil, err
 	}
+	steps, targets, order, err := patchTargets(env, patch)
+	if err != nil {
+		return nil, err
+	}
+	expected, err := expectedHashes(env, a.Expected, targets)
+	if err != nil {
+		return nil, err
+	}
+	if err := readPatchTargets(env, order, expected); err != nil {
+		return nil, err
+	}
+	if err := patchContents(steps); err != nil {
+		return nil, err
+	}
+	plans, files, owner, err := planPatch(env, steps)
+	if err != nil {
+		return nil, err
+	}
+	changes, err := commit(ctx, env, "apply_patch", plans, a.AllowVCS)
+	if err != nil {
+		return nil, err
+	}
+	patchFilesCommitted(files, owner, changes)
+	res := applyPatchResult(files)
+	res.Changes = changes
+	return res, nil
+}
 
-	// Resolve every path; a file touched by two sections is refused.
-	targets := map[string]*patchTarget{}
-	var order []*patchTarget
+// patchTargets resolves every path a patch names, one target per file; a
+// file touched by two sections is refused.
+func patchTargets(env *Env, patch *edit.Patch) (steps []*patchStep, targets map[string]*patchTarget, order []*patchTarget, err error) {
+	targets = map[string]*patchTarget{}
 	target := func(spelled string) (*patchTarget, error) {
 		p, err := env.WS.Resolve(spelled)
 		if err != nil {
@@ -116,31 +144,34 @@ func (applyPatchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*
 		order = append(order, t)
 		return t, nil
 	}
-	steps := make([]*patchStep, len(patch.Ops))
+	steps = make([]*patchStep, len(patch.Ops))
 	for i, op := range patch.Ops {
 		s := &patchStep{op: op}
 		if s.src, err = target(op.Path); err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
 		if op.MoveTo != "" {
 			p, err := env.WS.Resolve(op.MoveTo)
 			if err != nil {
-				return nil, err
+				return nil, nil, nil, err
 			}
 			if p.Abs != s.src.path.Abs {
 				if s.dst, err = target(op.MoveTo); err != nil {
-					return nil, err
+					return nil, nil, nil, err
 				}
 			}
 		}
 		steps[i] = s
 	}
-	expected, err := expectedHashes(env, a.Expected, targets)
-	if err != nil {
-		return nil, err
-	}
+	return steps, targets, order, nil
+}
 
+// readPatchTargets reads every target and checks the sha256 gate
+// (expected, by absolute path) before anything else looks at the content.
+func readPatchTargets(env *Env, order []*patchTarget, expected map[string]string) error {
+	byAbs := make(map[string]*patchTarget, len(order))
 	for _, t := range order {
+		byAbs[t.path.Abs] = t
 		f, err := env.WS.ReadFile(t.path)
 		switch {
 		case err == nil:
@@ -149,71 +180,78 @@ func (applyPatchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*
 		case workspace.IsKind(err, workspace.KindIsDir):
 			t.isDir = true
 		default:
-			return nil, err
+			return err
 		}
 	}
 	// The sha256 gate, before anything else looks at the content.
 	for abs, want := range expected {
-		t := targets[abs]
+		t := byAbs[abs]
 		switch {
 		case want == "" && (t.file != nil || t.isDir):
-			return nil, &Error{Kind: KindStale, Message: fmt.Sprintf("Stale file: %s exists, but expectedSha256ByPath gave \"\" (must not exist). Re-read the file to obtain the current sha256 and re-apply your edit.", t.path.Rel)}
+			return &Error{Kind: KindStale, Message: fmt.Sprintf("Stale file: %s exists, but expectedSha256ByPath gave \"\" (must not exist). Re-read the file to obtain the current sha256 and re-apply your edit.", t.path.Rel)}
 		case want != "" && t.file == nil:
-			return nil, &Error{Kind: KindStale, Message: fmt.Sprintf("Stale file: %s does not exist, but expectedSha256ByPath gave sha256 %s. Re-read the file to obtain the current sha256 and re-apply your edit.", t.path.Rel, want)}
+			return &Error{Kind: KindStale, Message: fmt.Sprintf("Stale file: %s does not exist, but expectedSha256ByPath gave sha256 %s. Re-read the file to obtain the current sha256 and re-apply your edit.", t.path.Rel, want)}
 		case want != "":
 			if got := sha256Hex(t.file.Bytes); got != want {
-				return nil, &Error{Kind: KindStale, Message: fmt.Sprintf("Stale file: %s changed since it was read (sha256 is %s, expectedSha256ByPath gave %s). Re-read the file to obtain the current sha256 and re-apply your edit.", t.path.Rel, got, want)}
+				return &Error{Kind: KindStale, Message: fmt.Sprintf("Stale file: %s changed since it was read (sha256 is %s, expectedSha256ByPath gave %s). Re-read the file to obtain the current sha256 and re-apply your edit.", t.path.Rel, got, want)}
 			}
 		}
 	}
 
-	// Compute every new content in memory: nothing is written unless all apply.
+	return nil
+}
+
+// patchContents computes every new content in memory: nothing is written
+// unless all apply.
+func patchContents(steps []*patchStep) error {
 	for _, s := range steps {
 		op, src := s.op, s.src
 		switch op.Kind {
 		case edit.PatchAdd:
 			if src.isDir {
-				return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Failed to write file %s: it is a directory. Add File needs a file path.", op.Path)}
+				return &Error{Kind: KindIO, Message: fmt.Sprintf("Failed to write file %s: it is a directory. Add File needs a file path.", op.Path)}
 			}
 			s.newBytes = edit.AddFileContent(op.Content, src.old())
 		case edit.PatchDelete:
 			if src.isDir {
-				return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Failed to delete file %s: it is a directory. Delete File removes one file; delete the files inside it one by one.", op.Path)}
+				return &Error{Kind: KindIO, Message: fmt.Sprintf("Failed to delete file %s: it is a directory. Delete File removes one file; delete the files inside it one by one.", op.Path)}
 			}
 			if src.file == nil {
-				return nil, &Error{Kind: KindNotFound, Message: fmt.Sprintf("Failed to delete file %s: it does not exist. Check the path (find lists files); nothing was changed.", op.Path)}
+				return &Error{Kind: KindNotFound, Message: fmt.Sprintf("Failed to delete file %s: it does not exist. Check the path (find lists files); nothing was changed.", op.Path)}
 			}
 			if src.symlink {
-				return nil, &Error{Kind: KindInput, Message: fmt.Sprintf("Failed to delete file %s: it is a symbolic link to %s. apply_patch does not delete through links; name the target path instead.", op.Path, src.path.Rel)}
+				return &Error{Kind: KindInput, Message: fmt.Sprintf("Failed to delete file %s: it is a symbolic link to %s. apply_patch does not delete through links; name the target path instead.", op.Path, src.path.Rel)}
 			}
 		case edit.PatchUpdate:
 			if src.isDir {
-				return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Failed to read file to update %s: it is a directory. Update File needs a file path.", op.Path)}
+				return &Error{Kind: KindIO, Message: fmt.Sprintf("Failed to read file to update %s: it is a directory. Update File needs a file path.", op.Path)}
 			}
 			if src.file == nil {
-				return nil, &Error{Kind: KindNotFound, Message: fmt.Sprintf("Failed to read file to update %s: file not found. Check the path, or create the file with '*** Add File: %s'; nothing was changed.", op.Path, op.Path)}
+				return &Error{Kind: KindNotFound, Message: fmt.Sprintf("Failed to read file to update %s: file not found. Check the path, or create the file with '*** Add File: %s'; nothing was changed.", op.Path, op.Path)}
 			}
 			if workspace.IsBinary(src.file.Bytes) {
-				return nil, errBinary("apply_patch", op.Path, -1)
+				return errBinary("apply_patch", op.Path, -1)
 			}
 			if s.dst != nil && src.symlink {
-				return nil, &Error{Kind: KindInput, Message: fmt.Sprintf("Failed to move %s: it is a symbolic link to %s. apply_patch does not move links; update the target path instead.", op.Path, src.path.Rel)}
+				return &Error{Kind: KindInput, Message: fmt.Sprintf("Failed to move %s: it is a symbolic link to %s. apply_patch does not move links; update the target path instead.", op.Path, src.path.Rel)}
 			}
 			if s.dst != nil && s.dst.isDir {
-				return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Failed to move %s to %s: the destination is a directory. Give the full new file path in '*** Move to:'.", op.Path, op.MoveTo)}
+				return &Error{Kind: KindIO, Message: fmt.Sprintf("Failed to move %s to %s: the destination is a directory. Give the full new file path in '*** Move to:'.", op.Path, op.MoveTo)}
 			}
 			nb, err := edit.ApplyPatchChunks(op.Path, src.file.Bytes, op.Chunks)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			s.newBytes = nb
 		}
 	}
 
-	// Plan the changes in patch order and commit them at once.
-	var plans []planned
-	var files []applyPatchFile
-	var owner [][]int // plans of each file entry
+	return nil
+}
+
+// planPatch plans the changes in patch order, to be committed at once:
+// files are the details' entries and owner the plans of each.
+func planPatch(env *Env, steps []*patchStep) (plans []planned, files []applyPatchFile, owner [][]int, err error) {
 	for _, s := range steps {
 		op, src := s.op, s.src
 		switch {
@@ -225,7 +263,7 @@ func (applyPatchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*
 		case op.Kind == edit.PatchUpdate && s.dst == nil && bytes.Equal(s.newBytes, src.file.Bytes):
 			tag := edit.Tag(src.file.Bytes)
 			if err := record(env, src.path, tag, src.file.Bytes, nil, nil); err != nil {
-				return nil, err
+				return nil, nil, nil, err
 			}
 			files = append(files, applyPatchFile{Path: src.path.Rel, Op: "update", Tag: tag, SHA256: sha256Hex(src.file.Bytes), Unchanged: true, Overlay: src.file.Overlay})
 			owner = append(owner, nil)
@@ -264,10 +302,12 @@ func (applyPatchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*
 			owner = append(owner, idx)
 		}
 	}
-	changes, err := commit(ctx, env, "apply_patch", plans, a.AllowVCS)
-	if err != nil {
-		return nil, err
-	}
+	return plans, files, owner, nil
+}
+
+// patchFilesCommitted fills each file entry with what the commit of its
+// plans (owner) did: new tag and sha256, trash and audit ids, notes.
+func patchFilesCommitted(files []applyPatchFile, owner [][]int, changes []Change) {
 	for i := range files {
 		for k, pi := range owner[i] {
 			c := changes[pi]
@@ -283,9 +323,6 @@ func (applyPatchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*
 			}
 		}
 	}
-	res := applyPatchResult(files)
-	res.Changes = changes
-	return res, nil
 }
 
 // expectedHashes resolves the gate's paths to the targets' keys and checks

@@ -184,54 +184,9 @@ const maxEditAttempts = 3
 func planAndCommitEdit(ctx context.Context, env *Env, a editArgs, secs []edit.Section, paths []workspace.Path, byKey map[string]string, opts edit.Options) (*Result, error) {
 	pending := make([]*pendingEdit, len(secs))
 	for i, sec := range secs {
-		f, err := env.WS.ReadFile(paths[i])
-		if err != nil {
-			var we *workspace.Error
-			if errors.As(err, &we) && we.Kind == workspace.KindNotFound {
-				return nil, &Error{Kind: KindNotFound, Message: fmt.Sprintf("File not found: %s. Use the write tool to create new files.", sec.Path), Err: err}
-			}
-			return nil, err
-		}
-		if workspace.IsBinary(f.Bytes) {
-			return nil, errBinary("edit", sec.Path, len(f.Bytes))
-		}
-		// A notebook is edited as its cell text, under the cell text's key.
-		key, text := paths[i], f.Bytes
-		nb, isNB, err := notebookView(paths[i], f.Bytes)
+		pe, err := applySection(env, sec, paths[i], byKey, opts)
 		if err != nil {
 			return nil, err
-		}
-		if isNB {
-			key, text = workspace.Path{Abs: notebookKey(paths[i]), Rel: paths[i].Rel}, []byte(nb.Text())
-		}
-		res, err := edit.ApplySection(sec, edit.File{Path: sec.Path, Key: key.Abs, Bytes: text}, opts)
-		if err != nil {
-			var ee *edit.Error
-			if errors.As(err, &ee) && (ee.Kind == edit.KindStale || ee.Kind == edit.KindUnseen) {
-				// Record the live content so the tag the error reports is
-				// usable, and the lines it shows so a retry may anchor on them.
-				var shown []workspace.LineRange
-				if len(ee.Shown) > 0 {
-					shown = fromEditRanges(ee.Shown)
-				}
-				if rerr := record(env, key, edit.Tag(text), text, nil, shown); rerr != nil {
-					return nil, fmt.Errorf("%w (and recording the current content and the lines it shows failed: %v)", err, rerr)
-				}
-			}
-			return nil, err
-		}
-		pe := &pendingEdit{sec: sec, path: paths[i], file: f, res: res, nb: isNB}
-		if isNB && !res.NoOp && !res.Remove {
-			if pe.nbNew, err = nb.Rewrite(string(res.New)); err != nil {
-				return nil, &Error{Kind: KindInput, Message: fmt.Sprintf("Edit of %s refused: the edited cell text is no longer notebook cell text: %v. Nothing was written; keep every \"# %%%% [TYPE] cell:N\" marker row intact.", sec.Path, err), Err: err}
-			}
-		}
-		if res.MoveTo != "" {
-			d, err := moveDestination(env, pe, byKey)
-			if err != nil {
-				return nil, err
-			}
-			pe.dest = d
 		}
 		pending[i] = pe
 	}
@@ -245,11 +200,78 @@ func planAndCommitEdit(ctx context.Context, env *Env, a editArgs, secs []edit.Se
 			return nil, &Error{Kind: KindNoChange, Message: edit.NoChangeMessage(pe.sec.Path)}
 		}
 	}
+	plans, owner := planEdits(pending)
+	changes, err := commit(ctx, env, "edit", plans, a.AllowVCS)
+	if err != nil {
+		return nil, raceLost(env, pending, err)
+	}
+	if err := recordNotebookCells(env, pending); err != nil {
+		return nil, err
+	}
+	return editResult(pending, changes, owner), nil
+}
 
-	// Plan: a line edit writes the file; REM deletes it; MV writes the
-	// destination (which must not exist) and deletes the source.
-	var plans []planned
-	owner := make([]int, len(pending)) // index of each section's main change
+// applySection applies one section to its file (path) as it is now; a
+// notebook is edited as its cell text. byKey maps each section's resolved
+// path to its header spelling (for a move's destination).
+func applySection(env *Env, sec edit.Section, path workspace.Path, byKey map[string]string, opts edit.Options) (*pendingEdit, error) {
+	f, err := env.WS.ReadFile(path)
+	if err != nil {
+		var we *workspace.Error
+		if errors.As(err, &we) && we.Kind == workspace.KindNotFound {
+			return nil, &Error{Kind: KindNotFound, Message: fmt.Sprintf("File not found: %s. Use the write tool to create new files.", sec.Path), Err: err}
+		}
+		return nil, err
+	}
+	if workspace.IsBinary(f.Bytes) {
+		return nil, errBinary("edit", sec.Path, len(f.Bytes))
+	}
+	// A notebook is edited as its cell text, under the cell text's key.
+	key, text := path, f.Bytes
+	nb, isNB, err := notebookView(path, f.Bytes)
+	if err != nil {
+		return nil, err
+	}
+	if isNB {
+		key, text = workspace.Path{Abs: notebookKey(path), Rel: path.Rel}, []byte(nb.Text())
+	}
+	res, err := edit.ApplySection(sec, edit.File{Path: sec.Path, Key: key.Abs, Bytes: text}, opts)
+	if err != nil {
+		var ee *edit.Error
+		if errors.As(err, &ee) && (ee.Kind == edit.KindStale || ee.Kind == edit.KindUnseen) {
+			// Record the live content so the tag the error reports is
+			// usable, and the lines it shows so a retry may anchor on them.
+			var shown []workspace.LineRange
+			if len(ee.Shown) > 0 {
+				shown = fromEditRanges(ee.Shown)
+			}
+			if rerr := record(env, key, edit.Tag(text), text, nil, shown); rerr != nil {
+				return nil, fmt.Errorf("%w (and recording the current content and the lines it shows failed: %v)", err, rerr)
+			}
+		}
+		return nil, err
+	}
+	pe := &pendingEdit{sec: sec, path: path, file: f, res: res, nb: isNB}
+	if isNB && !res.NoOp && !res.Remove {
+		if pe.nbNew, err = nb.Rewrite(string(res.New)); err != nil {
+			return nil, &Error{Kind: KindInput, Message: fmt.Sprintf("Edit of %s refused: the edited cell text is no longer notebook cell text: %v. Nothing was written; keep every \"# %%%% [TYPE] cell:N\" marker row intact.", sec.Path, err), Err: err}
+		}
+	}
+	if res.MoveTo != "" {
+		d, err := moveDestination(env, pe, byKey)
+		if err != nil {
+			return nil, err
+		}
+		pe.dest = d
+	}
+	return pe, nil
+}
+
+// planEdits plans the changes of pending: a line edit writes the file; REM
+// deletes it; MV writes the destination (which must not exist) and deletes
+// the source. owner is the index of each section's main change.
+func planEdits(pending []*pendingEdit) (plans []planned, owner []int) {
+	owner = make([]int, len(pending))
 	for i, pe := range pending {
 		owner[i] = len(plans)
 		switch {
@@ -278,12 +300,12 @@ func planAndCommitEdit(ctx context.Context, env *Env, a editArgs, secs []edit.Se
 			plans = append(plans, pw)
 		}
 	}
-	changes, err := commit(ctx, env, "edit", plans, a.AllowVCS)
-	if err != nil {
-		return nil, raceLost(env, pending, err)
-	}
-	// A notebook's new cell text is recorded under its own key, so the tag
-	// the result shows is accepted by the next edit.
+	return plans, owner
+}
+
+// recordNotebookCells records a notebook's new cell text under its own
+// key, so the tag the result shows is accepted by the next edit.
+func recordNotebookCells(env *Env, pending []*pendingEdit) error {
 	for _, pe := range pending {
 		if !pe.nb || pe.res.Remove {
 			continue
@@ -293,9 +315,15 @@ func planAndCommitEdit(ctx context.Context, env *Env, a editArgs, secs []edit.Se
 			at = *pe.dest
 		}
 		if err := record(env, workspace.Path{Abs: notebookKey(at), Rel: at.Rel}, pe.res.NewTag, pe.res.New, nil, pe.seenNew()); err != nil {
-			return nil, fmt.Errorf("the edit was written, but recording the notebook's new cell text failed (re-read %s before the next edit): %w", at.Rel, err)
+			return fmt.Errorf("the edit was written, but recording the notebook's new cell text failed (re-read %s before the next edit): %w", at.Rel, err)
 		}
 	}
+	return nil
+}
+
+// editResult renders the committed edit: each section's text, notes on
+// what the commit did, the details.
+func editResult(pending []*pendingEdit, changes []Change, owner []int) *Result {
 	details := &editDetails{Op: "update"}
 	var texts, diffs, warnings []string
 	var notes []string
@@ -327,7 +355,7 @@ func planAndCommitEdit(ctx context.Context, env *Env, a editArgs, secs []edit.Se
 	}
 	details.Diff = strings.Join(diffs, "")
 	details.FirstChangedLine = pending[0].res.FirstChangedLine
-	return &Result{Text: strings.Join(texts, "\n\n"), Details: details, Changes: changes, Warnings: warnings}, nil
+	return &Result{Text: strings.Join(texts, "\n\n"), Details: details, Changes: changes, Warnings: warnings}
 }
 
 // seenNew is the lines of the new content the caller has seen (what the

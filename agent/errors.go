@@ -4,12 +4,13 @@ import (
 	"errors"
 
 	"github.com/hashls/hashls/edit"
-	"github.com/hashls/hashls/workspace"
+	"github.com/hashls/hashls/internal/kinded"
+	"github.com/hashls/hashls/langserver"
 )
 
 // KindOf decides the tool error kind of any error, in one place: a tool's
-// *Error keeps its kind, edit and workspace errors are mapped, anything
-// else is KindIO.
+// *Error keeps its kind, edit's and the workspace packages' errors are
+// mapped, anything else is KindIO. AsError builds the *Error of any error with it.
 func KindOf(err error) string {
 	var ae *Error
 	if errors.As(err, &ae) {
@@ -32,28 +33,60 @@ func KindOf(err error) string {
 			return KindNoChange
 		}
 	}
-	var we *workspace.Error
+	// The workspace packages' one error type (workspace.Error, which
+	// sqlitedb.Error is too).
+	var we *kinded.Error
 	if errors.As(err, &we) {
 		switch we.Kind {
-		case workspace.KindNotFound:
+		case kinded.NotFound:
 			return KindNotFound
-		case workspace.KindOutside:
+		case kinded.Outside:
 			return KindOutside
-		case workspace.KindBinary:
+		case kinded.Binary:
 			return KindBinary
-		case workspace.KindStore:
+		case kinded.Store:
 			return KindStore
-		case workspace.KindStale:
+		case kinded.Stale:
 			return KindStale
-		case workspace.KindPermission:
+		case kinded.Permission:
 			return KindPermission
-		case workspace.KindInvalid, workspace.KindIsDir:
+		case kinded.Invalid, kinded.IsDir, kinded.Usage:
 			return KindUsage
-		case workspace.KindInternal:
+		case kinded.TooLarge:
+			return KindTooLarge
+		case kinded.Internal:
 			return KindInternal
-		default:
-			return KindIO
 		}
 	}
+	// The language servers' errors (the lsp tool adds the next step).
+	var me *langserver.MissingError
+	if errors.As(err, &me) {
+		return KindNotFound
+	}
+	var ne *langserver.NoServerError
+	if errors.As(err, &ne) {
+		return KindUsage
+	}
 	return KindIO
+}
+
+// AsError converts any error into an *Error: an *Error is kept, any other
+// error gets its kind from KindOf. The message is bounded (BoundMessage):
+// it may quote input, never all of a long one. The result always has a
+// suggested action: the tool's own, else the kind's default
+// (SuggestedAction).
+func AsError(err error) *Error {
+	var ae *Error
+	if !errors.As(err, &ae) {
+		ae = &Error{Kind: KindOf(err), Message: err.Error(), Err: err}
+	}
+	if msg := BoundMessage(ae.Message); len(msg) != len(ae.Message) || ae.SuggestedAction == "" {
+		c := *ae
+		c.Message = msg
+		if c.SuggestedAction == "" {
+			c.SuggestedAction = SuggestedAction(c.Kind)
+		}
+		ae = &c
+	}
+	return ae
 }

@@ -121,22 +121,45 @@ type findSpec struct {
 }
 
 // runFind is find, glob and search_files' glob mode: the paths matching
-// specs, newest first, grouped by directory.
+// specs, newest first, grouped by directory. It resolves the specs
+// (findQueries), walks them (findWalk) and renders what was found
+// (renderFind).
 func runFind(ctx context.Context, env *Env, specs []findSpec, hidden, gitignore bool, limit int, timeout time.Duration) (*Result, error) {
-	var queries []findQuery
-	var missing []string
+	queries, missing, err := findQueries(env, specs)
+	if err != nil {
+		return nil, err
+	}
+	f, err := findWalk(ctx, env, queries, hidden, gitignore, timeout)
+	if err != nil {
+		return nil, err
+	}
+	f.missing, f.limit, f.timeout = missing, limit, timeout
+	return renderFind(f), nil
+}
+
+// findings are what a find walk found, and what its text says about it.
+type findings struct {
+	items    []search.Found // newest first, Rel root-relative
+	scopes   []string       // each query's scope, as the details name it
+	missing  []string       // paths that do not exist
+	timedOut bool
+	// unreadable counts the directories the walk could not read.
+	unreadable int
+	limit      int
+	timeout    time.Duration
+}
+
+// findQueries resolves specs to the queries a walk runs; missing are the
+// specs' paths that do not exist (an error when none does).
+func findQueries(env *Env, specs []findSpec) (queries []findQuery, missing []string, err error) {
 	for _, sp := range specs {
 		e, base, glob := sp.input, sp.base, sp.glob
-		p, err := env.WS.Resolve(base)
+		p, st, err := statScope(env, e, base)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if p.Abs == "/" {
-			return nil, &Error{Kind: KindUsage, Message: "Searching from root directory '/' is not allowed"}
-		}
-		st, err := env.WS.Stat(p)
-		if err != nil {
-			return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot search %s: %v", e, err), Err: err}
+			return nil, nil, &Error{Kind: KindUsage, Message: "Searching from root directory '/' is not allowed"}
 		}
 		if !st.Exists {
 			missing = append(missing, e)
@@ -147,23 +170,28 @@ func runFind(ctx context.Context, env *Env, specs []findSpec, hidden, gitignore 
 		case glob == "" && !st.Dir:
 			q.file = true
 		case !st.Dir:
-			return nil, &Error{Kind: KindUsage, Message: "Path is not a directory: " + base}
+			return nil, nil, &Error{Kind: KindUsage, Message: "Path is not a directory: " + base}
 		default:
 			if glob == "" {
 				glob = "**/*"
 			}
 			g, err := search.CompileGlob(glob)
 			if err != nil {
-				return nil, &Error{Kind: KindUsage, Message: err.Error()}
+				return nil, nil, &Error{Kind: KindUsage, Message: err.Error()}
 			}
 			q.glob = g
 		}
 		queries = append(queries, q)
 	}
 	if len(queries) == 0 {
-		return nil, &Error{Kind: KindNotFound, Message: "Path not found: " + strings.Join(missing, ", ")}
+		return nil, nil, &Error{Kind: KindNotFound, Message: "Path not found: " + strings.Join(missing, ", ")}
 	}
+	return queries, missing, nil
+}
 
+// findWalk walks queries for at most timeout (a partial result then, not
+// an error), with the open buffers the walk cannot see.
+func findWalk(ctx context.Context, env *Env, queries []findQuery, hidden, gitignore bool, timeout time.Duration) (*findings, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var mu sync.Mutex
@@ -239,7 +267,12 @@ func runFind(ctx context.Context, env *Env, specs []findSpec, hidden, gitignore 
 	if merge {
 		search.SortNewestFirst(items)
 	}
+	return &findings{items: items, scopes: scopes, timedOut: timedOut, unreadable: unreadable}, nil
+}
 
+// renderFind is the text and details of what a find found.
+func renderFind(f *findings) *Result {
+	items, scopes, missing, timedOut, limit, timeout, unreadable := f.items, f.scopes, f.missing, f.timedOut, f.limit, f.timeout, f.unreadable
 	d := &findDetails{ScopePath: strings.Join(scopes, ", "), TotalMatches: len(items), MissingPaths: missing, TimedOut: timedOut, Files: []string{}}
 	if len(items) > limit {
 		items = items[:limit]
@@ -268,7 +301,7 @@ func runFind(ctx context.Context, env *Env, specs []findSpec, hidden, gitignore 
 		if len(notes) > 0 {
 			text += "\n" + strings.Join(notes, "\n")
 		}
-		return &Result{Text: text + "\n", Details: d}, nil
+		return &Result{Text: text + "\n", Details: d}
 	}
 
 	// Group by directory in order of first appearance (newest first).
@@ -318,7 +351,7 @@ func runFind(ctx context.Context, env *Env, specs []findSpec, hidden, gitignore 
 		out = truncateHeadBytes(out, findMaxBytes) + fmt.Sprintf("\n[Output truncated at %d KiB; lower limit or narrow the pattern.]\n", findMaxBytes>>10)
 		d.Truncated = true
 	}
-	return &Result{Text: out, Details: d}, nil
+	return &Result{Text: out, Details: d}
 }
 
 // openBuffersFound returns the editor's open buffers below q's directory

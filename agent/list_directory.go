@@ -140,16 +140,23 @@ func (listDirectoryTool) Run(ctx context.Context, env *Env, raw json.RawMessage)
 		ents, d.Truncated = ents[:limit], true
 	}
 	d.Entries = ents
+	return &Result{Text: listDirectoryText(d), Details: d}, nil
+}
 
+// listDirectoryText is list_directory's text: the directory, its entries
+// (sizes and times of files), and what was left out.
+func listDirectoryText(d *listDirectoryDetails) string {
+	ents, depth, capped := d.Entries, d.Depth, d.WalkCapped
+	dir := d.Path
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "%s/ (%d entr%s", showName(p.Rel), d.TotalEntries, map[bool]string{true: "y", false: "ies"}[d.TotalEntries == 1])
+	fmt.Fprintf(&sb, "%s/ (%d entr%s", showName(dir), d.TotalEntries, map[bool]string{true: "y", false: "ies"}[d.TotalEntries == 1])
 	if depth > 1 {
 		fmt.Fprintf(&sb, ", depth %d", depth)
 	}
 	sb.WriteString(")\n")
 	for _, e := range ents {
-		name := strings.TrimPrefix(e.Path, p.Rel+"/")
-		if p.Rel == "." {
+		name := strings.TrimPrefix(e.Path, dir+"/")
+		if dir == "." {
 			name = e.Path
 		}
 		name = showName(name)
@@ -173,7 +180,7 @@ func (listDirectoryTool) Run(ctx context.Context, env *Env, raw json.RawMessage)
 	if d.Unreadable > 0 {
 		sb.WriteString(unreadableNote(d.Unreadable) + "\n")
 	}
-	return &Result{Text: sb.String(), Details: d}, nil
+	return sb.String()
 }
 
 // entryKind names a walk entry's type.

@@ -168,22 +168,24 @@ func runLSPFace(ctx context.Context, env *Env, tool string, actions []string, ra
 	return res, nil
 }
 
-// lspError gives a language-server failure its kind and next step.
+// lspError gives a language-server failure its kind (KindOf) and next
+// step; an error that has a kind of its own already is kept.
 func lspError(action string, err error) error {
-	if ae := AsError(err); ae != nil && ae.Kind != KindInternal && ae.Kind != KindIO {
-		return err
-	}
 	var me *langserver.MissingError
 	var ne *langserver.NoServerError
+	ae := &Error{Kind: KindOf(err), Message: "lsp " + action + ": " + err.Error(), Err: err}
 	switch {
 	case errors.As(err, &me):
-		return &Error{Kind: KindNotFound, Message: "lsp " + action + ": " + err.Error(), Err: err, SuggestedAction: "Install the server (see the message) or configure another in .hashls.json."}
+		ae.SuggestedAction = "Install the server (see the message) or configure another in .hashls.json."
 	case errors.As(err, &ne):
-		return &Error{Kind: KindUsage, Message: "lsp " + action + ": " + err.Error(), Err: err}
+	case ae.Kind != KindInternal && ae.Kind != KindIO:
+		return err
 	case errors.Is(err, langserver.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
-		return &Error{Kind: KindIO, Message: "lsp " + action + ": " + err.Error(), Err: err, SuggestedAction: "Retry with a larger timeout (up to 60 seconds); the server is restarted on the next call."}
+		ae.SuggestedAction = "Retry with a larger timeout (up to 60 seconds); the server is restarted on the next call."
+	default:
+		ae.Message = "lsp " + action + ": LSP error: " + err.Error()
 	}
-	return &Error{Kind: KindIO, Message: "lsp " + action + ": LSP error: " + err.Error(), Err: err}
+	return ae
 }
 
 func usage(format string, args ...any) error {
@@ -477,11 +479,7 @@ func renderHitRows(lines []string, hits map[int]bool, ctx int) (string, []worksp
 			mark = "*"
 		}
 		fmt.Fprintf(&sb, "%s%d:%s\n", mark, n, lines[n-1])
-		if k := len(seen); k > 0 && seen[k-1].End == n-1 {
-			seen[k-1].End = n
-		} else {
-			seen = append(seen, workspace.LineRange{Start: n, End: n})
-		}
+		seen = addSeen(seen, n)
 	}
 	return sb.String(), seen
 }
@@ -754,9 +752,37 @@ func lspRenameFile(ctx context.Context, env *Env, a *lspArgs) (*Result, error) {
 	if env.WS.Exists(dst) {
 		return nil, &Error{Kind: KindAlreadyExists, Message: fmt.Sprintf("lsp rename_file: %s exists; pick a new destination or delete it first", dst.Rel)}
 	}
-	// The files moved: one, or every regular file under a directory.
+	pairs, err := renamePairs(src, dst, st.Dir)
+	if err != nil {
+		return nil, err
+	}
+	we, notes, err := env.LS.WillRenameFiles(ctx, pairs)
+	if err != nil {
+		return nil, err
+	}
+	extra, err := renamePlans(env, we, pairs)
+	if err != nil {
+		return nil, err
+	}
+	res, err := lspApplyEdit(ctx, env, a, "rename_file", "Rename", &langserver.WorkspaceEdit{}, extra)
+	if err != nil {
+		return nil, err
+	}
+	if a.Apply == nil || *a.Apply {
+		env.LS.DidRenameFiles(ctx, pairs)
+	}
+	if len(notes) > 0 {
+		res.Text += "Server notes:\n" + strings.Join(notes, "\n") + "\n"
+		res.Warnings = append(res.Warnings, notes...)
+	}
+	return res, nil
+}
+
+// renamePairs are the files a rename_file of src to dst moves: src, or
+// every regular file under it when it is a directory.
+func renamePairs(src, dst workspace.Path, dir bool) ([]langserver.RenamePair, error) {
 	var pairs []langserver.RenamePair
-	if st.Dir {
+	if dir {
 		err := filepath.WalkDir(src.Abs, func(path string, de os.DirEntry, err error) error {
 			if err != nil {
 				return err
@@ -779,12 +805,13 @@ func lspRenameFile(ctx context.Context, env *Env, a *lspArgs) (*Result, error) {
 	if len(pairs) == 0 {
 		return nil, usage("rename_file: %s has no files to move", src.Rel)
 	}
-	we, notes, err := env.LS.WillRenameFiles(ctx, pairs)
-	if err != nil {
-		return nil, err
-	}
-	// The servers' edits name the files at their old paths; the move then
-	// carries each file's edited content to its new path.
+	return pairs, nil
+}
+
+// renamePlans plans a rename_file: what the servers changed (we) beyond the
+// moved files, then the moves. The servers' edits name the files at their
+// old paths; the move carries each file's edited content to its new path.
+func renamePlans(env *Env, we *langserver.WorkspaceEdit, pairs []langserver.RenamePair) ([]planned, error) {
 	files := map[string]langserver.FileState{}
 	for _, f := range we.Files() {
 		files[f.Path] = f
@@ -813,7 +840,6 @@ func lspRenameFile(ctx context.Context, env *Env, a *lspArgs) (*Result, error) {
 		moves = append(moves, w, plannedDelete(from, f.Bytes, "moved by rename_file"))
 	}
 	// What the servers changed beyond the moved files.
-	rest := &langserver.WorkspaceEdit{}
 	restPlans, err := lspPlan(env, we, "rename_file by language server")
 	if err != nil {
 		return nil, err
@@ -828,19 +854,7 @@ func lspRenameFile(ctx context.Context, env *Env, a *lspArgs) (*Result, error) {
 			extra = append(extra, pl)
 		}
 	}
-	extra = append(extra, moves...)
-	res, err := lspApplyEdit(ctx, env, a, "rename_file", "Rename", rest, extra)
-	if err != nil {
-		return nil, err
-	}
-	if a.Apply == nil || *a.Apply {
-		env.LS.DidRenameFiles(ctx, pairs)
-	}
-	if len(notes) > 0 {
-		res.Text += "Server notes:\n" + strings.Join(notes, "\n") + "\n"
-		res.Warnings = append(res.Warnings, notes...)
-	}
-	return res, nil
+	return append(extra, moves...), nil
 }
 
 func lspCodeActions(ctx context.Context, env *Env, a *lspArgs, p workspace.Path) (*Result, error) {

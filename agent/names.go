@@ -2,7 +2,6 @@ package agent
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/hashls/hashls/internal/names"
 	"github.com/hashls/hashls/workspace"
@@ -34,13 +33,7 @@ func oneLine(s string) string {
 	if names.Printable(s) {
 		return s
 	}
-	var b strings.Builder
-	for _, r := range s {
-		if !names.EscapeControl(&b, r) {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
+	return names.EscapeControls(s)
 }
 
 // header is the ¶PATH#TAG header of rel at tag.

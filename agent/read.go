@@ -99,34 +99,56 @@ func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 	if err != nil {
 		return nil, err
 	}
-	st, err := env.WS.Stat(p)
-	if err == nil && !st.Exists && !filepath.IsAbs(pathStr) {
-		if res, ok, err := resolveBySuffix(ctx, env, readTool{}, a.Path, pathStr, a.Path[len(pathStr):]); ok || err != nil {
+	if st, err := env.WS.Stat(p); err == nil {
+		if res, ok, err := readByKind(ctx, env, p, st, a.Path, pathStr, sel); ok || err != nil {
 			return res, err
 		}
-	}
-	if err == nil && st.Dir {
-		return readDirectory(ctx, env, p)
-	}
-	if err == nil && st.Regular && !st.Overlay && isImageName(p.Rel) && !sel.Raw {
-		if res, ok, err := readImage(env, p, st.Size); ok || err != nil {
-			return res, err
-		}
-	}
-	isNotebook := notebook.IsNotebook(p.Rel) && !sel.Raw
-	if err == nil && st.Regular && !st.Overlay && isNotebook && !sel.Conflicts {
-		// Its cell text, read in one pass that never holds the outputs.
-		return readNotebookFile(env, p, a.Path, sel)
-	}
-	if err == nil && st.Regular && !st.Overlay && st.Size > streamThreshold(env) && !sel.Conflicts && !isNotebook {
-		// Too large to hold for a page of it: streamed (no summary, which
-		// declines files this large anyway).
-		return readStreamed(ctx, env, p, a.Path, sel)
 	}
 	f, err := env.WS.ReadFile(p)
 	if err != nil {
 		return nil, err
 	}
+	return readText(ctx, env, p, f, a.Path, sel)
+}
+
+// readByKind reads what is not a text file held whole (ok false: it is
+// one): a missing path that is the tail of one file, a directory, an
+// image, a notebook's cells, a file too large to hold (streamed).
+func readByKind(ctx context.Context, env *Env, p workspace.Path, st workspace.Info, arg, pathStr string, sel workspace.Selector) (*Result, bool, error) {
+	if !st.Exists && !filepath.IsAbs(pathStr) {
+		if res, ok, err := resolveBySuffix(ctx, env, readTool{}, arg, pathStr, arg[len(pathStr):]); ok || err != nil {
+			return res, true, err
+		}
+	}
+	if st.Dir {
+		res, err := readDirectory(ctx, env, p)
+		return res, true, err
+	}
+	onDisk := st.Regular && !st.Overlay
+	if onDisk && isImageName(p.Rel) && !sel.Raw {
+		if res, ok, err := readImage(env, p, st.Size); ok || err != nil {
+			return res, true, err
+		}
+	}
+	isNotebook := notebook.IsNotebook(p.Rel) && !sel.Raw
+	if onDisk && isNotebook && !sel.Conflicts {
+		// Its cell text, read in one pass that never holds the outputs.
+		res, err := readNotebookFile(env, p, arg, sel)
+		return res, true, err
+	}
+	if onDisk && st.Size > streamThreshold(env) && !sel.Conflicts && !isNotebook {
+		// Too large to hold for a page of it: streamed (no summary, which
+		// declines files this large anyway).
+		res, err := readStreamed(ctx, env, p, arg, sel)
+		return res, true, err
+	}
+	return nil, false, nil
+}
+
+// readText reads a file held whole (f): raw rows, merge conflicts, a
+// notebook open in the editor, a code file's summary, or its numbered
+// rows under its tag, the snapshot and the lines shown recorded.
+func readText(ctx context.Context, env *Env, p workspace.Path, f *workspace.File, arg string, sel workspace.Selector) (*Result, error) {
 	if workspace.IsBinary(f.Bytes) {
 		if !f.Overlay {
 			if res, ok, err := readImage(env, p, int64(len(f.Bytes))); ok || err != nil {
@@ -136,7 +158,7 @@ func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 		return nil, errBinary("read", p.Rel, len(f.Bytes))
 	}
 	sum := sha256.Sum256(f.Bytes)
-	d := &readDetails{Path: a.Path, ResolvedPath: p.Rel, SHA256: hex.EncodeToString(sum[:]), Raw: sel.Raw, Overlay: f.Overlay}
+	d := &readDetails{Path: arg, ResolvedPath: p.Rel, SHA256: hex.EncodeToString(sum[:]), Raw: sel.Raw, Overlay: f.Overlay}
 	if sel.Raw {
 		// Raw reads show no anchors, so nothing is recorded.
 		lines := newDisplayLines(f.Bytes)
@@ -295,14 +317,6 @@ func (lim Limits) renderRowsFrom(display string, lines lineSource, sel workspace
 		}
 		return "", nil, nil, nil
 	}
-	var seen []workspace.LineRange
-	saw := func(n int) {
-		if k := len(seen); k > 0 && seen[k-1].End == n-1 {
-			seen[k-1].End = n
-			return
-		}
-		seen = append(seen, workspace.LineRange{Start: n, End: n})
-	}
 	open := len(ranges) == 0
 	if open {
 		ranges = []workspace.LineRange{{Start: 1}}
@@ -317,31 +331,9 @@ func (lim Limits) renderRowsFrom(display string, lines lineSource, sel workspace
 		return fmt.Sprintf("Byte %d is past the end of line %d of %s, which has %d byte%s. Use %s:%d to read the line from its start.\n",
 			startByte, first, display, l, plural(l), display, first), nil, nil, nil
 	}
-	// Expand by context on the constrained sides, clamp, and merge. A
-	// read from inside a line has no leading context.
-	var spans []workspace.LineRange
-	for i, r := range ranges {
-		s, e := r.Start, r.End
-		if !open && !(i == 0 && startByte > 0) {
-			s -= readLeadingContext
-		}
-		if e == 0 {
-			e = total
-		} else {
-			e += readTrailingContext
-		}
-		s = max(s, 1)
-		e = min(e, total)
-		if s > e {
-			continue
-		}
-		if n := len(spans); n > 0 && s <= spans[n-1].End+1 {
-			spans[n-1].End = max(spans[n-1].End, e)
-			continue
-		}
-		spans = append(spans, workspace.LineRange{Start: s, End: e})
-	}
+	spans := readSpans(ranges, open, startByte > 0, total)
 	var sb strings.Builder
+	var seen []workspace.LineRange
 	count, bytesOut := 0, 0
 	requested := 0 // rows shown of the lines asked for (not their context)
 	var tr *truncation
@@ -384,7 +376,7 @@ loop:
 				sb.WriteString(text[:cut])
 				sb.WriteString("…\n")
 				shown.End = n
-				saw(n)
+				seen = addSeen(seen, n)
 				tr = &truncation{Reason: "bytes", NextOffset: n, NextByte: off + cut, LineBytes: lines.LineLen(n), TotalLines: total}
 				break loop
 			}
@@ -397,21 +389,66 @@ loop:
 				requested++
 			}
 			shown.End = n
-			saw(n)
+			seen = addSeen(seen, n)
 		}
 	}
 	if tr != nil {
-		limit := fmt.Sprintf("%d-line limit", lim.ReadLines)
-		if tr.Reason == "bytes" {
-			limit = fmt.Sprintf("%d KiB limit", lim.ReadBytes/1024)
-		}
-		if tr.NextByte > 0 {
-			fmt.Fprintf(&sb, "\n[Showing lines %d-%d of %d; line %d is %d bytes, shown up to byte %d (%s). Use %s:%d@%d to continue.]\n", shown.Start, shown.End, total, tr.NextOffset, tr.LineBytes, tr.NextByte, limit, display, tr.NextOffset, tr.NextByte)
-		} else {
-			fmt.Fprintf(&sb, "\n[Showing lines %d-%d of %d (%s). Use %s:%d to continue.]\n", shown.Start, shown.End, total, limit, display, tr.NextOffset)
-		}
+		sb.WriteString(lim.truncationNotice(display, shown, tr))
 	}
 	return sb.String(), shown, tr, seen
+}
+
+// readSpans expands the ranges asked for by context on their constrained
+// sides (open: no range was asked for; fromByte: the first starts inside
+// its line, so it has no leading context), clamps them to the total lines
+// and merges them.
+func readSpans(ranges []workspace.LineRange, open, fromByte bool, total int) []workspace.LineRange {
+	var spans []workspace.LineRange
+	for i, r := range ranges {
+		s, e := r.Start, r.End
+		if !open && !(i == 0 && fromByte) {
+			s -= readLeadingContext
+		}
+		if e == 0 {
+			e = total
+		} else {
+			e += readTrailingContext
+		}
+		s = max(s, 1)
+		e = min(e, total)
+		if s > e {
+			continue
+		}
+		if n := len(spans); n > 0 && s <= spans[n-1].End+1 {
+			spans[n-1].End = max(spans[n-1].End, e)
+			continue
+		}
+		spans = append(spans, workspace.LineRange{Start: s, End: e})
+	}
+	return spans
+}
+
+// truncationNotice is the line after a page cut short: what it showed and
+// where to read on.
+func (lim Limits) truncationNotice(display string, shown *shownRange, tr *truncation) string {
+	limit := fmt.Sprintf("%d-line limit", lim.ReadLines)
+	if tr.Reason == "bytes" {
+		limit = fmt.Sprintf("%d KiB limit", lim.ReadBytes/1024)
+	}
+	if tr.NextByte > 0 {
+		return fmt.Sprintf("\n[Showing lines %d-%d of %d; line %d is %d bytes, shown up to byte %d (%s). Use %s:%d@%d to continue.]\n", shown.Start, shown.End, tr.TotalLines, tr.NextOffset, tr.LineBytes, tr.NextByte, limit, display, tr.NextOffset, tr.NextByte)
+	}
+	return fmt.Sprintf("\n[Showing lines %d-%d of %d (%s). Use %s:%d to continue.]\n", shown.Start, shown.End, tr.TotalLines, limit, display, tr.NextOffset)
+}
+
+// addSeen adds line n to seen, ranges of the lines a result showed in
+// order, extending the last range when n follows it.
+func addSeen(seen []workspace.LineRange, n int) []workspace.LineRange {
+	if k := len(seen); k > 0 && seen[k-1].End == n-1 {
+		seen[k-1].End = n
+		return seen
+	}
+	return append(seen, workspace.LineRange{Start: n, End: n})
 }
 
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }

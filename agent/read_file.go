@@ -54,34 +54,9 @@ type readFileDetails struct {
 }
 
 func (readFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
-	var a struct {
-		Path      string `json:"path"`
-		StartLine *int   `json:"startLine"`
-		EndLine   *int   `json:"endLine"`
-		MaxBytes  *int   `json:"maxBytes"`
-	}
-	if err := json.Unmarshal(raw, &a); err != nil {
-		return nil, toolErr(KindUsage, "", "read_file: %v", err)
-	}
-	start, end, maxBytes := 1, 0, readFileDefaultBytes
-	switch {
-	case a.StartLine != nil && *a.StartLine < 1:
-		return nil, toolErr(KindUsage, "Lines are 1-based: pass startLine 1 for the first line.", "read_file: startLine %d is invalid", *a.StartLine)
-	case a.EndLine != nil && *a.EndLine < 1:
-		return nil, toolErr(KindUsage, "Lines are 1-based: pass an endLine of 1 or more.", "read_file: endLine %d is invalid", *a.EndLine)
-	case a.StartLine != nil && a.EndLine != nil && *a.EndLine < *a.StartLine:
-		return nil, toolErr(KindUsage, "Pass an endLine at or after startLine.", "read_file: endLine %d is before startLine %d", *a.EndLine, *a.StartLine)
-	case a.MaxBytes != nil && (*a.MaxBytes < 1 || *a.MaxBytes > readFileMaxBytes):
-		return nil, toolErr(KindUsage, "", "read_file: maxBytes must be 1..%d, not %d", readFileMaxBytes, *a.MaxBytes)
-	}
-	if a.StartLine != nil {
-		start = *a.StartLine
-	}
-	if a.EndLine != nil {
-		end = *a.EndLine
-	}
-	if a.MaxBytes != nil {
-		maxBytes = *a.MaxBytes
+	a, start, end, maxBytes, err := parseReadFileArgs(raw)
+	if err != nil {
+		return nil, err
 	}
 	p, err := resolveFile(env, "read_file", "path", a.Path)
 	if err != nil {
@@ -99,10 +74,9 @@ func (readFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Re
 	sum := sha256.Sum256(f.Bytes)
 	// Lines as read numbers them (one line model for both faces).
 	ls := newDisplayLines(f.Bytes)
-	body := ls.b
 	total := ls.Len()
 	d := &readFileDetails{Path: p.Rel, SHA256: hex.EncodeToString(sum[:]), Tag: tag, TotalLines: total, Size: len(f.Bytes),
-		BOM: len(body) < len(f.Bytes), Overlay: f.Overlay}
+		BOM: len(ls.b) < len(f.Bytes), Overlay: f.Overlay}
 	if total > 0 && start > total {
 		return nil, toolErr(KindUsage, fmt.Sprintf("Pass a startLine from 1 to %d.", total), "read_file: startLine %d is past the end of %s, which has %d line%s", start, p.Rel, total, plural(total))
 	}
@@ -110,32 +84,7 @@ func (readFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Re
 		end = total
 	}
 	if total > 0 {
-		from, to := ls.span(start, end)
-		shownEnd := end
-		if to-from > maxBytes {
-			// Cut at the last line end that fits; a first line longer than
-			// maxBytes is cut inside (at a UTF-8 boundary).
-			endOf := func(line int) int { // the offset after line (1-based)
-				_, to := ls.span(line, line)
-				return to
-			}
-			i := sort.Search(end-start+1, func(i int) bool { return endOf(start+i)-from > maxBytes }) // lines start..start+i-1 fit
-			if i > 0 {
-				shownEnd, to = start+i-1, endOf(start+i-1)
-				d.NextStartLine = shownEnd + 1
-			} else {
-				to = from + maxBytes
-				for to > from && !utf8Start(body[to]) {
-					to--
-				}
-				shownEnd = start
-				if start < total {
-					d.NextStartLine = start + 1
-				}
-			}
-			d.Truncated = true
-		}
-		d.Content, d.StartLine, d.EndLine = string(body[from:to]), start, shownEnd
+		readFileCut(d, ls, start, end, maxBytes)
 	}
 	// The snapshot, with the lines shown (a hashline edit may anchor on
 	// them), so that either family's proof is accepted by the other.
@@ -146,8 +95,88 @@ func (readFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Re
 	if err := record(env, p, tag, f.Bytes, &sum, seen); err != nil {
 		return nil, err
 	}
+	return &Result{Text: readFileText(d, maxBytes), Details: d, Shown: []Shown{{Path: p.Rel, Tag: tag, SHA256: d.SHA256}}}, nil
+}
+
+// readFileArgs are read_file's arguments.
+type readFileArgs struct {
+	Path      string `json:"path"`
+	StartLine *int   `json:"startLine"`
+	EndLine   *int   `json:"endLine"`
+	MaxBytes  *int   `json:"maxBytes"`
+}
+
+// parseReadFileArgs checks read_file's arguments: the 1-based lines start
+// to end (0: the last) and the byte bound.
+func parseReadFileArgs(raw json.RawMessage) (a readFileArgs, start, end, maxBytes int, err error) {
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return a, 0, 0, 0, toolErr(KindUsage, "", "read_file: %v", err)
+	}
+	start, end, maxBytes = 1, 0, readFileDefaultBytes
+	switch {
+	case a.StartLine != nil && *a.StartLine < 1:
+		err = toolErr(KindUsage, "Lines are 1-based: pass startLine 1 for the first line.", "read_file: startLine %d is invalid", *a.StartLine)
+	case a.EndLine != nil && *a.EndLine < 1:
+		err = toolErr(KindUsage, "Lines are 1-based: pass an endLine of 1 or more.", "read_file: endLine %d is invalid", *a.EndLine)
+	case a.StartLine != nil && a.EndLine != nil && *a.EndLine < *a.StartLine:
+		err = toolErr(KindUsage, "Pass an endLine at or after startLine.", "read_file: endLine %d is before startLine %d", *a.EndLine, *a.StartLine)
+	case a.MaxBytes != nil && (*a.MaxBytes < 1 || *a.MaxBytes > readFileMaxBytes):
+		err = toolErr(KindUsage, "", "read_file: maxBytes must be 1..%d, not %d", readFileMaxBytes, *a.MaxBytes)
+	}
+	if err != nil {
+		return a, 0, 0, 0, err
+	}
+	if a.StartLine != nil {
+		start = *a.StartLine
+	}
+	if a.EndLine != nil {
+		end = *a.EndLine
+	}
+	if a.MaxBytes != nil {
+		maxBytes = *a.MaxBytes
+	}
+	return a, start, end, maxBytes, nil
+}
+
+// readFileCut sets d's content to lines start..end of ls (1 <= start <=
+// end <= the last line), cut to maxBytes: at the last line end that fits,
+// or inside a first line longer than that (at a UTF-8 boundary).
+func readFileCut(d *readFileDetails, ls displayLines, start, end, maxBytes int) {
+	body, total := ls.b, ls.Len()
+	from, to := ls.span(start, end)
+	shownEnd := end
+	if to-from > maxBytes {
+		// Cut at the last line end that fits; a first line longer than
+		// maxBytes is cut inside (at a UTF-8 boundary).
+		endOf := func(line int) int { // the offset after line (1-based)
+			_, to := ls.span(line, line)
+			return to
+		}
+		i := sort.Search(end-start+1, func(i int) bool { return endOf(start+i)-from > maxBytes }) // lines start..start+i-1 fit
+		if i > 0 {
+			shownEnd, to = start+i-1, endOf(start+i-1)
+			d.NextStartLine = shownEnd + 1
+		} else {
+			to = from + maxBytes
+			for to > from && !utf8Start(body[to]) {
+				to--
+			}
+			shownEnd = start
+			if start < total {
+				d.NextStartLine = start + 1
+			}
+		}
+		d.Truncated = true
+	}
+	d.Content, d.StartLine, d.EndLine = string(body[from:to]), start, shownEnd
+}
+
+// readFileText is read_file's text: a header naming the file, its proofs
+// and the lines shown, then the content.
+func readFileText(d *readFileDetails, maxBytes int) string {
+	total := d.TotalLines
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "%s (sha256 %s, tag %s, ", p.Rel, d.SHA256, tag)
+	fmt.Fprintf(&sb, "%s (sha256 %s, tag %s, ", d.Path, d.SHA256, d.Tag)
 	switch {
 	case total == 0:
 		sb.WriteString("empty file)\n")
@@ -159,5 +188,5 @@ func (readFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Re
 		fmt.Fprintf(&sb, "lines %d-%d of %d)\n", d.StartLine, d.EndLine, total)
 	}
 	sb.WriteString(d.Content)
-	return &Result{Text: sb.String(), Details: d, Shown: []Shown{{Path: p.Rel, Tag: tag, SHA256: d.SHA256}}}, nil
+	return sb.String()
 }

@@ -8,9 +8,11 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/hashls/hashls/edit"
 	"github.com/hashls/hashls/langserver"
+	"github.com/hashls/hashls/treesitter"
 	"github.com/hashls/hashls/workspace"
 )
 
@@ -153,6 +155,21 @@ type Deps struct {
 	// Sets are the toolsets offered (zero value: every tool): Tools and
 	// Lookup list only those, and Run refuses the others.
 	Sets Sets
+	// TurnGap is the quiet gap that ends a session's turn (zero value:
+	// DefaultTurnGap; see turn.go).
+	TurnGap time.Duration
+}
+
+// For is the tools over ws with these dependencies, the resolver of the
+// language registry (treesitter) when none is given. Each process builds
+// one Deps from its options (package options) and every transport builds
+// its tool set of each workspace with For.
+func (d Deps) For(ws *workspace.Workspace) *Toolset {
+	d.WS = ws
+	if d.Resolver == nil {
+		d.Resolver = treesitter.DefaultResolver
+	}
+	return New(d)
 }
 
 // Call qualifies one tool run.
@@ -192,6 +209,8 @@ type Env struct {
 	after *afterEdit
 	// turn is the session turn who chose for this call.
 	turn string
+	// turnGap is Deps.TurnGap.
+	turnGap time.Duration
 }
 
 // Tool is one agent tool.

@@ -227,27 +227,48 @@ func revertTurn(ctx context.Context, env *Env, st *workspace.Store, turn string,
 		}
 		f.after, f.last = r.SHA256After, r.ID
 	}
-	type skip struct {
-		Path          string  `json:"path"`
-		Why           string  `json:"why"`
-		LaterAuditIDs []int64 `json:"laterAuditIds,omitempty"`
+	plans, skipped, same, err := planTurnRevert(env, st, turn, files, force)
+	if err != nil {
+		return nil, err
 	}
-	var plans []planned
-	var skipped []skip
-	var same []string
+	who := ""
+	if agentName != "" {
+		who = " (" + agentName + ")"
+	}
+	if len(plans) == 0 {
+		return nil, nothingToRevert(turn, who, skipped)
+	}
+	changes, err := commit(ctx, env, "revert", plans, allowVCS)
+	if err != nil {
+		return nil, err
+	}
+	return turnReverted(turn, agentName, who, changes, skipped, same), nil
+}
+
+// turnSkip is a file a turn's revert left alone, and why.
+type turnSkip struct {
+	Path          string  `json:"path"`
+	Why           string  `json:"why"`
+	LaterAuditIDs []int64 `json:"laterAuditIds,omitempty"`
+}
+
+// planTurnRevert plans putting each of a turn's files back to its content
+// before the turn; skipped are the files changed since (unless force) and
+// SQLite rows, same the files that already have it.
+func planTurnRevert(env *Env, st *workspace.Store, turn string, files []*turnFile, force bool) (plans []planned, skipped []turnSkip, same []string, err error) {
 	note := "revert of turn " + turn
 	for _, f := range files {
 		if _, _, ok, _ := sqliteTarget(env, f.path, "write"); ok {
-			skipped = append(skipped, skip{Path: f.path, Why: "a SQLite row, not a file: put it back with the restore tool"})
+			skipped = append(skipped, turnSkip{Path: f.path, Why: "a SQLite row, not a file: put it back with the restore tool"})
 			continue
 		}
 		p, err := env.WS.Resolve(f.path)
 		if err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
 		cur, err := currentContent(env, p)
 		if err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
 		now := shaOrEmpty(cur)
 		switch {
@@ -257,37 +278,40 @@ func revertTurn(ctx context.Context, env *Env, st *workspace.Store, turn string,
 		case now != f.after && !force:
 			l, err := changedSince(st, f.path, f.last, now)
 			if err != nil {
-				return nil, err
+				return nil, nil, nil, err
 			}
-			skipped = append(skipped, skip{Path: p.Rel, Why: l.text, LaterAuditIDs: l.ids})
+			skipped = append(skipped, turnSkip{Path: p.Rel, Why: l.text, LaterAuditIDs: l.ids})
 			continue
 		}
 		plan, err := restorePlan(env, st, p, cur, f.before, note, fmt.Sprintf("the content %s had before turn %s", p.Rel, turn))
 		if err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
 		plans = append(plans, plan)
 	}
-	who := ""
-	if agentName != "" {
-		who = " (" + agentName + ")"
+	return plans, skipped, same, nil
+}
+
+// nothingToRevert is the error of a turn's revert that changes nothing:
+// every file has its content from before the turn already, or was changed
+// since (skipped).
+func nothingToRevert(turn, who string, skipped []turnSkip) error {
+	if len(skipped) == 0 {
+		return &Error{Kind: KindNoChange, Message: fmt.Sprintf("revert: every file of turn %s%s already has its content from before the turn; nothing was changed", turn, who),
+			SuggestedAction: "nothing to do"}
 	}
 	var sb strings.Builder
-	if len(plans) == 0 {
-		if len(skipped) == 0 {
-			return nil, &Error{Kind: KindNoChange, Message: fmt.Sprintf("revert: every file of turn %s%s already has its content from before the turn; nothing was changed", turn, who),
-				SuggestedAction: "nothing to do"}
-		}
-		for _, s := range skipped {
-			fmt.Fprintf(&sb, "; %s: %s", showName(s.Path), s.Why)
-		}
-		return nil, &Error{Kind: KindStale, Message: fmt.Sprintf("revert: every file turn %s%s changed was changed since, so nothing was reverted%s", turn, who, sb.String()),
-			SuggestedAction: `pass "force": true to restore them anyway (the later changes go to the trash), or undo the later changes first`}
+	for _, s := range skipped {
+		fmt.Fprintf(&sb, "; %s: %s", showName(s.Path), s.Why)
 	}
-	changes, err := commit(ctx, env, "revert", plans, allowVCS)
-	if err != nil {
-		return nil, err
-	}
+	return &Error{Kind: KindStale, Message: fmt.Sprintf("revert: every file turn %s%s changed was changed since, so nothing was reverted%s", turn, who, sb.String()),
+		SuggestedAction: `pass "force": true to restore them anyway (the later changes go to the trash), or undo the later changes first`}
+}
+
+// turnReverted is the result of a turn's revert: the files put back (the
+// commit's changes), those left alone and those already as before.
+func turnReverted(turn, agentName, who string, changes []Change, skipped []turnSkip, same []string) *Result {
+	var sb strings.Builder
 	restored := make([]string, len(changes))
 	var ids []int64
 	fmt.Fprintf(&sb, "Reverted turn %s%s: %d file(s) have their content from before the turn\n", turn, who, len(changes))
@@ -314,7 +338,7 @@ func revertTurn(ctx context.Context, env *Env, st *workspace.Store, turn string,
 	if len(same) > 0 {
 		d["unchanged"] = same
 	}
-	return &Result{Text: sb.String(), Details: d, Changes: changes}, nil
+	return &Result{Text: sb.String(), Details: d, Changes: changes}
 }
 
 // auditOne renders one audit row with the file's text before and after

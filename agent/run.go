@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"runtime/debug"
 	"sort"
@@ -32,7 +31,7 @@ func (ts *Toolset) Run(ctx context.Context, name string, args json.RawMessage, c
 	if ts.deps.WS == nil {
 		return nil, &Error{Kind: KindInternal, Message: fmt.Sprintf("tool %s: no workspace (the tool set was built for listing only; this is a hashls bug)", name)}
 	}
-	env := &Env{WS: ts.deps.WS, Resolver: ts.deps.Resolver, Progress: call.Progress, Transport: call.Transport, CallID: call.ID, Who: CleanAttribution(call.Who), Edit: ts.deps.Edit, Limits: ts.deps.Limits.orDefault(), LS: ts.deps.LangServers.For(ts.deps.WS)}
+	env := &Env{WS: ts.deps.WS, Resolver: ts.deps.Resolver, Progress: call.Progress, Transport: call.Transport, CallID: call.ID, Who: CleanAttribution(call.Who), Edit: ts.deps.Edit, Limits: ts.deps.Limits.orDefault(), LS: ts.deps.LangServers.For(ts.deps.WS), turnGap: ts.deps.TurnGap}
 	if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
 		args = json.RawMessage("{}") // no arguments (optional in MCP): the empty object
 	}
@@ -197,27 +196,6 @@ func checkArgSizes(t Tool, obj map[string]json.RawMessage) error {
 		}
 	}
 	return nil
-}
-
-// AsError converts any error into an *Error: an *Error is kept, any other
-// error gets its kind from KindOf. The message is bounded (BoundMessage):
-// it may quote input, never all of a long one. The result always has a
-// suggested action: the tool's own, else the kind's default
-// (SuggestedAction).
-func AsError(err error) *Error {
-	var ae *Error
-	if !errors.As(err, &ae) {
-		ae = &Error{Kind: KindOf(err), Message: err.Error(), Err: err}
-	}
-	if msg := BoundMessage(ae.Message); len(msg) != len(ae.Message) || ae.SuggestedAction == "" {
-		c := *ae
-		c.Message = msg
-		if c.SuggestedAction == "" {
-			c.SuggestedAction = SuggestedAction(c.Kind)
-		}
-		ae = &c
-	}
-	return ae
 }
 
 // ArgPaths returns the files a tool's arguments name: the top-level path

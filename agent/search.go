@@ -156,32 +156,16 @@ type searchQuery struct {
 type literalScope struct{ path, glob string }
 
 // runSearch is search and search_files' text and regex modes: one engine,
-// one walk, one result format.
+// one walk, one result format. It compiles the query and resolves its
+// paths (prepareSearch), finds the matching files (scanTargets), renders a
+// page of them (searchPage) and says what the page holds (renderSearch).
 func runSearch(ctx context.Context, env *Env, q searchQuery) (*Result, error) {
-	lim := env.limits()
-	skip := q.skip
-	pattern := strings.TrimSpace(q.pattern)
-	if pattern == "" {
-		return nil, &Error{Kind: KindUsage, Message: "Pattern must not be empty"}
-	}
-	if q.literal {
-		// Every character as itself, leading and trailing spaces too.
-		pattern = regexp.QuoteMeta(q.pattern)
-	}
-	m, err := search.Compile(pattern, q.i)
-	if err != nil {
-		return nil, &Error{Kind: KindUsage, Message: err.Error() + `; argument "pattern" is a Go RE2 regex: escape a metacharacter (\ ( [ { . * + ? | ^ $) with \ to match it literally`, Err: err}
-	}
-	var targets []searchTarget
-	var missing []string
-	if q.scope != nil {
-		targets, err = resolveLiteralScope(env, *q.scope)
-	} else {
-		targets, missing, err = resolveSearchTargets(env, expandDelimitedEntries(env, q.entries))
-	}
+	m, targets, missing, err := prepareSearch(env, q)
 	if err != nil {
 		return nil, err
 	}
+	lim := env.limits()
+	skip := q.skip
 	gitignore := q.gitignore
 	single := len(targets) == 1 && !targets[0].isDir && targets[0].glob == nil && (!targets[0].archive || targets[0].exactMember())
 
@@ -221,6 +205,60 @@ func runSearch(ctx context.Context, env *Env, q searchQuery) (*Result, error) {
 	if single {
 		ranges = targets[0].ranges
 	}
+	o := &searchOutcome{d: d, single: single, skip: skip, maxBytes: lim.SearchBytes}
+	if single {
+		o.singlePath = targets[0].path.Rel
+	}
+	if err := searchPage(ctx, env, m, page, perFile, ranges, o); err != nil {
+		return nil, err
+	}
+	return renderSearch(o), nil
+}
+
+// searchOutcome is a rendered search page and what its notes say of it.
+type searchOutcome struct {
+	d          *searchDetails
+	text       string   // the page's files, rendered
+	notes      []string // what the rendering skipped
+	shown      []Shown  // the files shown with a tag
+	single     bool     // a search of one file
+	singlePath string   // that file
+	skip       int      // the files before the page
+	pageFiles  int      // the files the page holds
+	maxBytes   int      // the page's bound (Limits.SearchBytes)
+}
+
+// prepareSearch compiles q's pattern and resolves its paths to targets;
+// missing are the paths that do not exist.
+func prepareSearch(env *Env, q searchQuery) (m *search.Matcher, targets []searchTarget, missing []string, err error) {
+	pattern := strings.TrimSpace(q.pattern)
+	if pattern == "" {
+		return nil, nil, nil, &Error{Kind: KindUsage, Message: "Pattern must not be empty"}
+	}
+	if q.literal {
+		// Every character as itself, leading and trailing spaces too.
+		pattern = regexp.QuoteMeta(q.pattern)
+	}
+	m, err = search.Compile(pattern, q.i)
+	if err != nil {
+		return nil, nil, nil, &Error{Kind: KindUsage, Message: err.Error() + `; argument "pattern" is a Go RE2 regex: escape a metacharacter (\ ( [ { . * + ? | ^ $) with \ to match it literally`, Err: err}
+	}
+	if q.scope != nil {
+		targets, err = resolveLiteralScope(env, *q.scope)
+	} else {
+		targets, missing, err = resolveSearchTargets(env, expandDelimitedEntries(env, q.entries))
+	}
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return m, targets, missing, nil
+}
+
+// searchPage renders page's files into o, within the page's bounds, and
+// records the snapshots it shows. A file that would overflow the page
+// starts the next one.
+func searchPage(ctx context.Context, env *Env, m *search.Matcher, page []searchHit, perFile int, ranges []workspace.LineRange, o *searchOutcome) error {
+	d, single, skip, lim := o.d, o.single, o.skip, env.limits()
 	var sb strings.Builder
 	budget := searchInternalCap
 	var notes []string
@@ -234,7 +272,7 @@ func runSearch(ctx context.Context, env *Env, q searchQuery) (*Result, error) {
 	defer rendered.stop()
 	for i, h := range page {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return ctx.Err()
 		}
 		fr, rec, err := rendered.get(i)
 		if err == nil && fr.shown > budget {
@@ -284,7 +322,7 @@ func runSearch(ctx context.Context, env *Env, q searchQuery) (*Result, error) {
 		}
 	}
 	if err := env.WS.RecordReads(recs); err != nil {
-		return nil, err
+		return err
 	}
 	d.FileCount = len(d.Files)
 	if single && len(ranges) > 0 {
@@ -294,7 +332,14 @@ func runSearch(ctx context.Context, env *Env, q searchQuery) (*Result, error) {
 			d.TotalMatches = n
 		}
 	}
+	o.text, o.notes, o.shown, o.pageFiles = sb.String(), notes, shownFiles, len(page)
+	return nil
+}
 
+// renderSearch is the text of a rendered search page: its files, then the
+// notes on what it holds and skipped, within the page's bound.
+func renderSearch(o *searchOutcome) *Result {
+	d, single, skip, notes, missing := o.d, o.single, o.skip, o.notes, o.d.MissingPaths
 	// Notes after the results.
 	if d.PerFileLimitReached {
 		if single {
@@ -307,9 +352,9 @@ func runSearch(ctx context.Context, env *Env, q searchQuery) (*Result, error) {
 		notes = append(notes, fmt.Sprintf("Lines longer than %d characters were cut (…).", searchMaxColumns))
 	}
 	if d.NextSkip > 0 {
-		notes = append(notes, fmt.Sprintf("Showing files %d-%d of %d (%d matching lines in all). Use skip=%d for the next page.", skip+1, skip+len(page), d.TotalFiles, d.TotalMatches, d.NextSkip))
+		notes = append(notes, fmt.Sprintf("Showing files %d-%d of %d (%d matching lines in all). Use skip=%d for the next page.", skip+1, skip+o.pageFiles, d.TotalFiles, d.TotalMatches, d.NextSkip))
 	} else if !single && skip > 0 {
-		notes = append(notes, fmt.Sprintf("Showing files %d-%d of %d.", min(skip+1, d.TotalFiles), skip+len(page), d.TotalFiles))
+		notes = append(notes, fmt.Sprintf("Showing files %d-%d of %d.", min(skip+1, d.TotalFiles), skip+o.pageFiles, d.TotalFiles))
 	}
 	if len(missing) > 0 {
 		notes = append(notes, "Skipped missing paths: "+strings.Join(missing, ", "))
@@ -321,7 +366,7 @@ func runSearch(ctx context.Context, env *Env, q searchQuery) (*Result, error) {
 		notes = append(notes, unreadableNote(d.Unreadable))
 	}
 	if single && d.BinarySkipped > 0 {
-		notes = append(notes, "Skipped "+targets[0].path.Rel+": it is a binary file (it holds a NUL byte).")
+		notes = append(notes, "Skipped "+o.singlePath+": it is a binary file (it holds a NUL byte).")
 	}
 	if d.TooLong > 0 {
 		notes = append(notes, fmt.Sprintf("Skipped %d file%s with a line over 64 MiB.", d.TooLong, plural(d.TooLong)))
@@ -335,20 +380,20 @@ func runSearch(ctx context.Context, env *Env, q searchQuery) (*Result, error) {
 		if len(notes) > 0 {
 			text += "\n" + strings.Join(notes, "\n")
 		}
-		return &Result{Text: text + "\n", Details: d}, nil
+		return &Result{Text: text + "\n", Details: d}
 	}
-	out := sb.String()
+	out := o.text
 	if len(notes) > 0 {
 		out += "\n" + strings.Join(notes, "\n") + "\n"
 	}
-	if len(out) > lim.SearchBytes {
-		out = truncateHeadBytes(out, lim.SearchBytes)
+	if len(out) > o.maxBytes {
+		out = truncateHeadBytes(out, o.maxBytes)
 		// The data holds what the text shows.
 		d.matches = slices.DeleteFunc(d.matches, func(mt searchMatch) bool { return mt.end > len(out) })
-		out += fmt.Sprintf("\n[Output truncated at %d KiB. Narrow the pattern or the paths, or use skip.]\n", lim.SearchBytes>>10)
+		out += fmt.Sprintf("\n[Output truncated at %d KiB. Narrow the pattern or the paths, or use skip.]\n", o.maxBytes>>10)
 		d.Truncated = true
 	}
-	return &Result{Text: out, Details: d, Shown: shownFiles}, nil
+	return &Result{Text: out, Details: d, Shown: o.shown}
 }
 
 // decodePaths accepts a string or an array of strings; entries are trimmed
@@ -475,6 +520,20 @@ func expandDelimitedEntries(env *Env, entries []string) []string {
 	return out
 }
 
+// statScope resolves base, the path of the paths entry e that search and
+// find read, and stats it.
+func statScope(env *Env, e, base string) (workspace.Path, workspace.Info, error) {
+	p, err := env.WS.Resolve(base)
+	if err != nil {
+		return p, workspace.Info{}, err
+	}
+	st, err := env.WS.Stat(p)
+	if err != nil {
+		return p, st, &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot search %s: %v", e, err), Err: err}
+	}
+	return p, st, nil
+}
+
 // resolveSearchTargets resolves every entry: selector, glob split,
 // confinement, existence. Missing entries are skipped unless all are.
 func resolveSearchTargets(env *Env, entries []string) ([]searchTarget, []string, error) {
@@ -508,13 +567,9 @@ func resolveSearchTargets(env *Env, entries []string) ([]searchTarget, []string,
 		if len(sel.Ranges) > 0 && glob != "" {
 			return nil, nil, &Error{Kind: KindUsage, Message: "Line-range selector requires a single file, not a glob: " + e}
 		}
-		p, err := env.WS.Resolve(base)
+		p, st, err := statScope(env, e, base)
 		if err != nil {
 			return nil, nil, err
-		}
-		st, err := env.WS.Stat(p)
-		if err != nil {
-			return nil, nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot search %s: %v", e, err), Err: err}
 		}
 		if !st.Exists {
 			if len(sel.Ranges) > 0 {
@@ -920,34 +975,7 @@ func renderSearchFile(ctx context.Context, env *Env, m *search.Matcher, h search
 	// the tag is still minted over the real content.
 	raw := content
 	content = loneCRToLF(content)
-	inRanges := func(n int) bool {
-		if len(ranges) == 0 {
-			return true
-		}
-		for _, r := range ranges {
-			if n >= r.Start && (r.End == 0 || n <= r.End) {
-				return true
-			}
-		}
-		return false
-	}
-	// Collect the matching lines (numbers and bounds).
-	type span struct{ n, s, e int }
-	var matches []span
-	total := 0
-	lineNo, counted := 1, 0
-	err := matchLines(ctx, m, content, func(s, e int) bool {
-		lineNo += bytes.Count(content[counted:s], []byte{'\n'})
-		counted = s
-		if !inRanges(lineNo) {
-			return true
-		}
-		total++
-		if len(matches) < budget {
-			matches = append(matches, span{lineNo, s, e})
-		}
-		return true
-	})
+	matches, total, err := matchSpans(ctx, m, content, ranges, budget)
 	if err != nil {
 		return nil, err
 	}
@@ -967,6 +995,48 @@ func renderSearchFile(ctx context.Context, env *Env, m *search.Matcher, h search
 		rf.seenContent = raw
 		sb.WriteString(header(h.rel, tag) + "\n")
 	}
+	writeSearchRows(rf, &sb, h.rel, content, matches)
+	rf.text = sb.String()
+	return rf, nil
+}
+
+// lineSpan is line n of a text, its bytes [s, e).
+type lineSpan struct{ n, s, e int }
+
+// matchSpans collects the lines of content m matches within ranges (all
+// when none): at most budget of them, and how many there are.
+func matchSpans(ctx context.Context, m *search.Matcher, content []byte, ranges []workspace.LineRange, budget int) (matches []lineSpan, total int, err error) {
+	inRanges := func(n int) bool {
+		if len(ranges) == 0 {
+			return true
+		}
+		for _, r := range ranges {
+			if n >= r.Start && (r.End == 0 || n <= r.End) {
+				return true
+			}
+		}
+		return false
+	}
+	lineNo, counted := 1, 0
+	err = matchLines(ctx, m, content, func(s, e int) bool {
+		lineNo += bytes.Count(content[counted:s], []byte{'\n'})
+		counted = s
+		if !inRanges(lineNo) {
+			return true
+		}
+		total++
+		if len(matches) < budget {
+			matches = append(matches, lineSpan{lineNo, s, e})
+		}
+		return true
+	})
+	return matches, total, err
+}
+
+// writeSearchRows writes the rows of matches (`*N:TEXT`) and their context
+// (` N:TEXT`) to sb, noting in rf the matches, the lines shown and whether
+// a line was cut.
+func writeSearchRows(rf *renderedFile, sb *strings.Builder, rel string, content []byte, matches []lineSpan) {
 	last := 0 // last line number written
 	writeRow := func(n, s, e int, match bool) {
 		line := content[s:e]
@@ -979,27 +1049,23 @@ func renderSearchFile(ctx context.Context, env *Env, m *search.Matcher, h search
 			rf.linesTruncated = true
 		}
 		if match {
-			fmt.Fprintf(&sb, "*%d:%s\n", n, text)
-			rf.matches = append(rf.matches, searchMatch{Path: h.rel, Line: n, Text: text, Cut: cut, end: sb.Len()})
+			fmt.Fprintf(sb, "*%d:%s\n", n, text)
+			rf.matches = append(rf.matches, searchMatch{Path: rel, Line: n, Text: text, Cut: cut, end: sb.Len()})
 		} else {
-			fmt.Fprintf(&sb, " %d:%s\n", n, text)
+			fmt.Fprintf(sb, " %d:%s\n", n, text)
 		}
 		last = n
 		if rf.seenContent != nil {
-			if k := len(rf.seen); k > 0 && rf.seen[k-1].End == n-1 {
-				rf.seen[k-1].End = n
-			} else {
-				rf.seen = append(rf.seen, workspace.LineRange{Start: n, End: n})
-			}
+			rf.seen = addSeen(rf.seen, n)
 		}
 	}
 	for i, mt := range matches {
 		// Before-context: walk back from the match.
-		var before []span
+		var before []lineSpan
 		s := mt.s
 		for k := 1; k <= searchContextBefore && mt.n-k > last && s > 0; k++ {
 			ps := bytes.LastIndexByte(content[:s-1], '\n') + 1
-			before = append(before, span{mt.n - k, ps, s - 1})
+			before = append(before, lineSpan{mt.n - k, ps, s - 1})
 			s = ps
 		}
 		for j := len(before) - 1; j >= 0; j-- {
@@ -1027,8 +1093,6 @@ func renderSearchFile(ctx context.Context, env *Env, m *search.Matcher, h search
 			e = ne
 		}
 	}
-	rf.text = sb.String()
-	return rf, nil
 }
 
 // loneCRToLF returns b with every "\r" not followed by "\n" replaced by

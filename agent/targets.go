@@ -164,29 +164,6 @@ func sqliteTarget(env *Env, path, verb string) (p workspace.Path, c sqlitedb.Can
 	return workspace.Path{}, sqlitedb.Candidate{}, false, &Error{Kind: KindNotFound, Message: msg}
 }
 
-// targetErr converts archive and sqlitedb errors into tool errors.
-func targetErr(err error) error {
-	var se *sqlitedb.Error
-	if errors.As(err, &se) {
-		kind := KindIO
-		switch se.Kind {
-		case sqlitedb.KindUsage:
-			kind = KindUsage
-		case sqlitedb.KindNotFound:
-			kind = KindNotFound
-		case sqlitedb.KindTooLarge:
-			kind = KindTooLarge
-		}
-		return &Error{Kind: kind, Message: se.Msg, Err: err}
-	}
-	var te *Error
-	var we *workspace.Error
-	if errors.As(err, &te) || errors.As(err, &we) {
-		return err
-	}
-	return &Error{Kind: KindIO, Message: err.Error(), Err: err}
-}
-
 // readTarget reads an archive member or a SQLite target named by path. ok
 // is false when path names neither (the caller reads a plain file).
 func readTarget(ctx context.Context, env *Env, path string) (res *Result, ok bool, err error) {
@@ -354,16 +331,16 @@ func archiveHint(idx *archive.Index, rel, member string) string {
 func readSQLite(ctx context.Context, path string, p workspace.Path, c sqlitedb.Candidate) (*Result, error) {
 	sel, err := sqlitedb.ParseSelector(c.Rest)
 	if err != nil {
-		return nil, targetErr(err)
+		return nil, AsError(err)
 	}
 	db, err := sqlitedb.OpenReadOnly(p.Abs)
 	if err != nil {
-		return nil, targetErr(err)
+		return nil, AsError(err)
 	}
 	defer db.Close()
 	text, info, err := sqlitedb.Read(ctx, db, p.Rel, sel)
 	if err != nil {
-		return nil, targetErr(err)
+		return nil, AsError(err)
 	}
 	d := &targetDetails{Path: path, ResolvedPath: p.Rel, Kind: "sqlite", SQLite: &info}
 	if info.Kind == "list" && info.Truncated {
@@ -459,7 +436,7 @@ func writeArchiveMember(ctx context.Context, env *Env, path string, p workspace.
 func writeSQLite(ctx context.Context, env *Env, path string, p workspace.Path, c sqlitedb.Candidate, content string, want *string, allowVCS bool) (*Result, error) {
 	table, key, hasKey, err := sqlitedb.ParseWriteSelector(c.Rest)
 	if err != nil {
-		return nil, targetErr(err)
+		return nil, AsError(err)
 	}
 	if want != nil {
 		return nil, &Error{Kind: KindUsage, Message: "expectedSha256 does not apply to SQLite row writes: rows have no file hash, and the database file changes under other writers. Drop expectedSha256; the write runs in one transaction."}
@@ -473,12 +450,12 @@ func writeSQLite(ctx context.Context, env *Env, path string, p workspace.Path, c
 	rc := workspace.RowChange{DB: p, Key: rowName, Apply: func(ctx context.Context, keepOld func([]byte) error) ([]byte, bool, string, error) {
 		db, err := sqlitedb.OpenReadWrite(p.Abs)
 		if err != nil {
-			return nil, false, "", targetErr(err)
+			return nil, false, "", AsError(err)
 		}
 		defer db.Close()
 		wr, err = sqlitedb.Write(ctx, db, p.Rel, table, key, hasKey, content, func(old json.RawMessage) error { return keepOld(old) })
 		if err != nil {
-			return nil, false, "", targetErr(err)
+			return nil, false, "", AsError(err)
 		}
 		return wr.NewRow, wr.Changed, "sqlite " + wr.Op, nil
 	}}

@@ -347,7 +347,7 @@ func restoreRow(ctx context.Context, env *Env, tool string, ent workspace.TrashE
 	}
 	table, key, hasKey, err := sqlitedb.ParseWriteSelector(c.Rest)
 	if err != nil {
-		return nil, targetErr(err)
+		return nil, AsError(err)
 	}
 	if !hasKey {
 		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("trash #%d holds a row of %s without a key; insert it with the write tool: path %q, content %s", ent.ID, name, p.Rel+":"+table, compactJSON(row))}
@@ -356,12 +356,12 @@ func restoreRow(ctx context.Context, env *Env, tool string, ent workspace.TrashE
 	rc := workspace.RowChange{DB: p, Key: p.Rel + ":" + table + ":" + key, Apply: func(ctx context.Context, keepOld func([]byte) error) ([]byte, bool, string, error) {
 		db, err := sqlitedb.OpenReadWrite(p.Abs)
 		if err != nil {
-			return nil, false, "", targetErr(err)
+			return nil, false, "", AsError(err)
 		}
 		defer db.Close()
 		wr, err = sqlitedb.Restore(ctx, db, p.Rel, table, key, row, func(old json.RawMessage) error { return keepOld(old) })
 		if err != nil {
-			return nil, false, "", targetErr(err)
+			return nil, false, "", AsError(err)
 		}
 		return wr.NewRow, wr.Changed, fmt.Sprintf("sqlite %s from trash #%d", wr.Op, ent.ID), nil
 	}}

@@ -3,8 +3,6 @@ package agent
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -19,51 +17,26 @@ import (
 // A turn is a group id the caller passes (MCP: the tools/call request's
 // _meta "hashls/turn"; CLI: HASHLS_TURN), else its session's calls between
 // two quiet gaps: a change continues the session's newest turn when that
-// turn's last change is at most the turn gap old (TurnGap: 2 minutes, or
-// HASHLS_TURN_GAP), else it starts a new one. The gap is measured between
+// turn's last change is at most the turn gap old (Deps.TurnGap: 2 minutes,
+// or HASHLS_TURN_GAP), else it starts a new one. The gap is measured between
 // changes, in the store, so it holds whichever process commits them (the
 // editor's hub or the caller itself) and across CLI processes. An MCP
 // session is one client connection; the CLI's session is its agent's name
 // (HASHLS_AGENT). The person's own commands in the editor belong to no
 // turn.
 
-// TurnGapEnv overrides the quiet gap that ends a turn (a Go duration such
-// as 90s or 5m, or a number of seconds).
-const TurnGapEnv = "HASHLS_TURN_GAP"
-
 // DefaultTurnGap is the quiet gap that ends a turn: agents make a turn's
 // changes seconds to a minute apart, and a person reads the answer and
-// writes the next request for longer than that.
+// writes the next request for longer than that. Deps.TurnGap overrides it
+// (HASHLS_TURN_GAP, read by package options).
 const DefaultTurnGap = 2 * time.Minute
 
-// TurnGap is the quiet gap that ends a turn: HASHLS_TURN_GAP when it is a
-// valid positive duration, else DefaultTurnGap.
-func TurnGap() time.Duration {
-	v := strings.TrimSpace(os.Getenv(TurnGapEnv))
-	if v == "" {
-		return DefaultTurnGap
-	}
-	if d, err := time.ParseDuration(v); err == nil && d > 0 {
-		return d
-	}
-	if n, err := strconv.ParseFloat(v, 64); err == nil && n > 0 {
-		return time.Duration(n * float64(time.Second))
-	}
-	return DefaultTurnGap
-}
-
-// CLI attribution: HASHLS_AGENT names the agent running `hashls tool`,
-// HASHLS_TURN groups its calls into one turn.
-const (
-	AgentEnv = "HASHLS_AGENT"
-	TurnEnv  = "HASHLS_TURN"
-)
-
-// CLIAttribution is the attribution of a `hashls tool` call: the agent and
-// turn of HASHLS_AGENT and HASHLS_TURN, the session named by the agent.
-func CLIAttribution() workspace.Attribution {
-	name := clipName(os.Getenv(AgentEnv))
-	return workspace.Attribution{Agent: name, Session: "cli:" + name, Turn: clipName(os.Getenv(TurnEnv))}
+// CLIAttribution is the attribution of a `hashls tool` call: the agent
+// (HASHLS_AGENT) and turn (HASHLS_TURN) its caller named, the session named
+// by the agent.
+func CLIAttribution(agentName, turn string) workspace.Attribution {
+	name := clipName(agentName)
+	return workspace.Attribution{Agent: name, Session: "cli:" + name, Turn: clipName(turn)}
 }
 
 // clipName trims a caller-given name or id and bounds it (it is stored
@@ -98,17 +71,20 @@ func (env *Env) who() workspace.Attribution {
 		return w
 	}
 	if env.turn == "" {
-		env.turn = sessionTurn(env.WS.Store(), w.Session, time.Now())
+		env.turn = sessionTurn(env.WS.Store(), w.Session, time.Now(), env.turnGap)
 	}
 	w.Turn = env.turn
 	return w
 }
 
 // sessionTurn is session's turn for a change at now: its newest turn when
-// its last change is within the gap, else a new turn id.
-func sessionTurn(st *workspace.Store, session string, now time.Time) string {
+// its last change is within gap (0: DefaultTurnGap), else a new turn id.
+func sessionTurn(st *workspace.Store, session string, now time.Time, gap time.Duration) string {
+	if gap <= 0 {
+		gap = DefaultTurnGap
+	}
 	if st != nil {
-		if turn, at, ok, err := st.LastTurn(session); err == nil && ok && turn != "" && now.Sub(at) <= TurnGap() {
+		if turn, at, ok, err := st.LastTurn(session); err == nil && ok && turn != "" && now.Sub(at) <= gap {
 			return turn
 		}
 	}

@@ -15,8 +15,14 @@ import (
 // runAs runs tool name over env with the attribution who.
 func runAs(t *testing.T, env *Env, who workspace.Attribution, name string, args any) (*Result, error) {
 	t.Helper()
+	return runAsGap(t, env, 0, who, name, args)
+}
+
+// runAsGap is runAs with the quiet gap that ends a turn (0: the default).
+func runAsGap(t *testing.T, env *Env, gap time.Duration, who workspace.Attribution, name string, args any) (*Result, error) {
+	t.Helper()
 	raw, _ := json.Marshal(args)
-	ts := New(Deps{WS: env.WS, Resolver: env.Resolver})
+	ts := New(Deps{WS: env.WS, Resolver: env.Resolver, TurnGap: gap})
 	return ts.Run(context.Background(), name, raw, Call{Transport: "mcp", Who: who})
 }
 
@@ -25,12 +31,11 @@ func runAs(t *testing.T, env *Env, who workspace.Attribution, name string, args 
 // id the caller passes is the turn, and the attribution is on every audit
 // row.
 func TestTurnsBySession(t *testing.T) {
-	t.Setenv(TurnGapEnv, "300ms")
 	env := newTestEnv(t)
 	who := workspace.Attribution{Agent: "claude-code", Session: "s1"}
 	write := func(w workspace.Attribution, path, content string) workspace.AuditEntry {
 		t.Helper()
-		res, err := runAs(t, env, w, "write", map[string]string{"path": path, "content": content})
+		res, err := runAsGap(t, env, 300*time.Millisecond, w, "write", map[string]string{"path": path, "content": content})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -31,21 +31,44 @@ type applied struct {
 	regions  []region
 	// repairs lists, per hunk index that an auto-repair changed, the
 	// repairs it ran (for the parse proof).
-	repairs map[int][]string
+	repairs map[int][]repairKind
 }
 
-// Names of the auto-repairs, as the declined-repair warning gives them.
+// repairKind is one of the auto-repairs.
+type repairKind int
+
 const (
-	repairEcho    = "boundary echo"
-	repairBalance = "delimiter balance"
-	repairLanding = "insert-after landing shift"
+	repairEcho    repairKind = iota // a replacement's boundary echo dropped
+	repairBalance                   // a replacement's delimiter balance restored
+	repairLanding                   // an insert after a block's last line moved past its closers
 )
 
-func (a *applied) noteRepair(i int, name string) {
-	if a.repairs == nil {
-		a.repairs = map[int][]string{}
+// String is the repair's name, as the declined-repair warning gives it.
+func (k repairKind) String() string {
+	switch k {
+	case repairEcho:
+		return "boundary echo"
+	case repairBalance:
+		return "delimiter balance"
+	default:
+		return "insert-after landing shift"
 	}
-	a.repairs[i] = append(a.repairs[i], name)
+}
+
+// repairNames joins the names of repairs for a warning.
+func repairNames(repairs []repairKind) string {
+	names := make([]string, len(repairs))
+	for i, k := range repairs {
+		names[i] = k.String()
+	}
+	return strings.Join(names, ", ")
+}
+
+func (a *applied) noteRepair(i int, kind repairKind) {
+	if a.repairs == nil {
+		a.repairs = map[int][]repairKind{}
+	}
+	a.repairs[i] = append(a.repairs[i], kind)
 }
 
 func applyErr(msg string) *Error { return &Error{Kind: KindApply, Msg: msg} }
@@ -114,22 +137,86 @@ func hunkAnchors(hunks []Hunk) []int {
 	return out[:w]
 }
 
-// applyPlain applies block-free hunks to d (reference §4, §6).
+// applyPlain applies block-free hunks to d (reference §4, §6): it plans
+// the change (planPlain: repairs, deletions, rows to insert) and then walks
+// the lines once to write the new content (plainPlan.emit).
 func applyPlain(d *doc, hunks []Hunk) (*applied, *Error) {
 	if err := checkBounds(d, hunks); err != nil {
 		return nil, err
 	}
-	L := d.n()
-	sent := d.hasSentinel()
 	res := &applied{}
-	perHunk := make([][]string, len(hunks))
+	p := planPlain(d, hunks, res)
+	p.emit(d, res)
+	return res, nil
+}
 
-	// Replacement ranges after repair (0-based inclusive), per hunk.
-	type repl struct {
-		n, m int
-		rows []string
+// plainPlan is what applying block-free hunks to a doc does, decided before
+// any row is written.
+type plainPlan struct {
+	dels       []delRange // deleted lines, sorted, overlaps merged
+	ops        []rowOp    // rows inserted at lines, in line, slot and hunk order
+	head, tail [][]string // rows of insert head: and insert tail:
+	// emptyTailBefore: the file is empty, and tail rows go before its
+	// single empty line.
+	emptyTailBefore bool
+}
+
+// inDel reports whether line x (0-based) is deleted.
+func (p *plainPlan) inDel(x int) bool {
+	i := sort.Search(len(p.dels), func(j int) bool { return p.dels[j].e >= x })
+	return i < len(p.dels) && p.dels[i].s <= x
+}
+
+// planPlain plans hunks over d: it runs the repairs (noting them and their
+// warnings in res), and orders the deletions and the inserted rows.
+func planPlain(d *doc, hunks []Hunk, res *applied) *plainPlan {
+	perHunk := make([][]string, len(hunks))
+	repls, dels := plainReplacements(d, hunks, res, perHunk)
+	p := &plainPlan{dels: mergeDels(dels)}
+	p.insertions(d, hunks, repls, res, perHunk)
+	for _, w := range perHunk {
+		res.warnings = append(res.warnings, w...)
 	}
-	repls := make([]repl, len(hunks))
+	// The empty file: head/tail rows replace its single empty line when
+	// nothing else touches it; otherwise, as in the reference (which applies
+	// head/tail after the anchored edits), its empty line still closes the
+	// file and tail rows go before it unless rows were inserted after it.
+	if len(d.b) == 0 && (len(p.head) > 0 || len(p.tail) > 0) {
+		afterOps := false
+		for _, o := range p.ops {
+			afterOps = afterOps || o.slot == slotAfter
+		}
+		switch {
+		case len(p.ops) == 0 && len(p.dels) == 0:
+			p.dels = append(p.dels, delRange{0, 0})
+		case !p.inDel(0) && !afterOps:
+			p.emptyTailBefore = true
+		}
+	}
+	sort.SliceStable(p.ops, func(a, b int) bool {
+		if p.ops[a].line != p.ops[b].line {
+			return p.ops[a].line < p.ops[b].line
+		}
+		if p.ops[a].slot != p.ops[b].slot {
+			return p.ops[a].slot < p.ops[b].slot
+		}
+		return p.ops[a].seq < p.ops[b].seq
+	})
+	return p
+}
+
+// repairedRange is a replace hunk's range after repair (0-based inclusive)
+// and its rows.
+type repairedRange struct {
+	n, m int
+	rows []string
+}
+
+// plainReplacements repairs the replace hunks (the repairs run and declined
+// noted in res and perHunk) and lists the lines replace and delete hunks
+// remove.
+func plainReplacements(d *doc, hunks []Hunk, res *applied, perHunk [][]string) ([]repairedRange, []delRange) {
+	repls := make([]repairedRange, len(hunks))
 	var dels []delRange
 	total := editBalance(d, hunks)
 	for i, h := range hunks {
@@ -138,22 +225,20 @@ func applyPlain(d *doc, hunks []Hunk) (*applied, *Error) {
 			n, m := h.Start-1, h.End-1
 			rows := h.Rows
 			if len(rows) > 0 && !h.noRepair {
-				var w []string
+				var done []repaired
 				var no *decline
-				m, rows, w, no = repairReplacement(d, n, m, rows, &total)
-				perHunk[i] = append(perHunk[i], w...)
-				if no != nil {
-					perHunk[i] = append(perHunk[i], declinedWarning(h, no.repair, no.why))
+				m, rows, done, no = repairReplacement(d, n, m, rows, &total)
+				for _, r := range done {
+					perHunk[i] = append(perHunk[i], r.warning)
 				}
-				for _, x := range w {
-					if strings.HasPrefix(x, "Auto-repaired a replacement boundary echo") {
-						res.noteRepair(i, repairEcho)
-					} else {
-						res.noteRepair(i, repairBalance)
-					}
+				if no != nil {
+					perHunk[i] = append(perHunk[i], declinedWarning(h, no.repair.String(), no.why))
+				}
+				for _, r := range done {
+					res.noteRepair(i, r.kind)
 				}
 			}
-			repls[i] = repl{n, m, rows}
+			repls[i] = repairedRange{n, m, rows}
 			if m >= n {
 				dels = append(dels, delRange{n, m})
 			}
@@ -161,8 +246,13 @@ func applyPlain(d *doc, hunks []Hunk) (*applied, *Error) {
 			dels = append(dels, delRange{h.Start - 1, h.End - 1})
 		}
 	}
+	return repls, dels
+}
+
+// mergeDels sorts deleted ranges and merges the overlapping ones (block ops
+// may overlap plain ones).
+func mergeDels(dels []delRange) []delRange {
 	sort.Slice(dels, func(a, b int) bool { return dels[a].s < dels[b].s })
-	// Merge overlapping deletions (block ops may overlap plain ones).
 	merged := dels[:0]
 	for _, r := range dels {
 		if k := len(merged); k > 0 && r.s <= merged[k-1].e+1 {
@@ -171,11 +261,14 @@ func applyPlain(d *doc, hunks []Hunk) (*applied, *Error) {
 		}
 		merged = append(merged, r)
 	}
-	dels = merged
-	inDel := func(x int) bool {
-		i := sort.Search(len(dels), func(j int) bool { return dels[j].e >= x })
-		return i < len(dels) && dels[i].s <= x
-	}
+	return merged
+}
+
+// insertions lists the rows each hunk inserts (repls: the replacements
+// after repair), running the landing shift of inserts after a line.
+func (p *plainPlan) insertions(d *doc, hunks []Hunk, repls []repairedRange, res *applied, perHunk [][]string) {
+	L := d.n()
+	sent := d.hasSentinel()
 	// Lines anchored by inserts (for the landing-shift "targeted" rule).
 	anchorCount := map[int]int{}
 	for _, h := range hunks {
@@ -184,26 +277,23 @@ func applyPlain(d *doc, hunks []Hunk) (*applied, *Error) {
 			anchorCount[h.Start-1]++
 		}
 	}
-
-	var ops []rowOp
-	var head, tail [][]string
 	for i, h := range hunks {
 		switch h.Kind {
 		case OpReplace:
 			r := repls[i]
 			if len(r.rows) > 0 {
-				ops = append(ops, rowOp{line: r.n, slot: slotReplace, seq: i, rows: r.rows})
+				p.ops = append(p.ops, rowOp{line: r.n, slot: slotReplace, seq: i, rows: r.rows})
 			}
 		case OpInsertBefore:
-			ops = append(ops, rowOp{line: h.Start - 1, slot: slotBefore, seq: i, rows: h.Rows})
+			p.ops = append(p.ops, rowOp{line: h.Start - 1, slot: slotBefore, seq: i, rows: h.Rows})
 		case OpInsertAfter:
 			x := h.Start - 1
 			if sent && x == L-1 {
-				tail = append(tail, h.Rows) // hashls: after the sentinel = tail
+				p.tail = append(p.tail, h.Rows) // hashls: after the sentinel = tail
 				continue
 			}
 			if h.noRepair {
-				ops = append(ops, rowOp{line: x, slot: slotAfter, seq: i, rows: h.Rows})
+				p.ops = append(p.ops, rowOp{line: x, slot: slotAfter, seq: i, rows: h.Rows})
 				continue
 			}
 			self := x
@@ -212,96 +302,98 @@ func applyPlain(d *doc, hunks []Hunk) (*applied, *Error) {
 				if y == self {
 					c--
 				}
-				return c > 0 || inDel(y)
+				return c > 0 || p.inDel(y)
 			})
 			if why != "" {
-				perHunk[i] = append(perHunk[i], declinedWarning(h, repairLanding, why))
+				perHunk[i] = append(perHunk[i], declinedWarning(h, repairLanding.String(), why))
 			}
 			if count > 0 {
 				res.noteRepair(i, repairLanding)
 				perHunk[i] = append(perHunk[i], landingWarning(x+1, count, landing+1))
 				x = landing
 			}
-			ops = append(ops, rowOp{line: x, slot: slotAfter, seq: i, rows: h.Rows})
+			p.ops = append(p.ops, rowOp{line: x, slot: slotAfter, seq: i, rows: h.Rows})
 		case OpInsertHead:
-			head = append(head, h.Rows)
+			p.head = append(p.head, h.Rows)
 		case OpInsertTail:
-			tail = append(tail, h.Rows)
+			p.tail = append(p.tail, h.Rows)
 		}
 	}
-	for _, w := range perHunk {
-		res.warnings = append(res.warnings, w...)
-	}
-	// The empty file: head/tail rows replace its single empty line when
-	// nothing else touches it; otherwise, as in the reference (which applies
-	// head/tail after the anchored edits), its empty line still closes the
-	// file and tail rows go before it unless rows were inserted after it.
-	emptyTailBefore := false
-	if len(d.b) == 0 && (len(head) > 0 || len(tail) > 0) {
-		afterOps := false
-		for _, o := range ops {
-			afterOps = afterOps || o.slot == slotAfter
-		}
-		switch {
-		case len(ops) == 0 && len(dels) == 0:
-			dels = append(dels, delRange{0, 0})
-		case !inDel(0) && !afterOps:
-			emptyTailBefore = true
-		}
-	}
-	sort.SliceStable(ops, func(a, b int) bool {
-		if ops[a].line != ops[b].line {
-			return ops[a].line < ops[b].line
-		}
-		if ops[a].slot != ops[b].slot {
-			return ops[a].slot < ops[b].slot
-		}
-		return ops[a].seq < ops[b].seq
-	})
+}
 
-	extra := 0
-	for _, o := range ops {
-		for _, r := range o.rows {
-			extra += len(r) + 2
-		}
-	}
-	for _, g := range append(head, tail...) {
-		for _, r := range g {
-			extra += len(r) + 2
-		}
-	}
-	e := &emitter{out: make([]byte, 0, len(d.b)+len(utf8BOM)+extra)}
+// emit writes the plan's new content and the regions that map old lines
+// to new rows into res: head rows, one walk over d's lines (walk), then
+// tail rows after the last line.
+func (p *plainPlan) emit(d *doc, res *applied) {
+	L := d.n()
+	sent := d.hasSentinel()
+	e := &emitter{out: make([]byte, 0, len(d.b)+len(utf8BOM)+p.rowBytes())}
 	if d.bom {
 		e.out = append(e.out, utf8BOM...)
 	}
-	addRegion := func(os, oe, ns, ne int) {
-		if k := len(res.regions); k > 0 && res.regions[k-1].oe == os && res.regions[k-1].ne == ns {
-			res.regions[k-1].oe, res.regions[k-1].ne = oe, ne
-			return
-		}
-		res.regions = append(res.regions, region{os, oe, ns, ne})
-	}
-	if len(head) > 0 {
+	if len(p.head) > 0 {
 		ns := e.rows
-		for _, g := range head {
+		for _, g := range p.head {
 			e.strRows(g, d.eff(0))
 		}
-		addRegion(0, 0, ns, e.rows)
+		res.addRegion(0, 0, ns, e.rows)
 	}
 	tailLine := L
-	if sent || emptyTailBefore {
+	if sent || p.emptyTailBefore {
 		tailLine = L - 1
 	}
 	tailEnd := d.eff(tailLine - 1)
 	if !sent {
 		tailEnd = d.eff(L - 1)
 	}
-	emitTail := func() {
-		for _, g := range tail {
-			e.strRows(g, tailEnd)
+	p.walk(d, e, res, tailLine, tailEnd)
+	if len(p.tail) > 0 && tailLine == L {
+		ns := e.rows
+		p.emitTail(e, tailEnd)
+		res.addRegion(L, L, ns, e.rows)
+	}
+	res.out = e.out
+}
+
+// rowBytes bounds the bytes the plan's rows add (each with a CRLF).
+func (p *plainPlan) rowBytes() int {
+	extra := 0
+	for _, o := range p.ops {
+		for _, r := range o.rows {
+			extra += len(r) + 2
 		}
 	}
+	for _, g := range append(p.head, p.tail...) {
+		for _, r := range g {
+			extra += len(r) + 2
+		}
+	}
+	return extra
+}
 
+// emitTail writes the tail rows, ended as tailEnd.
+func (p *plainPlan) emitTail(e *emitter, tailEnd eol) {
+	for _, g := range p.tail {
+		e.strRows(g, tailEnd)
+	}
+}
+
+// addRegion maps old lines [os, oe) to new rows [ns, ne), joining it to
+// the last region when they touch.
+func (a *applied) addRegion(os, oe, ns, ne int) {
+	if k := len(a.regions); k > 0 && a.regions[k-1].oe == os && a.regions[k-1].ne == ns {
+		a.regions[k-1].oe, a.regions[k-1].ne = oe, ne
+		return
+	}
+	a.regions = append(a.regions, region{os, oe, ns, ne})
+}
+
+// walk is the merge walk: it copies d's lines that nothing touches in
+// runs, skips deleted ones and writes the planned rows before, in place of
+// and after their lines (the tail rows at tailLine when it is a line).
+func (p *plainPlan) walk(d *doc, e *emitter, res *applied, tailLine int, tailEnd eol) {
+	L := d.n()
+	ops, dels, tail := p.ops, p.dels, p.tail
 	cur, oi, di := 0, 0, 0
 	for cur < L {
 		for di < len(dels) && dels[di].e < cur {
@@ -335,7 +427,7 @@ func applyPlain(d *doc, hunks []Hunk) (*applied, *Error) {
 				end = min(end, tailLine)
 			}
 			end = max(end, cur+1)
-			addRegion(cur, end, ns, ns)
+			res.addRegion(cur, end, ns, ns)
 			cur = end
 			continue
 		}
@@ -344,7 +436,7 @@ func applyPlain(d *doc, hunks []Hunk) (*applied, *Error) {
 			oi++
 		}
 		if isTail {
-			emitTail()
+			p.emitTail(e, tailEnd)
 		}
 		if !deleted {
 			e.row(d.line(cur), d.eff(cur))
@@ -353,16 +445,9 @@ func applyPlain(d *doc, hunks []Hunk) (*applied, *Error) {
 			e.strRows(ops[oi].rows, d.eff(cur))
 			oi++
 		}
-		addRegion(cur, cur+1, ns, e.rows)
+		res.addRegion(cur, cur+1, ns, e.rows)
 		cur++
 	}
-	if len(tail) > 0 && tailLine == L {
-		ns := e.rows
-		emitTail()
-		addRegion(L, L, ns, e.rows)
-	}
-	res.out = e.out
-	return res, nil
 }
 
 // emitter writes rows, holding back each row's ending until the next row

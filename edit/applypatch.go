@@ -125,27 +125,7 @@ var unifiedRangeRE = lazy.Regexp(`^-\d+(?:,\d+)? \+\d+(?:,\d+)? @@ ?`)
 // *Error with Kind KindParse, worded "Invalid patch: …" or "Invalid patch
 // hunk on line N: …" followed by what to fix.
 func ParsePatch(text string) (*Patch, error) {
-	lines := strings.Split(strings.TrimSpace(text), "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimSuffix(l, "\r")
-	}
-	first := 1 // 1-based line number of lines[0]
-	if strings.TrimSpace(lines[0]) != beginPatchMarker && len(lines) >= 4 {
-		switch lines[0] {
-		case "<<EOF", "<<'EOF'", `<<"EOF"`:
-			if strings.HasSuffix(strings.TrimSpace(lines[len(lines)-1]), "EOF") {
-				lines = lines[1 : len(lines)-1]
-				first = 2
-				for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
-					lines = lines[:len(lines)-1]
-				}
-				for len(lines) > 0 && strings.TrimSpace(lines[0]) == "" {
-					lines = lines[1:]
-					first++
-				}
-			}
-		}
-	}
+	lines, first := patchLines(text)
 	if len(lines) == 0 || strings.TrimSpace(lines[0]) != beginPatchMarker {
 		return nil, patchErr("The first line of the patch must be '*** Begin Patch'. " + patchShapeHint)
 	}
@@ -166,69 +146,149 @@ func ParsePatch(text string) (*Patch, error) {
 		}
 	}
 	for i < len(body) {
-		raw := body[i]
-		t := strings.TrimSpace(raw)
+		t := strings.TrimSpace(body[i])
+		var op PatchOp
+		var err error
 		switch {
 		case t == "":
 			i++
+			continue
 		case t == endPatchMarker:
 			return nil, hunkErr(lineNo(i), "unexpected text after '*** End Patch'; put every file section before the single '*** End Patch' line at the end.")
 		case strings.HasPrefix(t+" ", addFileMarker):
-			path := strings.TrimSpace(strings.TrimPrefix(t+" ", addFileMarker))
-			if path == "" {
-				return nil, hunkErr(lineNo(i), "'*** Add File:' needs a path: '*** Add File: PATH'.")
-			}
-			op := PatchOp{Kind: PatchAdd, Path: path, Line: lineNo(i)}
-			var sb strings.Builder
-			i++
-			for i < len(body) && strings.HasPrefix(body[i], "+") {
-				sb.WriteString(body[i][1:])
-				sb.WriteByte('\n')
-				i++
-			}
-			op.Content = sb.String()
-			j := i
-			for j < len(body) && strings.TrimSpace(body[j]) == "" {
-				j++
-			}
-			if j > i && j < len(body) && strings.HasPrefix(body[j], "+") {
-				return nil, hunkErr(lineNo(i), fmt.Sprintf("Blank line inside Add File section for '%s'; every line of a new file must start with '+' (write '+' alone for an empty line).", path))
-			}
-			if i < len(body) {
-				nt := strings.TrimSpace(body[i])
-				if nt != "" && !strings.HasPrefix(nt, "***") {
-					return nil, hunkErr(lineNo(i), fmt.Sprintf("Unexpected line in Add File section for '%s': '%s'. Every line of a new file must start with '+' (write '+' alone for an empty line).", path, body[i]))
-				}
-			}
-			p.Ops = append(p.Ops, op)
+			op, i, err = parseAdd(body, i, lineNo)
 		case strings.HasPrefix(t+" ", deleteFileMarker):
-			path := strings.TrimSpace(strings.TrimPrefix(t+" ", deleteFileMarker))
-			if path == "" {
-				return nil, hunkErr(lineNo(i), "'*** Delete File:' needs a path: '*** Delete File: PATH'.")
-			}
-			p.Ops = append(p.Ops, PatchOp{Kind: PatchDelete, Path: path, Line: lineNo(i)})
-			i++
-			if i < len(body) {
-				nt := strings.TrimSpace(body[i])
-				if nt != "" && !strings.HasPrefix(nt, "***") {
-					return nil, hunkErr(lineNo(i), fmt.Sprintf("Unexpected line after '*** Delete File: %s': '%s'. A Delete File section has no body; start the next section with a '*** ' header.", path, body[i]))
-				}
-			}
+			op, i, err = parseDelete(body, i, lineNo)
 		case strings.HasPrefix(t+" ", updateFileMarker):
-			op, next, err := parseUpdate(body, i, lineNo)
-			if err != nil {
-				return nil, err
-			}
-			p.Ops = append(p.Ops, op)
-			i = next
+			op, i, err = parseUpdate(body, i, lineNo)
 		default:
 			return nil, hunkErr(lineNo(i), fmt.Sprintf("'%s' is not a valid hunk header. Valid hunk headers: '*** Add File: {path}', '*** Delete File: {path}', '*** Update File: {path}'", t))
 		}
+		if err != nil {
+			return nil, err
+		}
+		p.Ops = append(p.Ops, op)
 	}
 	if len(p.Ops) == 0 {
 		return nil, &Error{Kind: KindParse, Msg: "No files were modified. The patch has no file sections; add '*** Add File:', '*** Delete File:' or '*** Update File:' sections between '*** Begin Patch' and '*** End Patch'."}
 	}
 	return p, nil
+}
+
+// patchLines splits a patch's text into lines without their CR, stripping
+// a heredoc wrapper; first is the 1-based line number of lines[0].
+func patchLines(text string) (lines []string, first int) {
+	lines = strings.Split(strings.TrimSpace(text), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimSuffix(l, "\r")
+	}
+	first = 1
+	if strings.TrimSpace(lines[0]) != beginPatchMarker && len(lines) >= 4 {
+		switch lines[0] {
+		case "<<EOF", "<<'EOF'", `<<"EOF"`:
+			if strings.HasSuffix(strings.TrimSpace(lines[len(lines)-1]), "EOF") {
+				lines = lines[1 : len(lines)-1]
+				first = 2
+				for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+					lines = lines[:len(lines)-1]
+				}
+				for len(lines) > 0 && strings.TrimSpace(lines[0]) == "" {
+					lines = lines[1:]
+					first++
+				}
+			}
+		}
+	}
+	return lines, first
+}
+
+// parseAdd parses an Add File section starting at body[i]; it returns the
+// op and the index of the first line after it.
+func parseAdd(body []string, i int, lineNo func(int) int) (PatchOp, int, error) {
+	t := strings.TrimSpace(body[i])
+	path := strings.TrimSpace(strings.TrimPrefix(t+" ", addFileMarker))
+	if path == "" {
+		return PatchOp{}, 0, hunkErr(lineNo(i), "'*** Add File:' needs a path: '*** Add File: PATH'.")
+	}
+	op := PatchOp{Kind: PatchAdd, Path: path, Line: lineNo(i)}
+	var sb strings.Builder
+	i++
+	for i < len(body) && strings.HasPrefix(body[i], "+") {
+		sb.WriteString(body[i][1:])
+		sb.WriteByte('\n')
+		i++
+	}
+	op.Content = sb.String()
+	j := i
+	for j < len(body) && strings.TrimSpace(body[j]) == "" {
+		j++
+	}
+	if j > i && j < len(body) && strings.HasPrefix(body[j], "+") {
+		return op, 0, hunkErr(lineNo(i), fmt.Sprintf("Blank line inside Add File section for '%s'; every line of a new file must start with '+' (write '+' alone for an empty line).", path))
+	}
+	if i < len(body) {
+		nt := strings.TrimSpace(body[i])
+		if nt != "" && !strings.HasPrefix(nt, "***") {
+			return op, 0, hunkErr(lineNo(i), fmt.Sprintf("Unexpected line in Add File section for '%s': '%s'. Every line of a new file must start with '+' (write '+' alone for an empty line).", path, body[i]))
+		}
+	}
+	return op, i, nil
+}
+
+// parseDelete parses a Delete File section starting at body[i]; it
+// returns the op and the index of the first line after it.
+func parseDelete(body []string, i int, lineNo func(int) int) (PatchOp, int, error) {
+	t := strings.TrimSpace(body[i])
+	path := strings.TrimSpace(strings.TrimPrefix(t+" ", deleteFileMarker))
+	if path == "" {
+		return PatchOp{}, 0, hunkErr(lineNo(i), "'*** Delete File:' needs a path: '*** Delete File: PATH'.")
+	}
+	op := PatchOp{Kind: PatchDelete, Path: path, Line: lineNo(i)}
+	i++
+	if i < len(body) {
+		nt := strings.TrimSpace(body[i])
+		if nt != "" && !strings.HasPrefix(nt, "***") {
+			return op, 0, hunkErr(lineNo(i), fmt.Sprintf("Unexpected line after '*** Delete File: %s': '%s'. A Delete File section has no body; start the next section with a '*** ' header.", path, body[i]))
+		}
+	}
+	return op, i, nil
+}
+
+// chunkHeader adds what a chunk header (raw, line at) says to cur: '@@'
+// alone, or '@@ ' and a line of the file before the change (after a
+// unified diff's ranges, which are dropped).
+func chunkHeader(cur *PatchChunk, raw string, at int) error {
+	rest, ok := strings.CutPrefix(strings.TrimLeft(raw, " \t"), "@@ ")
+	if !ok {
+		if strings.TrimSpace(raw) != "@@" {
+			return hunkErr(at, fmt.Sprintf("Invalid chunk header '%s'; write '@@' alone or '@@ ' followed by one line of the file (such as a function signature) that comes before the change.", raw))
+		}
+		return nil
+	}
+	if m := unifiedRangeRE().FindString(rest); m != "" {
+		rest = rest[len(m):]
+	}
+	if strings.TrimSpace(rest) != "" {
+		cur.Contexts = append(cur.Contexts, rest)
+	}
+	return nil
+}
+
+// moveTo reads an Update File section's '*** Move to:' line into op when
+// body[i] is one; it returns the index of the line after it.
+func moveTo(op *PatchOp, body []string, i int, lineNo func(int) int) (int, error) {
+	if i >= len(body) {
+		return i, nil
+	}
+	mt := strings.TrimSpace(body[i])
+	if !strings.HasPrefix(mt+" ", moveToMarker) {
+		return i, nil
+	}
+	op.MoveTo = strings.TrimSpace(strings.TrimPrefix(mt+" ", moveToMarker))
+	if op.MoveTo == "" {
+		return i, hunkErr(lineNo(i), "'*** Move to:' needs a path: '*** Move to: NEW_PATH'.")
+	}
+	return i + 1, nil
 }
 
 // parseUpdate parses an Update File section starting at body[i]; it returns
@@ -240,15 +300,9 @@ func parseUpdate(body []string, i int, lineNo func(int) int) (PatchOp, int, erro
 	if path == "" {
 		return op, 0, hunkErr(lineNo(i), "'*** Update File:' needs a path: '*** Update File: PATH'.")
 	}
-	i++
-	if i < len(body) {
-		if mt := strings.TrimSpace(body[i]); strings.HasPrefix(mt+" ", moveToMarker) {
-			op.MoveTo = strings.TrimSpace(strings.TrimPrefix(mt+" ", moveToMarker))
-			if op.MoveTo == "" {
-				return op, 0, hunkErr(lineNo(i), "'*** Move to:' needs a path: '*** Move to: NEW_PATH'.")
-			}
-			i++
-		}
+	i, err := moveTo(&op, body, i+1, lineNo)
+	if err != nil {
+		return op, 0, err
 	}
 	var cur *PatchChunk // the chunk being filled; nil between chunks
 	closeChunk := func(at int) error {
@@ -275,15 +329,8 @@ func parseUpdate(body []string, i int, lineNo func(int) int) (PatchOp, int, erro
 			if cur == nil {
 				cur = &PatchChunk{Line: lineNo(i)}
 			}
-			if rest, ok := strings.CutPrefix(strings.TrimLeft(raw, " \t"), "@@ "); ok {
-				if m := unifiedRangeRE().FindString(rest); m != "" {
-					rest = rest[len(m):]
-				}
-				if strings.TrimSpace(rest) != "" {
-					cur.Contexts = append(cur.Contexts, rest)
-				}
-			} else if t != "@@" {
-				return op, 0, hunkErr(lineNo(i), fmt.Sprintf("Invalid chunk header '%s'; write '@@' alone or '@@ ' followed by one line of the file (such as a function signature) that comes before the change.", raw))
+			if err := chunkHeader(cur, raw, lineNo(i)); err != nil {
+				return op, 0, err
 			}
 			i++
 		case raw == "":

@@ -41,6 +41,10 @@ func diffRegions(a, b *doc, regs []region) []change {
 }
 
 // myers diffs a[os:oe] against b[ns:ne] (token indices).
+//
+// Long: Myers' O(ND) greedy search (forward furthest-reaching paths per
+// diagonal, then the path back through the trace) reads best as the one
+// loop the paper gives; its branches are the algorithm's.
 func myers(a *doc, os, oe int, b *doc, ns, ne int) []change {
 	// Trim the common prefix and suffix.
 	for os < oe && ns < ne && tokenEq(a, os, b, ns) {

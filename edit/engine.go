@@ -225,89 +225,23 @@ func ApplySection(sec Section, f File, opts Options) (*Result, error) {
 	tag := strings.ToUpper(sec.Tag)
 	liveSum := sumAsync(f.Bytes) // the line index and the lookup meanwhile
 	live := newDoc(f.Bytes)
-
-	var snap Snapshot
-	found := false
-	if opts.Snapshots != nil {
-		s, ok, lerr := opts.Snapshots.Lookup(f.Key, tag)
-		if lerr != nil {
-			liveSum() // f.Bytes is the caller's again once this returns
-			return nil, &Error{Kind: KindStale, Msg: "Edit rejected for " + path + ": the snapshot store could not be read (" + lerr.Error() + "). Retry, or re-read the file with `read` to refresh the tag.", Err: lerr}
-		}
-		snap, found = s, ok
+	b, err := bindTag(f, tag, path, opts, liveSum)
+	if err != nil {
+		return nil, err
 	}
-	liveSHA := liveSum()
-	// The live content proves the tag when it is the tagged snapshot's
-	// (its sha256), or, without a record, by its own tag. A live file
-	// holding the snapshot has the snapshot's tag (Snapshots.Lookup), which
-	// saves tagging it.
-	var match bool
-	var liveTag string
-	if found && snap.SHA256 == liveSHA {
-		match, liveTag = true, tag
-	} else {
-		liveTag = Tag(f.Bytes)
-		match = !found && liveTag == tag
-	}
-	fin := &finisher{path: path, headerPath: path, raw: f.Bytes, rawSHA: liveSHA, old: live, oldTag: liveTag, opts: opts}
+	fin := &finisher{path: path, headerPath: path, raw: f.Bytes, rawSHA: b.liveSHA, old: live, oldTag: b.liveTag, opts: opts}
 	if parsed.MoveTo != "" {
 		fin.headerPath = parsed.MoveTo
 	}
 
 	// REM, and MV without line edits, need the tag to prove the live content.
 	if parsed.Remove || (parsed.MoveTo != "" && len(parsed.Hunks) == 0) {
-		op := "REM"
-		if !parsed.Remove {
-			op = "MV " + parsed.MoveTo
-		}
-		if !match {
-			return nil, &Error{Kind: KindStale, Msg: "Edit rejected for " + path + ": `" + op + "` needs the content you read, but the section is bound to #" + tag +
-				" and the current file hashes to #" + liveTag + ". Re-read the file to check what changed, then retry with " + header(path, liveTag, sec.Bracket) + "."}
-		}
-		res := &Result{Path: path, Old: f.Bytes, OldTag: liveTag, OldSHA256: liveSHA, Warnings: parsed.Warnings}
-		if parsed.Remove {
-			res.Remove = true
-			res.Text = withWarnings("Removed "+path+" (its content is in the trash: restore it with the restore tool).", parsed.Warnings)
-			return res, nil
-		}
-		res.New, res.NewTag, res.NewSHA256, res.MoveTo = f.Bytes, liveTag, liveSHA, parsed.MoveTo
-		res.Text = withWarnings(header(parsed.MoveTo, liveTag, opts.BracketHeaders)+"\nmoved from "+names.Show(path), parsed.Warnings)
-		if opts.Seen != nil {
-			if rs, known, serr := opts.Seen.Seen(f.Key, liveSHA); serr == nil && known {
-				res.Seen, res.SeenKnown = rs, true
-			}
-		}
-		return res, nil
+		return wholeFileOp(sec, f, parsed, b, path, tag, opts)
 	}
-
-	// Seen lines: every hunk must sit on lines a read of the tagged
-	// snapshot displayed.
-	if opts.Seen != nil && (found || match) {
-		sum := liveSHA
-		ref := live
-		if found {
-			sum = snap.SHA256
-			if snap.Content != nil {
-				ref = newDoc(snap.Content)
-			}
-		}
-		rs, known, serr := opts.Seen.Seen(f.Key, sum)
-		if serr != nil {
-			return nil, &Error{Kind: KindStale, Msg: "Edit rejected for " + path + ": the record of the lines you were shown could not be read (" + serr.Error() + "). Retry, or re-read the file with `read`.", Err: serr}
-		}
-		if known {
-			if bad := unseen(seenTargets(parsed.Hunks, displayLines(ref)), mergeRanges(rs)); len(bad) > 0 {
-				return nil, unseenError(path, tag, liveTag, live, bad, sec.Bracket)
-			}
-			if match {
-				fin.seen, fin.seenKnown, fin.mapSeen = rs, true, true
-			} else {
-				fin.seenKnown = true
-			}
-		}
+	if err := checkSeen(sec, f, parsed, b, fin, live, path, tag, opts); err != nil {
+		return nil, err
 	}
-
-	if match {
+	if b.match {
 		plain, blocks, perr := resolveBlocks(live, parsed.Hunks, path, opts.Resolver)
 		if perr != nil {
 			return nil, perr
@@ -318,9 +252,109 @@ func ApplySection(sec Section, f File, opts Options) (*Result, error) {
 		}
 		return fin.finishMove(a, append(append([]string(nil), parsed.Warnings...), a.warnings...), blocks, parsed.MoveTo), nil
 	}
+	return applyStale(sec, parsed, b, fin, live, path, tag, opts)
+}
 
-	// Stale tag: recovery merges the edit with what changed since the
-	// snapshot the tag names, when the store kept it.
+// binding is what a section's tag says of the live content: the snapshot
+// it names (found: the store has a record of it), and whether the live
+// content is that snapshot (match).
+type binding struct {
+	snap         Snapshot
+	found, match bool
+	liveSHA      [32]byte // the live content's sha256
+	liveTag      string   // and its tag
+}
+
+// bindTag looks tag up in the store and checks it against f (liveSum
+// waits for f's sha256). The live content proves the tag when it is the
+// tagged snapshot's (its sha256), or, without a record, by its own tag.
+func bindTag(f File, tag, path string, opts Options, liveSum func() [32]byte) (*binding, error) {
+	b := &binding{}
+	if opts.Snapshots != nil {
+		s, ok, lerr := opts.Snapshots.Lookup(f.Key, tag)
+		if lerr != nil {
+			liveSum() // f.Bytes is the caller's again once this returns
+			return nil, &Error{Kind: KindStale, Msg: "Edit rejected for " + path + ": the snapshot store could not be read (" + lerr.Error() + "). Retry, or re-read the file with `read` to refresh the tag.", Err: lerr}
+		}
+		b.snap, b.found = s, ok
+	}
+	b.liveSHA = liveSum()
+	// A live file holding the snapshot has the snapshot's tag
+	// (Snapshots.Lookup), which saves tagging it.
+	if b.found && b.snap.SHA256 == b.liveSHA {
+		b.match, b.liveTag = true, tag
+	} else {
+		b.liveTag = Tag(f.Bytes)
+		b.match = !b.found && b.liveTag == tag
+	}
+	return b, nil
+}
+
+// wholeFileOp is REM, or MV without line edits: the tag must prove the
+// live content.
+func wholeFileOp(sec Section, f File, parsed *Parsed, b *binding, path, tag string, opts Options) (*Result, error) {
+	op := "REM"
+	if !parsed.Remove {
+		op = "MV " + parsed.MoveTo
+	}
+	if !b.match {
+		return nil, &Error{Kind: KindStale, Msg: "Edit rejected for " + path + ": `" + op + "` needs the content you read, but the section is bound to #" + tag +
+			" and the current file hashes to #" + b.liveTag + ". Re-read the file to check what changed, then retry with " + header(path, b.liveTag, sec.Bracket) + "."}
+	}
+	res := &Result{Path: path, Old: f.Bytes, OldTag: b.liveTag, OldSHA256: b.liveSHA, Warnings: parsed.Warnings}
+	if parsed.Remove {
+		res.Remove = true
+		res.Text = withWarnings("Removed "+path+" (its content is in the trash: restore it with the restore tool).", parsed.Warnings)
+		return res, nil
+	}
+	res.New, res.NewTag, res.NewSHA256, res.MoveTo = f.Bytes, b.liveTag, b.liveSHA, parsed.MoveTo
+	res.Text = withWarnings(header(parsed.MoveTo, b.liveTag, opts.BracketHeaders)+"\nmoved from "+names.Show(path), parsed.Warnings)
+	if opts.Seen != nil {
+		if rs, known, serr := opts.Seen.Seen(f.Key, b.liveSHA); serr == nil && known {
+			res.Seen, res.SeenKnown = rs, true
+		}
+	}
+	return res, nil
+}
+
+// checkSeen refuses hunks on lines no read of the tagged snapshot
+// displayed, and tells fin the lines seen, to carry them to the result.
+func checkSeen(sec Section, f File, parsed *Parsed, b *binding, fin *finisher, live *doc, path, tag string, opts Options) error {
+	if opts.Seen == nil || !(b.found || b.match) {
+		return nil
+	}
+	sum := b.liveSHA
+	ref := live
+	if b.found {
+		sum = b.snap.SHA256
+		if b.snap.Content != nil {
+			ref = newDoc(b.snap.Content)
+		}
+	}
+	rs, known, serr := opts.Seen.Seen(f.Key, sum)
+	if serr != nil {
+		return &Error{Kind: KindStale, Msg: "Edit rejected for " + path + ": the record of the lines you were shown could not be read (" + serr.Error() + "). Retry, or re-read the file with `read`.", Err: serr}
+	}
+	if !known {
+		return nil
+	}
+	if bad := unseen(seenTargets(parsed.Hunks, displayLines(ref)), mergeRanges(rs)); len(bad) > 0 {
+		return unseenError(path, tag, b.liveTag, live, bad, sec.Bracket)
+	}
+	if b.match {
+		fin.seen, fin.seenKnown, fin.mapSeen = rs, true, true
+	} else {
+		fin.seenKnown = true
+	}
+	return nil
+}
+
+// applyStale applies a section whose tag does not prove the live content:
+// recovery merges the edit with what changed since the snapshot the tag
+// names, when the store kept it; head and tail inserts alone need no
+// snapshot; anything else is refused with the lines it targets.
+func applyStale(sec Section, parsed *Parsed, b *binding, fin *finisher, live *doc, path, tag string, opts Options) (*Result, error) {
+	snap, found := b.snap, b.found
 	if found && snap.Content == nil && snap.Load != nil {
 		// A load failure only means recovery is impossible: the mismatch
 		// error below still tells the caller what to do.
@@ -351,6 +385,11 @@ func ApplySection(sec Section, f File, opts Options) (*Result, error) {
 		w := append(append(append([]string(nil), parsed.Warnings...), warnHeadTailStale), a.warnings...)
 		return fin.finishMove(a, w, nil, parsed.MoveTo), nil
 	}
+	return nil, staleError(sec, live, anchors, found, path, tag, b.liveTag)
+}
+
+// staleError refuses a stale section, showing the lines it targets.
+func staleError(sec Section, live *doc, anchors []int, found bool, path, tag, liveTag string) *Error {
 	ctx := contextRows(live, anchors)
 	var msg string
 	if found {
@@ -364,7 +403,7 @@ func ApplySection(sec Section, f File, opts Options) (*Result, error) {
 		msg = "Edit rejected for " + path + ": hash #" + tag + " is not from this session.\nThe current file hashes to #" + liveTag +
 			". Re-read the file with `read` to copy a current " + header("PATH", "TAG", sec.Bracket) + " header — never invent the tag and never reuse one from a prior session."
 	}
-	return nil, &Error{Kind: KindStale, Msg: withContext(msg, ctx), Shown: contextRanges(live, anchors)}
+	return &Error{Kind: KindStale, Msg: withContext(msg, ctx), Shown: contextRanges(live, anchors)}
 }
 
 // anchoredHunks reports whether a hunk names a line (any op but `insert

@@ -77,94 +77,14 @@ const noPath = 1<<16 - 1
 func sureMatches(a, b []int32, d int) ([]int32, bool) {
 	n, m := len(a), len(b)
 	del, ins := (d+n-m)/2, (d-n+m)/2
-	kmin, kmax := -ins, del
-	w := kmax - kmin + 1
-	if del < 0 || ins < 0 || d >= noPath || (n+1)*w > maxMergeCells {
+	bd := &band{n: n, m: m, kmin: -ins, kmax: del}
+	bd.w = bd.kmax - bd.kmin + 1
+	if del < 0 || ins < 0 || d >= noPath || (n+1)*bd.w > maxMergeCells {
 		return nil, false
 	}
-	const inf = int32(1 << 29)
-	// back[i*w+k-kmin] is the distance from (i, i-k) to (n, m), noPath
-	// for none within the band (no distance in it exceeds d).
-	back := make([]uint16, (n+1)*w)
-	get := func(i, j int) int32 {
-		k := i - j
-		if j < 0 || j > m || k < kmin || k > kmax {
-			return inf
-		}
-		if v := back[i*w+k-kmin]; v != noPath {
-			return int32(v)
-		}
-		return inf
-	}
-	for i := n; i >= 0; i-- {
-		for j := min(m, i-kmin); j >= max(0, i-kmax); j-- {
-			var v int32
-			switch {
-			case i == n && j == m:
-				v = 0
-			case i < n && j < m && a[i] == b[j]:
-				v = get(i+1, j+1)
-			default:
-				v = inf
-				if i < n {
-					v = min(v, get(i+1, j)+1)
-				}
-				if j < m {
-					v = min(v, get(i, j+1)+1)
-				}
-			}
-			if v > int32(d) {
-				back[i*w+i-j-kmin] = noPath // off every path of cost d
-			} else {
-				back[i*w+i-j-kmin] = uint16(v)
-			}
-		}
-	}
-	dist := get(0, 0)
-	levels := (n + m - int(dist)) / 2
-	count := make([]int32, levels)
-	pair := make([][2]int32, levels)
-	// The distances from (0, 0), one row of the band at a time.
-	prev, cur := make([]int32, w), make([]int32, w)
-	for i := range prev {
-		prev[i] = inf
-	}
-	for i := 0; i <= n; i++ {
-		for k := range cur {
-			cur[k] = inf
-		}
-		row := func(r []int32, j, ii int) int32 {
-			k := ii - j
-			if j < 0 || j > m || k < kmin || k > kmax {
-				return inf
-			}
-			return r[k-kmin]
-		}
-		for j := max(0, i-kmax); j <= min(m, i-kmin); j++ {
-			var v int32
-			switch {
-			case i == 0 && j == 0:
-				v = 0
-			case i > 0 && j > 0 && a[i-1] == b[j-1]:
-				v = row(prev, j-1, i-1)
-			default:
-				v = inf
-				if i > 0 {
-					v = min(v, row(prev, j, i-1)+1)
-				}
-				if j > 0 {
-					v = min(v, row(cur, j-1, i)+1)
-				}
-			}
-			cur[i-j-kmin] = v
-			if i < n && j < m && a[i] == b[j] && v+get(i+1, j+1) == dist {
-				l := (i + j - int(v)) / 2
-				count[l]++
-				pair[l] = [2]int32{int32(i), int32(j)}
-			}
-		}
-		prev, cur = cur, prev
-	}
+	bd.fillBack(a, b, d)
+	dist := bd.get(0, 0)
+	count, pair := bd.levelPairs(a, b, dist)
 	out := make([]int32, n)
 	for i := range out {
 		out[i] = -1
@@ -175,6 +95,111 @@ func sureMatches(a, b []int32, d int) ([]int32, bool) {
 		}
 	}
 	return out, true
+}
+
+// bandInf is a distance beyond every path.
+const bandInf = int32(1 << 29)
+
+// band is sureMatches's table: the diagonals i-j in [kmin, kmax] of the
+// edit graph of a (n lines) and b (m lines), w of them.
+type band struct {
+	n, m, kmin, kmax, w int
+	// back[i*w+k-kmin] is the distance from (i, i-k) to (n, m), noPath
+	// for none within the band (no distance in it exceeds d).
+	back []uint16
+}
+
+// get is the distance from (i, j) to (n, m), bandInf outside the band.
+func (bd *band) get(i, j int) int32 {
+	k := i - j
+	if j < 0 || j > bd.m || k < bd.kmin || k > bd.kmax {
+		return bandInf
+	}
+	if v := bd.back[i*bd.w+k-bd.kmin]; v != noPath {
+		return int32(v)
+	}
+	return bandInf
+}
+
+// fillBack fills back from (n, m) up to (0, 0); d bounds the distances.
+func (bd *band) fillBack(a, b []int32, d int) {
+	n, m, kmin, kmax, w := bd.n, bd.m, bd.kmin, bd.kmax, bd.w
+	bd.back = make([]uint16, (n+1)*w)
+	for i := n; i >= 0; i-- {
+		for j := min(m, i-kmin); j >= max(0, i-kmax); j-- {
+			var v int32
+			switch {
+			case i == n && j == m:
+				v = 0
+			case i < n && j < m && a[i] == b[j]:
+				v = bd.get(i+1, j+1)
+			default:
+				v = bandInf
+				if i < n {
+					v = min(v, bd.get(i+1, j)+1)
+				}
+				if j < m {
+					v = min(v, bd.get(i, j+1)+1)
+				}
+			}
+			if v > int32(d) {
+				bd.back[i*w+i-j-kmin] = noPath // off every path of cost d
+			} else {
+				bd.back[i*w+i-j-kmin] = uint16(v)
+			}
+		}
+	}
+}
+
+// levelPairs walks the distances from (0, 0), one row of the band at a
+// time, and counts the pairs of equal lines on a shortest path (of length
+// dist) at each level: pair is the last one counted.
+func (bd *band) levelPairs(a, b []int32, dist int32) (count []int32, pair [][2]int32) {
+	n, m, kmin, kmax, w := bd.n, bd.m, bd.kmin, bd.kmax, bd.w
+	levels := (n + m - int(dist)) / 2
+	count = make([]int32, levels)
+	pair = make([][2]int32, levels)
+	prev, cur := make([]int32, w), make([]int32, w)
+	for i := range prev {
+		prev[i] = bandInf
+	}
+	row := func(r []int32, j, ii int) int32 {
+		k := ii - j
+		if j < 0 || j > m || k < kmin || k > kmax {
+			return bandInf
+		}
+		return r[k-kmin]
+	}
+	for i := 0; i <= n; i++ {
+		for k := range cur {
+			cur[k] = bandInf
+		}
+		for j := max(0, i-kmax); j <= min(m, i-kmin); j++ {
+			var v int32
+			switch {
+			case i == 0 && j == 0:
+				v = 0
+			case i > 0 && j > 0 && a[i-1] == b[j-1]:
+				v = row(prev, j-1, i-1)
+			default:
+				v = bandInf
+				if i > 0 {
+					v = min(v, row(prev, j, i-1)+1)
+				}
+				if j > 0 {
+					v = min(v, row(cur, j-1, i)+1)
+				}
+			}
+			cur[i-j-kmin] = v
+			if i < n && j < m && a[i] == b[j] && v+bd.get(i+1, j+1) == dist {
+				l := (i + j - int(v)) / 2
+				count[l]++
+				pair[l] = [2]int32{int32(i), int32(j)}
+			}
+		}
+		prev, cur = cur, prev
+	}
+	return count, pair
 }
 
 // editLength is the length of an edit script from a to b: the lines the

@@ -445,148 +445,20 @@ func contamination(k int, line string) *Error {
 // ParseBody parses the ops of one section body (reference §3).
 func ParseBody(body string) (*Parsed, error) {
 	lines := strings.Split(body, "\n")
-	out := &Parsed{}
-	bareWarned := false
-	warnBareOnce := func() {
-		if !bareWarned {
-			bareWarned = true
-			out.Warnings = append(out.Warnings, warnBare)
-		}
-	}
-
-	var cur *Hunk
-	bodyStarted := false
-	var held []string // blank lines after the body started, kept verbatim
-	var bare []int    // indices of bare rows in cur.Rows
-
-	flush := func() *Error {
-		if cur == nil {
-			return nil
-		}
-		h := cur
-		cur = nil
-		if len(bare) > 0 {
-			stripReadPrefixes(h.Rows, bare)
-		}
-		bare = bare[:0]
-		held = held[:0]
-		bodyStarted = false
-		if len(h.Rows) == 0 {
-			switch h.Kind {
-			case OpInsertBefore, OpInsertAfter, OpInsertHead, OpInsertTail, OpInsertAfterBlock:
-				if h.v2 {
-					return lineErr(h.Line, "`"+h.Written()+"` needs at least one `+TEXT` body row.")
-				}
-				return lineErr(h.Line, "`insert` needs at least one `+TEXT` body row.")
-			case OpReplaceBlock:
-				if h.v2 {
-					return lineErr(h.Line, "`"+h.Written()+"` needs at least one `+TEXT` body row. To delete the block, use `DEL.BLK "+strconv.Itoa(h.Start)+"`.")
-				}
-				return lineErr(h.Line, "`replace block N:` needs at least one `+TEXT` body row. To delete a block, use `delete N..M` with the block's line range.")
-			}
-		}
-		out.Hunks = append(out.Hunks, *h)
-		return nil
-	}
-	addRow := func(text string, isBare bool) {
-		if len(held) > 0 {
-			for _, b := range held {
-				cur.Rows = append(cur.Rows, sanitizeRow(b))
-			}
-			held = held[:0]
-			warnBareOnce()
-		}
-		if isBare {
-			bare = append(bare, len(cur.Rows))
-			warnBareOnce()
-		}
-		cur.Rows = append(cur.Rows, sanitizeRow(text))
-		bodyStarted = true
-	}
-
-	for i, rawLine := range lines {
-		k := i + 1
-		line := strings.TrimSuffix(rawLine, "\r")
-		if strings.TrimSpace(line) == "" {
-			if cur != nil && bodyStarted && cur.Kind != OpDelete && cur.Kind != OpDeleteBlock {
-				held = append(held, line)
-			}
-			continue
-		}
-		switch envelope(line) {
-		case envBegin:
-			continue
-		case envEnd, envAbort:
-			goto done
-		}
-		if op, written, ok := fileOp(line); ok {
-			if err := flush(); err != nil {
-				return nil, err
-			}
-			dest, qerr := unquotePath(written)
-			switch {
-			case qerr != nil:
-				return nil, lineErr(k, "`MV` destination "+jsonQuote(truncRunes(written, 120))+" does not read: "+qerr.Error()+".")
-			case op == "REM" && out.Remove:
-				return nil, lineErr(k, "`REM` is given twice; one `REM` deletes the file.")
-			case op == "MV" && out.MoveTo != "":
-				return nil, lineErr(k, "`MV` is given twice ("+jsonQuote(out.MoveTo)+" and "+jsonQuote(dest)+"); a section moves its file once.")
-			case op == "MV" && strings.TrimSpace(dest) == "":
-				return nil, lineErr(k, "`MV` needs a destination path: `MV new/path.ts` (quote it when it has spaces).")
-			case op == "MV" && strings.ContainsRune(dest, 0):
-				return nil, lineErr(k, "`MV` destination "+jsonQuote(dest)+" is not a valid path.")
-			}
-			if op == "REM" {
-				out.Remove = true
-			} else {
-				out.MoveTo = dest
-			}
-			continue
-		}
-		if h, ok := parseOpHeader(line); ok {
-			if err := flush(); err != nil {
-				return nil, err
-			}
-			if h.End < h.Start {
-				return nil, lineErr(k, "range "+strconv.Itoa(h.Start)+".."+strconv.Itoa(h.End)+" ends before it starts.")
-			}
-			h.Line = k
-			cur = &h
-			continue
-		}
-		if line[0] == '+' {
-			if cur == nil {
-				return nil, lineErr(k, "payload line has no preceding hunk header. Got "+jsonQuote(line)+".")
-			}
-			if err := deleteBodyErr(k, *cur); err != nil {
-				return nil, err
-			}
-			addRow(line[1:], false)
-			continue
-		}
-		// Raw line.
-		if cur == nil && strings.HasPrefix(strings.TrimLeft(line, " \t"), "#") &&
-			i+1 < len(lines) && isOpHeader(lines[i+1]) {
-			continue // a comment line right above the first op header
-		}
-		if err := contamination(k, line); err != nil {
+	p := &bodyParser{out: &Parsed{}}
+	for i := range lines {
+		stop, err := p.line(lines, i)
+		if err != nil {
 			return nil, err
 		}
-		if cur == nil {
-			return nil, lineErr(k, "payload line has no preceding hunk header. Use "+msgPayloadOps+" above the body. Got "+jsonQuote(line)+".")
+		if stop {
+			break
 		}
-		if err := deleteBodyErr(k, *cur); err != nil {
-			return nil, err
-		}
-		if strings.HasPrefix(strings.TrimLeft(line, " \t"), "-") {
-			return nil, lineErr(k, "`-` rows are not valid; hashline ranges already name the lines being changed. To insert a literal line starting with `-`, write `+-…`.")
-		}
-		addRow(line, true)
 	}
-done:
-	if err := flush(); err != nil {
+	if err := p.flush(); err != nil {
 		return nil, err
 	}
+	out := p.out
 	if out.Remove && (len(out.Hunks) > 0 || out.MoveTo != "") {
 		return nil, parseErr("`REM` deletes the section's file, so it cannot be combined with line edits or `MV` in the same section. Drop the other ops, or drop `REM`.")
 	}
@@ -594,6 +466,161 @@ done:
 		return nil, err
 	}
 	return out, nil
+}
+
+// bodyParser is ParseBody's state between lines.
+type bodyParser struct {
+	out         *Parsed
+	bareWarned  bool
+	cur         *Hunk // the hunk whose body rows are being read
+	bodyStarted bool
+	held        []string // blank lines after the body started, kept verbatim
+	bare        []int    // indices of bare rows in cur.Rows
+}
+
+func (p *bodyParser) warnBareOnce() {
+	if !p.bareWarned {
+		p.bareWarned = true
+		p.out.Warnings = append(p.out.Warnings, warnBare)
+	}
+}
+
+// flush ends the current hunk, if any.
+func (p *bodyParser) flush() *Error {
+	if p.cur == nil {
+		return nil
+	}
+	h := p.cur
+	p.cur = nil
+	if len(p.bare) > 0 {
+		stripReadPrefixes(h.Rows, p.bare)
+	}
+	p.bare = p.bare[:0]
+	p.held = p.held[:0]
+	p.bodyStarted = false
+	if len(h.Rows) == 0 {
+		switch h.Kind {
+		case OpInsertBefore, OpInsertAfter, OpInsertHead, OpInsertTail, OpInsertAfterBlock:
+			if h.v2 {
+				return lineErr(h.Line, "`"+h.Written()+"` needs at least one `+TEXT` body row.")
+			}
+			return lineErr(h.Line, "`insert` needs at least one `+TEXT` body row.")
+		case OpReplaceBlock:
+			if h.v2 {
+				return lineErr(h.Line, "`"+h.Written()+"` needs at least one `+TEXT` body row. To delete the block, use `DEL.BLK "+strconv.Itoa(h.Start)+"`.")
+			}
+			return lineErr(h.Line, "`replace block N:` needs at least one `+TEXT` body row. To delete a block, use `delete N..M` with the block's line range.")
+		}
+	}
+	p.out.Hunks = append(p.out.Hunks, *h)
+	return nil
+}
+
+// addRow adds a body row to the current hunk (isBare: written without its
+// `+`), with the blank lines held before it.
+func (p *bodyParser) addRow(text string, isBare bool) {
+	if len(p.held) > 0 {
+		for _, b := range p.held {
+			p.cur.Rows = append(p.cur.Rows, sanitizeRow(b))
+		}
+		p.held = p.held[:0]
+		p.warnBareOnce()
+	}
+	if isBare {
+		p.bare = append(p.bare, len(p.cur.Rows))
+		p.warnBareOnce()
+	}
+	p.cur.Rows = append(p.cur.Rows, sanitizeRow(text))
+	p.bodyStarted = true
+}
+
+// line reads lines[i], line k of the body. stop is set at an envelope's
+// end.
+func (p *bodyParser) line(lines []string, i int) (stop bool, err error) {
+	k, line := i+1, strings.TrimSuffix(lines[i], "\r")
+	if strings.TrimSpace(line) == "" {
+		if p.cur != nil && p.bodyStarted && p.cur.Kind != OpDelete && p.cur.Kind != OpDeleteBlock {
+			p.held = append(p.held, line)
+		}
+		return false, nil
+	}
+	switch envelope(line) {
+	case envBegin:
+		return false, nil
+	case envEnd, envAbort:
+		return true, nil
+	}
+	if op, written, ok := fileOp(line); ok {
+		return false, p.fileOp(k, op, written)
+	}
+	if h, ok := parseOpHeader(line); ok {
+		if err := p.flush(); err != nil {
+			return false, err
+		}
+		if h.End < h.Start {
+			return false, lineErr(k, "range "+strconv.Itoa(h.Start)+".."+strconv.Itoa(h.End)+" ends before it starts.")
+		}
+		h.Line = k
+		p.cur = &h
+		return false, nil
+	}
+	if line[0] == '+' {
+		if p.cur == nil {
+			return false, lineErr(k, "payload line has no preceding hunk header. Got "+jsonQuote(line)+".")
+		}
+		if err := deleteBodyErr(k, *p.cur); err != nil {
+			return false, err
+		}
+		p.addRow(line[1:], false)
+		return false, nil
+	}
+	// Raw line.
+	if p.cur == nil && strings.HasPrefix(strings.TrimLeft(line, " \t"), "#") &&
+		i+1 < len(lines) && isOpHeader(lines[i+1]) {
+		return false, nil // a comment line right above the first op header
+	}
+	if err := contamination(k, line); err != nil {
+		return false, err
+	}
+	if p.cur == nil {
+		return false, lineErr(k, "payload line has no preceding hunk header. Use "+msgPayloadOps+" above the body. Got "+jsonQuote(line)+".")
+	}
+	if err := deleteBodyErr(k, *p.cur); err != nil {
+		return false, err
+	}
+	if strings.HasPrefix(strings.TrimLeft(line, " \t"), "-") {
+		return false, lineErr(k, "`-` rows are not valid; hashline ranges already name the lines being changed. To insert a literal line starting with `-`, write `+-…`.")
+	}
+	p.addRow(line, true)
+	return false, nil
+}
+
+// fileOp reads a REM or MV line (k); written is MV's destination as
+// written (unquotePath reads it).
+func (p *bodyParser) fileOp(k int, op, written string) error {
+	if err := p.flush(); err != nil {
+		return err
+	}
+	out := p.out
+	dest, qerr := unquotePath(written)
+	switch {
+	case qerr != nil:
+		return lineErr(k, "`MV` destination "+jsonQuote(truncRunes(written, 120))+" does not read: "+qerr.Error()+".")
+	case op == "REM" && out.Remove:
+		return lineErr(k, "`REM` is given twice; one `REM` deletes the file.")
+	case op == "MV" && out.MoveTo != "":
+		return lineErr(k, "`MV` is given twice ("+jsonQuote(out.MoveTo)+" and "+jsonQuote(dest)+"); a section moves its file once.")
+	case op == "MV" && strings.TrimSpace(dest) == "":
+		return lineErr(k, "`MV` needs a destination path: `MV new/path.ts` (quote it when it has spaces).")
+	case op == "MV" && strings.ContainsRune(dest, 0):
+		return lineErr(k, "`MV` destination "+jsonQuote(dest)+" is not a valid path.")
+	}
+	if op == "REM" {
+		out.Remove = true
+	} else {
+		out.MoveTo = dest
+	}
+	return nil
 }
 
 func deleteBodyErr(k int, h Hunk) *Error {

@@ -91,7 +91,7 @@ func applyProven(d *doc, hunks []Hunk, path string, c SyntaxChecker) (*applied, 
 			continue
 		}
 		h := hunks[i]
-		declined = append(declined, declinedWarning(h, strings.Join(a.repairs[i], ", "),
+		declined = append(declined, declinedWarning(h, repairNames(a.repairs[i]),
 			"the file parses with "+errCount(nWritten)+" as you wrote it and with "+errCount(nRepaired)+" repaired"))
 	}
 	best.warnings = append(best.warnings, declined...)

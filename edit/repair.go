@@ -212,7 +212,16 @@ func editBalance(d *doc, hunks []Hunk) balance {
 
 // decline names a repair the reference would run that hashls declined,
 // and why (the text after "at line N: " in the warning).
-type decline struct{ repair, why string }
+type decline struct {
+	repair repairKind
+	why    string
+}
+
+// repaired is a repair that changed a hunk, and the warning saying so.
+type repaired struct {
+	kind    repairKind
+	warning string
+}
 
 // declinedBalance is why a delimiter-balance repair (or a boundary echo
 // that drops bracket lines) is declined: the edit as a whole does not
@@ -221,9 +230,9 @@ const declinedBalance = "the edit as a whole leaves the file's brackets as balan
 
 // repairReplacement runs the boundary-echo and delimiter-balance repairs on
 // one replacement of lines n..m (0-based inclusive). It returns the new range
-// end (m may shrink when closers are kept) and rows, plus warnings, and the
-// repair the reference would run that was declined, with why (nil when
-// none was).
+// end (m may shrink when closers are kept) and rows, the repairs it ran
+// (each with its warning), and the repair the reference would run that was
+// declined, with why (nil when none was).
 //
 // A repair changes only an edit that is broken as written: one that
 // changes a delimiter count (drops or keeps bracket lines) runs only when
@@ -232,8 +241,8 @@ const declinedBalance = "the edit as a whole leaves the file's brackets as balan
 // then updates total. A boundary echo that drops balance-neutral rows
 // needs its two-sided evidence only (rows that restate the lines on both
 // sides of the range).
-func repairReplacement(d *doc, n, m int, rows []string, total *balance) (int, []string, []string, *decline) {
-	var warns []string
+func repairReplacement(d *doc, n, m int, rows []string, total *balance) (int, []string, []repaired, *decline) {
+	var warns []repaired
 	var declined *decline
 	R := len(rows)
 	// Rows are scanned in the state of the lines they stand for: the
@@ -266,8 +275,8 @@ func repairReplacement(d *doc, n, m int, rows []string, total *balance) (int, []
 			*total = total.sub(dropped)
 			rows = rows[a : R-b]
 			R = len(rows)
-			warns = append(warns, "Auto-repaired a replacement boundary echo at line "+strconv.Itoa(n+1)+": dropped "+
-				strconv.Itoa(a)+" leading and "+strconv.Itoa(b)+" trailing payload line(s) already present outside the range. Issue the payload as the final desired content for the selected range only — never restate unchanged lines bordering the range.")
+			warns = append(warns, repaired{repairEcho, "Auto-repaired a replacement boundary echo at line " + strconv.Itoa(n+1) + ": dropped " +
+				strconv.Itoa(a) + " leading and " + strconv.Itoa(b) + " trailing payload line(s) already present outside the range. Issue the payload as the final desired content for the selected range only — never restate unchanged lines bordering the range."})
 			delta = balanceOf(st, rows).sub(orig)
 		case dropped == delta:
 			declined = &decline{repairEcho, declinedBalance}
@@ -277,11 +286,11 @@ func repairReplacement(d *doc, n, m int, rows []string, total *balance) (int, []
 		return m, rows, warns, declined
 	}
 	balWarn := func(action string) {
-		warns = append(warns, "Auto-repaired a delimiter-balance mismatch in the replacement at line "+strconv.Itoa(n+1)+": "+action+
-			". Issue the payload as the final desired content only — never restate or omit a closing bracket bordering the range.")
+		warns = append(warns, repaired{repairBalance, "Auto-repaired a delimiter-balance mismatch in the replacement at line " + strconv.Itoa(n+1) + ": " + action +
+			". Issue the payload as the final desired content only — never restate or omit a closing bracket bordering the range."})
 	}
 	proven := towardZero(*total, delta.neg())
-	refuse := func() (int, []string, []string, *decline) {
+	refuse := func() (int, []string, []repaired, *decline) {
 		return m, rows, warns, &decline{repairBalance, declinedBalance}
 	}
 	for k := min(R-1, d.n()-1-m, maxEcho); k >= 1; k-- {

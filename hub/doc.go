@@ -134,5 +134,5 @@
 // # Opting out
 //
 // `hashls --no-hub tool …` or HASHLS_NO_HUB=1 runs every call directly
-// (Disabled reports the variable).
+// (the caller decides: package options reads the variable).
 package hub

@@ -10,9 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"runtime/debug"
-	"strings"
 	"sync"
 
 	"github.com/hashls/hashls/agent"
@@ -21,19 +19,6 @@ import (
 
 // Version is the protocol version a request carries ("hub").
 const Version = 1
-
-// DisableEnv, set to a true value (1, true, yes, on), makes every process
-// run its calls directly (as --no-hub does).
-const DisableEnv = "HASHLS_NO_HUB"
-
-// Disabled reports whether DisableEnv asks for no hub.
-func Disabled() bool {
-	switch strings.ToLower(strings.TrimSpace(os.Getenv(DisableEnv))) {
-	case "1", "true", "yes", "on":
-		return true
-	}
-	return false
-}
 
 // Request is one forwarded tool call.
 type Request struct {

@@ -22,7 +22,7 @@ func TestAfterEditFromSettings(t *testing.T) {
 	bin := lsptest.FakeServer(t)
 	pool := langserver.NewPool(langserver.Options{Logf: t.Logf, Servers: map[string]langserver.Server{"fake": {Command: []string{bin}, FileTypes: []string{".fk"}}}})
 	t.Cleanup(pool.Close)
-	c := newTestClient(t, Options{LangServers: pool})
+	c := newTestClient(t, Options{Tools: agent.Deps{LangServers: pool}})
 	if err := os.WriteFile(filepath.Join(c.root, "a.fk"), []byte("one\ntwo\nthree\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

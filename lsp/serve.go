@@ -14,7 +14,6 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/hashls/hashls/agent"
-	"github.com/hashls/hashls/langserver"
 )
 
 // Options configures Serve.
@@ -31,19 +30,23 @@ type Options struct {
 	// Root, when set, is the workspace root regardless of what the client
 	// sends in initialize (workspaceFolders, rootUri, rootPath).
 	Root string
-	// Sets are the toolsets run as commands until the setting toolsets
-	// chooses others (zero value: every tool; hashls --toolsets).
-	Sets agent.Sets
 	// Hub makes the server the root's hub once its workspace is open
 	// (package hub): other hashls processes on the root forward their
 	// tool calls to it. When another process is the hub already, the server
 	// works without being one.
 	Hub bool
 
-	// LangServers runs the language servers of the lsp tool and of
-	// diagnostics after edits (nil: none). hashls uses its own clients,
-	// not the editor's: see README "Language servers".
-	LangServers *langserver.Pool
+	// Tools are the dependencies of the tools, built once by the process
+	// (package options) as for every transport: Tools.Sets are the
+	// toolsets run as commands until the setting toolsets chooses others
+	// (zero value: every tool; hashls --toolsets), Tools.LangServers runs
+	// the language servers of the lsp tool and of diagnostics after edits
+	// (nil: none; hashls uses its own clients, not the editor's: see
+	// README "Language servers"). Each run gets a tool set over the
+	// workspace with the run's edit settings (the person's or an agent's,
+	// from the settings) and the server's resolver, which follows the open
+	// documents.
+	Tools agent.Deps
 
 	// tools and runTool replace the agent registry in tests.
 	tools   func() []agent.Tool
@@ -71,7 +74,12 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	}
 	if opts.runTool == nil {
 		opts.runTool = func(ctx context.Context, env *agent.Env, name string, args []byte) (*agent.Result, error) {
-			ts := agent.New(agent.Deps{WS: env.WS, Resolver: env.Resolver, Edit: env.Edit, LangServers: opts.LangServers})
+			d := opts.Tools
+			// The server decides which tools a run may use (the settings'
+			// toolsets; a forwarded call was chosen by its own process's):
+			// the run's tool set offers them all.
+			d.Resolver, d.Edit, d.Sets = env.Resolver, env.Edit, agent.Sets{}
+			ts := d.For(env.WS)
 			return ts.Run(ctx, name, args, agent.Call{Progress: env.Progress, Transport: env.Transport, ID: env.CallID, Who: env.Who})
 		}
 	}

@@ -94,7 +94,7 @@ func newServer(opts Options) *server {
 		inflight: map[jsonrpc2.ID]context.CancelFunc{},
 		docs:     map[uri.URI]*document{},
 		byPath:   map[string]*document{},
-		settings: defaultSettings(opts.Sets),
+		settings: defaultSettings(opts.Tools.Sets),
 
 		forwardedNotes: make(chan struct{}, maxForwardedNotes),
 	}
@@ -279,7 +279,7 @@ func (s *server) currentSettings() Settings {
 
 // Initialize answers the capabilities and opens the workspace.
 func (s *server) Initialize(ctx context.Context, params *protocol.InitializeParams) (*protocol.InitializeResult, error) {
-	settings, serr := applySettings(defaultSettings(s.opts.Sets), params.InitializationOptions)
+	settings, serr := applySettings(defaultSettings(s.opts.Tools.Sets), params.InitializationOptions)
 	if serr != nil {
 		s.logf("lsp: initializationOptions: %v", serr)
 	}

@@ -59,9 +59,9 @@ func TestToolsetsSetting(t *testing.T) {
 			t.Errorf("%s: toolsets %s, want %s", tt.raw, st.sets, tt.want)
 		}
 	}
-	// --toolsets (Options.Sets) is the default the setting overrides.
+	// --toolsets (Options.Tools.Sets) is the default the setting overrides.
 	if st, _ := applySettings(defaultSettings(agent.MustParseSets("patch")), []byte(`{}`)); st.sets.String() != "patch" {
-		t.Errorf("the default from Options.Sets: %s", st.sets)
+		t.Errorf("the default from Options.Tools.Sets: %s", st.sets)
 	}
 	s := newServer(Options{tools: agent.New(agent.Deps{}).Tools})
 	s.settings, _ = applySettings(defaultSettings(agent.Sets{}), []byte(`{"toolsets":"hashline"}`))

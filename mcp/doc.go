@@ -6,12 +6,14 @@
 // same store as the CLI and the language server, so a tag minted here is
 // accepted there and the other way round.
 //
-// The entry points are New (a Server over the tools), Server.Run (one client
-// on a transport: stdio, or the SDK's in-memory transports in tests) and
-// Server.ServeHTTP (Streamable HTTP on a listener; CheckHTTPAddr decides
-// whether an address may be served and with which token).
+// The entry points are New (a Server over the tools, which it builds for
+// each workspace from Options.Tools with agent.Deps.For), Server.RunIO (one
+// client on stdin/stdout), Server.Run (one client on any SDK transport: the
+// in-memory ones in tests), Server.ServeHTTP (Streamable HTTP on a
+// listener; CheckHTTPAddr decides whether an address may be served and
+// with which token) and Server.Close.
 //
-// Wire contract: the tools offered are those of Options.Sets (the toolsets;
+// Wire contract: the tools offered are those of Options.Tools.Sets (the toolsets;
 // the CLI's default agent.DefaultToolsets), each with the agent tool's
 // schema as inputSchema, its description (agent.GuideOf) and annotations
 // from its hints; Instructions tells the model how the offered tools fit

@@ -61,6 +61,6 @@ func TestMergeReplayMCP(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := t.TempDir()
-	s := connect(t, Options{Root: root, NoHub: true, Edit: agent.EditSettings{AllowUnseen: true}}, nil)
+	s := connect(t, Options{Root: root, NoHub: true, Tools: agent.Deps{Edit: agent.EditSettings{AllowUnseen: true}}}, nil)
 	replaytest.Run(t, mcpPlayer{t, s, root}, replaytest.Sample(cs, 20))
 }

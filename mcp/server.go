@@ -15,8 +15,6 @@ import (
 
 	"github.com/hashls/hashls/agent"
 	"github.com/hashls/hashls/hub"
-	"github.com/hashls/hashls/langserver"
-	"github.com/hashls/hashls/treesitter"
 	"github.com/hashls/hashls/workspace"
 )
 
@@ -32,19 +30,17 @@ type Options struct {
 	Version string
 	// Logf receives diagnostics for stderr; nil discards them.
 	Logf func(format string, args ...any)
-	// Edit are the edit tool's settings (seen-lines check, header form);
-	// the CLI takes them from HASHLS_SEEN_LINES and HASHLS_EDIT_HEADERS,
-	// which an MCP client's server configuration can set.
-	Edit agent.EditSettings
+	// Tools are the dependencies of the tools over each workspace
+	// (agent.Deps.For): the toolsets offered (zero value: every tool; the
+	// CLI passes agent.DefaultToolsets unless the user chose), the edit
+	// settings (the CLI's come from HASHLS_SEEN_LINES and the variables
+	// beside it, which an MCP client's server configuration can set) and
+	// the language servers of the lsp tool and of diagnostics after edits
+	// (nil: none). WS is set per workspace.
+	Tools agent.Deps
 	// NoHub runs every call in this process even when the root has a hub
 	// (an editor's hashls serve, package hub) to forward it to.
 	NoHub bool
-	// LangServers runs the language servers of the lsp tool and of
-	// diagnostics after edits (nil: none).
-	LangServers *langserver.Pool
-	// Sets are the toolsets offered (zero value: every tool; the CLI
-	// passes agent.DefaultToolsets unless the user chose).
-	Sets agent.Sets
 	// AllowRoots, when set, are the only directories under which a
 	// client's root (roots/list) or the current directory may be served
 	// when Root is "" (RootAllowed).
@@ -125,13 +121,13 @@ func New(opts Options) (*Server, error) {
 	}
 	s := &Server{
 		opts:       opts,
-		listing:    agent.New(agent.Deps{Sets: opts.Sets}),
+		listing:    agent.New(agent.Deps{Sets: opts.Tools.Sets}),
 		workspaces: map[string]*opened{},
 		sessions:   map[*sdk.ServerSession]*sessionRoot{},
 	}
 	s.logger = slog.New(quietShutdown{slog.NewTextHandler(logfWriter{opts.Logf}, &slog.HandlerOptions{Level: slog.LevelWarn})})
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: "hashls", Title: "hashls", Version: opts.Version}, &sdk.ServerOptions{
-		Instructions: Instructions(opts.Sets),
+		Instructions: Instructions(opts.Tools.Sets),
 		Logger:       s.logger,
 		Capabilities: &sdk.ServerCapabilities{
 			Logging: &sdk.LoggingCapabilities{},
@@ -289,7 +285,7 @@ type typed struct {
 // the kind and the next step as text; the *agent.Error in
 // _meta[ErrorMeta].
 func (s *Server) errorResult(tool string, err error) *sdk.CallToolResult {
-	ae := agent.Caller{Transport: "mcp", Sets: s.opts.Sets}.Explain(tool, err)
+	ae := agent.Caller{Transport: "mcp", Sets: s.opts.Tools.Sets}.Explain(tool, err)
 	return &sdk.CallToolResult{
 		IsError: true,
 		Content: []sdk.Content{&sdk.TextContent{Text: ae.Text()}},
@@ -379,7 +375,7 @@ func (s *Server) toolset(root string) (*agent.Toolset, error) {
 	for _, r := range ws.Recovered() {
 		go s.Notify("warning", fmt.Sprintf("the store of %s finished a change an earlier process left half done: %v", root, r))
 	}
-	o := &opened{ws: ws, tools: agent.New(agent.Deps{WS: ws, Resolver: &treesitter.Resolver{}, Edit: s.opts.Edit, LangServers: s.opts.LangServers, Sets: s.opts.Sets})}
+	o := &opened{ws: ws, tools: s.opts.Tools.For(ws)}
 	s.workspaces[root] = o
 	return o.tools, nil
 }

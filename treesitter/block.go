@@ -119,11 +119,7 @@ func blockStart(text []byte, line int) (row, col uint32, ok bool) {
 // must use the flattened tree instead.
 func (e *entry) blockC(ctx context.Context, row, col uint32) (start, last int, ok bool, err error) {
 	kept := false
-	defer func() {
-		if kept && e.cache != nil {
-			e.cache.retain(e)
-		}
-	}()
+	defer e.retainIfKept(&kept) // after the unlock below
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if t := e.full.Load(); t != nil {

@@ -45,11 +45,7 @@ func SyntaxErrors(ctx context.Context, path string, text []byte) (spans []Span, 
 // keeping it for later block ops and trees) for its syntax errors.
 func (e *entry) errorsC(ctx context.Context) (spans []Span, err error) {
 	kept := false
-	defer func() {
-		if kept && e.cache != nil {
-			e.cache.retain(e)
-		}
-	}()
+	defer e.retainIfKept(&kept) // after the unlock below
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	st := e.ctree

@@ -338,6 +338,15 @@ func (e *entry) getLocked(ctx context.Context, minLines int) (*tree, bool, error
 	return t, false, nil
 }
 
+// retainIfKept tells e's cache that e keeps a C tree (retain: the oldest
+// kept trees beyond the limits are closed) when *kept is set. Callers defer
+// it before locking e.mu, so it runs after the unlock.
+func (e *entry) retainIfKept(kept *bool) {
+	if *kept && e.cache != nil {
+		e.cache.retain(e)
+	}
+}
+
 // docSymbols computes the document symbols of an open document's text
 // without building its complete tree (see (*document).symbols); ok is false
 // when e is not such a text or its complete tree exists already.
@@ -346,11 +355,7 @@ func (e *entry) docSymbols(ctx context.Context) (syms []Symbol, ok bool, err err
 		return nil, false, nil
 	}
 	kept := false
-	defer func() {
-		if kept {
-			e.cache.retain(e)
-		}
-	}()
+	defer e.retainIfKept(&kept) // after the unlock below
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.full.Load() != nil {

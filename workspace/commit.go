@@ -200,26 +200,9 @@ func (w *Workspace) Commit(ctx context.Context, tool string, changes []Change, o
 	if err := w.storeDownErr(); err != nil {
 		return nil, err
 	}
-	ents := make([]*entry, len(changes))
-	paths := make([]Path, len(changes))
-	seen := map[string]bool{}
-	for i := range changes {
-		c := &changes[i]
-		if c.Base.kind == baseUnset {
-			return nil, &Error{Kind: KindInternal, Msg: fmt.Sprintf("commit %s: the change has no base state (a hashls bug)", c.Path.Rel)}
-		}
-		if c.Path.Abs == "" || c.Path.Rel == "." {
-			return nil, &Error{Kind: KindInvalid, Msg: fmt.Sprintf("commit: %q is not a file path inside the root; give a file path", c.Path.Rel)}
-		}
-		if seen[c.Path.Abs] {
-			return nil, &Error{Kind: KindInvalid, Msg: fmt.Sprintf("commit: %s is changed twice in one set; change each file once", c.Path.Rel)}
-		}
-		seen[c.Path.Abs] = true
-		if !opts.AllowVCS && InVCSDir(c.Path.Rel) {
-			return nil, vcsRefused(c.Path.Rel)
-		}
-		ents[i] = &entry{ch: c}
-		paths[i] = c.Path
+	ents, paths, err := commitEntries(changes, opts)
+	if err != nil {
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, &Error{Kind: KindIO, Msg: fmt.Sprintf("commit cancelled before anything was written: %v", err), Err: err}
@@ -229,18 +212,9 @@ func (w *Workspace) Commit(ctx context.Context, tool string, changes []Change, o
 	// directories of its files (lock.go), which must exist for that. A
 	// commit that does not go through removes those it made (while they
 	// are empty).
-	var made []string
-	for _, e := range ents {
-		if e.ch.Delete || e.ch.Base.kind == baseSHA || editor != nil && w.hasOverlay(e.ch.Path) {
-			continue // nothing to make: a delete, a file that exists, or the editor's buffer
-		}
-		d, _ := splitRel(e.ch.Path.Rel)
-		m, err := w.mkdirParents(d)
-		made = append(made, m...)
-		if err != nil {
-			w.removeEmptyDirs(made)
-			return nil, fsError("create the directory of", e.ch.Path.Rel, err)
-		}
+	made, err := w.makeDirs(ents, editor)
+	if err != nil {
+		return nil, err
 	}
 	locks, err := w.lockFiles(ctx, paths)
 	if err != nil {
@@ -256,37 +230,8 @@ func (w *Workspace) Commit(ctx context.Context, tool string, changes []Change, o
 	}()
 	for _, e := range ents {
 		e.at = locks.at(e.ch.Path.Rel)
-		st, err := w.fileState(e.ch.Path, e.at, editor != nil, e.ch.Base)
-		if err != nil {
+		if err := w.checkEntry(e, editor); err != nil {
 			return nil, err
-		}
-		e.cur = st
-		if err := checkBase(e.ch, st); err != nil {
-			return nil, err
-		}
-		if e.ch.Delete && !st.exists {
-			return nil, notFound(e.ch.Path, nil)
-		}
-		e.buffer = st.overlay && !e.ch.Delete
-		e.res = CommittedFile{Path: e.ch.Path, MovedFrom: e.ch.MovedFrom, NewTag: e.ch.NewTag, Overlay: e.buffer}
-		switch {
-		case e.ch.Delete:
-			e.res.Op, e.res.NewTag = "delete", ""
-		case st.exists:
-			e.res.Op = "update"
-		default:
-			e.res.Op = "create"
-		}
-		if st.exists {
-			e.res.OldSHA256 = hex.EncodeToString(st.sum[:])
-		}
-		if !e.ch.Delete {
-			if e.ch.NewSHA256 != nil {
-				e.newSum = *e.ch.NewSHA256
-			} else {
-				e.newSum = sha256.Sum256(e.ch.New)
-			}
-			e.res.NewSHA256 = hex.EncodeToString(e.newSum[:])
 		}
 	}
 	if r, ok := editor.(BufferRenamer); ok {
@@ -295,6 +240,91 @@ func (w *Workspace) Commit(ctx context.Context, tool string, changes []Change, o
 	res, err := w.commitLocked(ctx, tool, ents, opts, editor)
 	committed = err == nil
 	return res, err
+}
+
+// commitEntries checks the changes of a set (each names a file once, with
+// a base state, outside .git unless opts.AllowVCS) and makes their entries.
+func commitEntries(changes []Change, opts CommitOptions) ([]*entry, []Path, error) {
+	ents := make([]*entry, len(changes))
+	paths := make([]Path, len(changes))
+	seen := map[string]bool{}
+	for i := range changes {
+		c := &changes[i]
+		if c.Base.kind == baseUnset {
+			return nil, nil, &Error{Kind: KindInternal, Msg: fmt.Sprintf("commit %s: the change has no base state (a hashls bug)", c.Path.Rel)}
+		}
+		if c.Path.Abs == "" || c.Path.Rel == "." {
+			return nil, nil, &Error{Kind: KindInvalid, Msg: fmt.Sprintf("commit: %q is not a file path inside the root; give a file path", c.Path.Rel)}
+		}
+		if seen[c.Path.Abs] {
+			return nil, nil, &Error{Kind: KindInvalid, Msg: fmt.Sprintf("commit: %s is changed twice in one set; change each file once", c.Path.Rel)}
+		}
+		seen[c.Path.Abs] = true
+		if !opts.AllowVCS && InVCSDir(c.Path.Rel) {
+			return nil, nil, vcsRefused(c.Path.Rel)
+		}
+		ents[i] = &entry{ch: c}
+		paths[i] = c.Path
+	}
+	return ents, paths, nil
+}
+
+// makeDirs makes the missing directories of the files a commit creates
+// (not of deletes, files that exist or the editor's buffers) and returns
+// those it made; on an error it removes them again.
+func (w *Workspace) makeDirs(ents []*entry, editor BufferEditor) ([]string, error) {
+	var made []string
+	for _, e := range ents {
+		if e.ch.Delete || e.ch.Base.kind == baseSHA || editor != nil && w.hasOverlay(e.ch.Path) {
+			continue // nothing to make: a delete, a file that exists, or the editor's buffer
+		}
+		d, _ := splitRel(e.ch.Path.Rel)
+		m, err := w.mkdirParents(d)
+		made = append(made, m...)
+		if err != nil {
+			w.removeEmptyDirs(made)
+			return nil, fsError("create the directory of", e.ch.Path.Rel, err)
+		}
+	}
+	return made, nil
+}
+
+// checkEntry reads e's file as it is under the lock, checks it against
+// the change's base, and sets what the commit will do and report.
+func (w *Workspace) checkEntry(e *entry, editor BufferEditor) error {
+	st, err := w.fileState(e.ch.Path, e.at, editor != nil, e.ch.Base)
+	if err != nil {
+		return err
+	}
+	e.cur = st
+	if err := checkBase(e.ch, st); err != nil {
+		return err
+	}
+	if e.ch.Delete && !st.exists {
+		return notFound(e.ch.Path, nil)
+	}
+	e.buffer = st.overlay && !e.ch.Delete
+	e.res = CommittedFile{Path: e.ch.Path, MovedFrom: e.ch.MovedFrom, NewTag: e.ch.NewTag, Overlay: e.buffer}
+	switch {
+	case e.ch.Delete:
+		e.res.Op, e.res.NewTag = "delete", ""
+	case st.exists:
+		e.res.Op = "update"
+	default:
+		e.res.Op = "create"
+	}
+	if st.exists {
+		e.res.OldSHA256 = hex.EncodeToString(st.sum[:])
+	}
+	if !e.ch.Delete {
+		if e.ch.NewSHA256 != nil {
+			e.newSum = *e.ch.NewSHA256
+		} else {
+			e.newSum = sha256.Sum256(e.ch.New)
+		}
+		e.res.NewSHA256 = hex.EncodeToString(e.newSum[:])
+	}
+	return nil
 }
 
 // planRenames marks the moves the editor performs itself: a change with
@@ -395,48 +425,123 @@ func (w *Workspace) fileState(p Path, at fileAt, buffers bool, base Base) (fileS
 	}
 }
 
-// commitLocked runs the protocol once every path is locked and checked.
+// commitLocked runs the protocol once every path is locked and checked:
+// the intent (1), the temp files (2), the renames (3), the open documents
+// (4) and the record (5), each a step of a commitRun; a failure in 2 to 5
+// undoes what was done (abandon).
 func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry, opts CommitOptions, editor BufferEditor) (*Committed, error) {
-	st := w.store
-	// 1. The intent: trash what is replaced, journal every disk operation.
-	var disk []*entry
-	for _, e := range ents {
+	r := &commitRun{ctx: ctx, st: w.store, tool: tool, ents: ents, opts: opts, editor: editor, label: opts.Label}
+	if r.label == "" {
+		r.label = "hashls " + tool
+	}
+	if err := r.beginIntent(); err != nil {
+		return nil, err
+	}
+	if r.st != nil {
+		defer r.st.holdIntent(r.in.ID)()
+	}
+	r.startDeltas()
+	if err := r.writeTemps(); err != nil {
+		return r.abandon(err)
+	}
+	if err := r.renames(); err != nil {
+		return r.abandon(err)
+	}
+	if err := r.openDocuments(); err != nil {
+		return r.abandon(r.undoEditor(err))
+	}
+	r.noteUnmovedBuffers()
+	return r.record()
+}
+
+// commitRun is one commit under its locks.
+type commitRun struct {
+	ctx    context.Context
+	st     *Store
+	tool   string
+	ents   []*entry
+	opts   CommitOptions
+	editor BufferEditor
+	label  string // the editor's label of the edits
+
+	disk  []*entry // the entries with disk work (journaled)
+	in    *intent
+	ops   []diskOp // the disk entries, each in its file's directory
+	local []diskOp // the disk work Commit does itself (not the editor's renames)
+	// applied and moved are the buffer edits and moves the editor made,
+	// in order (undoEditor reverts them).
+	applied, moved []*entry
+}
+
+// beginIntent is step 1: trash what is replaced, journal every disk
+// operation.
+func (r *commitRun) beginIntent() error {
+	for _, e := range r.ents {
 		if e.buffer || e.ch.Delete && e.cur.disk == nil {
 			continue // the editor's, or an unsaved buffer with nothing on disk to remove
 		}
-		disk = append(disk, e)
+		r.disk = append(r.disk, e)
 	}
 	nonce, err := randomHex(6)
 	if err != nil {
-		return nil, &Error{Kind: KindIO, Msg: fmt.Sprintf("commit: no randomness for temp file names: %v", err), Err: err}
+		return &Error{Kind: KindIO, Msg: fmt.Sprintf("commit: no randomness for temp file names: %v", err), Err: err}
 	}
-	in := &intent{Tool: tool, Call: opts.Call, Who: opts.Who}
-	for i, e := range disk {
-		ie := intentEntry{Path: e.ch.Path.Abs, Rel: e.ch.Path.Rel, Op: opWrite}
-		switch {
-		case e.ch.Delete:
-			ie.Op = opDelete
-		case e.renameFrom != nil:
-			// The editor renames the source's disk file here: no temp
-			// file; recovery finds the new content in place or not.
-			ie.New = hex.EncodeToString(e.renameFrom.cur.diskSum[:])
-		default:
-			ie.New = e.res.NewSHA256
-			ie.Tmp = filepath.Join(filepath.Dir(e.ch.Path.Abs), tempName(e.at.name, nonce, i))
-			e.tmp = filepath.Base(ie.Tmp)
-		}
-		if e.cur.disk != nil {
-			ie.Old = hex.EncodeToString(e.cur.diskSum[:])
-		}
-		ie.Mode = uint32(e.newMode())
-		if e.renameFrom != nil {
-			ie.Mode = uint32(e.renameFrom.cur.mode)
-		}
-		in.Entries = append(in.Entries, ie)
+	r.in = &intent{Tool: r.tool, Call: r.opts.Call, Who: r.opts.Who}
+	for i, e := range r.disk {
+		r.in.Entries = append(r.in.Entries, intentEntryOf(e, nonce, i))
 	}
-	// The trash keeps what the tool saw and replaced and, for a file on
-	// disk whose text differs from it (an open buffer), the disk text too:
-	// the roll back needs it.
+	trash := trashRequests(r.tool, r.ents, r.disk)
+	if r.st != nil {
+		if err := r.st.beginIntent(r.in, trash, len(r.disk) > 1); err != nil {
+			return err
+		}
+		for _, t := range trash {
+			t.entry.res.TrashIDs = append(t.entry.res.TrashIDs, t.id)
+		}
+	}
+	r.ops = make([]diskOp, len(r.disk))
+	for i, e := range r.disk {
+		d, _ := splitRel(e.ch.Path.Rel)
+		r.ops[i] = diskOp{intentEntry: r.in.Entries[i], at: e.at, dir: d}
+	}
+	for i, e := range r.disk {
+		if e.renameFrom == nil && !e.renamed {
+			r.local = append(r.local, r.ops[i])
+		}
+	}
+	return nil
+}
+
+// intentEntryOf is the journal entry of disk entry e, the i-th, its temp
+// file named with nonce.
+func intentEntryOf(e *entry, nonce string, i int) intentEntry {
+	ie := intentEntry{Path: e.ch.Path.Abs, Rel: e.ch.Path.Rel, Op: opWrite}
+	switch {
+	case e.ch.Delete:
+		ie.Op = opDelete
+	case e.renameFrom != nil:
+		// The editor renames the source's disk file here: no temp
+		// file; recovery finds the new content in place or not.
+		ie.New = hex.EncodeToString(e.renameFrom.cur.diskSum[:])
+	default:
+		ie.New = e.res.NewSHA256
+		ie.Tmp = filepath.Join(filepath.Dir(e.ch.Path.Abs), tempName(e.at.name, nonce, i))
+		e.tmp = filepath.Base(ie.Tmp)
+	}
+	if e.cur.disk != nil {
+		ie.Old = hex.EncodeToString(e.cur.diskSum[:])
+	}
+	ie.Mode = uint32(e.newMode())
+	if e.renameFrom != nil {
+		ie.Mode = uint32(e.renameFrom.cur.mode)
+	}
+	return ie
+}
+
+// trashRequests are what the trash keeps of a commit: what the tool saw
+// and replaced and, for a file on disk whose text differs from it (an
+// open buffer), the disk text too: the roll back needs it.
+func trashRequests(tool string, ents, disk []*entry) []trashReq {
 	var trash []trashReq
 	diskIndex := map[*entry]int{}
 	for i, e := range disk {
@@ -457,142 +562,129 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 			trash = append(trash, trashReq{entry: e, key: e.ch.Path.Abs, content: e.cur.disk, sum: &e.cur.diskSum, reason: reason + " (disk text of an open buffer)", journal: onDisk, index: i})
 		}
 	}
-	if st != nil {
-		if err := st.beginIntent(in, trash, len(disk) > 1); err != nil {
-			return nil, err
-		}
-		defer st.holdIntent(in.ID)()
-		for _, t := range trash {
-			t.entry.res.TrashIDs = append(t.entry.res.TrashIDs, t.id)
-		}
-	}
-	// ops are the disk entries, each in its file's directory; local is
-	// the disk work Commit does itself (the editor's renames are
-	// journaled, but the editor moves those files).
-	ops := make([]diskOp, len(disk))
-	for i, e := range disk {
-		d, _ := splitRel(e.ch.Path.Rel)
-		ops[i] = diskOp{intentEntry: in.Entries[i], at: e.at, dir: d}
-	}
-	var local []diskOp
-	for i, e := range disk {
-		if e.renameFrom == nil && !e.renamed {
-			local = append(local, ops[i])
+	return trash
+}
+
+// abandon undoes everything done on disk so far and closes the intent.
+func (r *commitRun) abandon(cause error) (*Committed, error) {
+	disk := r.disk
+	rerr := rollBack(r.ops, func(i int) []byte { return disk[i].cur.disk })
+	if r.st != nil && r.in.ID != 0 {
+		if rerr == nil {
+			_ = r.st.closeIntent(r.in.ID, nil)
 		}
 	}
-	// abandon undoes everything done so far and closes the intent.
-	abandon := func(cause error) (*Committed, error) {
-		rerr := rollBack(ops, func(i int) []byte { return disk[i].cur.disk })
-		if st != nil && in.ID != 0 {
-			if rerr == nil {
-				_ = st.closeIntent(in.ID, nil)
-			}
-		}
-		if rerr != nil {
-			return nil, fmt.Errorf("%w; and putting the files back failed: %v (the next hashls start finishes the roll back from the trash)", cause, rerr)
-		}
-		return nil, fmt.Errorf("%w; nothing was changed", cause)
+	if rerr != nil {
+		return nil, fmt.Errorf("%w; and putting the files back failed: %v (the next hashls start finishes the roll back from the trash)", cause, rerr)
 	}
-	// The new contents' deltas for the store, on another core while the
-	// temp files are written and fsynced (a small file's is encoded when
-	// it is stored; one the store does not keep needs none).
-	for _, e := range ents {
-		if !e.ch.Delete && e.cur.exists && st != nil && deltaAsyncWorth(len(e.cur.content), len(e.ch.New), st.ContentLimit()) {
+	var undo *bufferUndoError
+	if errors.As(cause, &undo) {
+		return nil, fmt.Errorf("%w; the files on disk were put back", cause)
+	}
+	return nil, fmt.Errorf("%w; nothing was changed", cause)
+}
+
+// undoEditor reverts what the editor applied, newest first (undoBuffers).
+func (r *commitRun) undoEditor(cause error) error {
+	return undoBuffers(context.WithoutCancel(r.ctx), r.editor, r.applied, r.moved, r.label, cause)
+}
+
+// startDeltas encodes the new contents' deltas for the store on another
+// core while the temp files are written and fsynced (a small file's is
+// encoded when it is stored; one the store does not keep needs none).
+func (r *commitRun) startDeltas() {
+	for _, e := range r.ents {
+		if !e.ch.Delete && e.cur.exists && r.st != nil && deltaAsyncWorth(len(e.cur.content), len(e.ch.New), r.st.ContentLimit()) {
 			e.delta = deltaAsync(e.cur.content, e.ch.New)
 		}
 	}
-	// 2. Temp files: complete and durable before the first rename.
-	for i, e := range disk {
+}
+
+// writeTemps is step 2: the temp files, complete and durable before the
+// first rename.
+func (r *commitRun) writeTemps() error {
+	for i, e := range r.disk {
 		if e.ch.Delete {
 			continue
 		}
-		if err := ctx.Err(); err != nil {
-			return abandon(&Error{Kind: KindIO, Msg: fmt.Sprintf("commit cancelled: %v", err), Err: err})
+		if err := r.ctx.Err(); err != nil {
+			return &Error{Kind: KindIO, Msg: fmt.Sprintf("commit cancelled: %v", err), Err: err}
 		}
 		if e.at.dir == nil { // made before the lock, removed since by someone else
-			return abandon(&Error{Kind: KindIO, Msg: fmt.Sprintf("the directory of %s was removed while it was being written; retry", e.ch.Path.Rel)})
+			return &Error{Kind: KindIO, Msg: fmt.Sprintf("the directory of %s was removed while it was being written; retry", e.ch.Path.Rel)}
 		}
 		if e.renameFrom != nil {
 			continue // the editor moves the file into the directory made
 		}
-		if err := writeTemp(e.at.dir, e.tmp, e.ch.New, fs.FileMode(in.Entries[i].Mode), e.cur.diskInfo); err != nil {
-			return abandon(fsError("write", e.ch.Path.Rel, err))
+		if err := writeTemp(e.at.dir, e.tmp, e.ch.New, fs.FileMode(r.in.Entries[i].Mode), e.cur.diskInfo); err != nil {
+			return fsError("write", e.ch.Path.Rel, err)
 		}
 	}
 	// The temp files' names durable too when several files change: a
 	// power loss during the renames must find every one of them.
-	if len(disk) > 1 {
-		syncDirs(ops)
+	if len(r.disk) > 1 {
+		syncDirs(r.ops)
 	}
-	// 3. Renames and removes, then the directories made durable.
+	return nil
+}
+
+// renames is step 3: renames and removes, then the directories made
+// durable.
+func (r *commitRun) renames() error {
 	if testHookRename != nil {
 		testHookRename()
 	}
 	// A program that is not hashls (an editor saving, git checkout) takes
 	// no lock: each file is checked once more, just before the renames, to
 	// be the one whose content was checked (or still absent).
-	for _, e := range disk {
+	for _, e := range r.disk {
 		if e.renameFrom != nil || e.renamed {
 			continue
 		}
 		if err := unchangedSince(e); err != nil {
-			return abandon(err)
+			return err
 		}
 	}
-	if err := rollForward(local); err != nil {
-		return abandon(&Error{Kind: ioKindOf(err), Msg: fmt.Sprintf("commit: %v", err), Err: err})
+	if err := rollForward(r.local); err != nil {
+		return &Error{Kind: ioKindOf(err), Msg: fmt.Sprintf("commit: %v", err), Err: err}
 	}
-	// 4. Open documents, through the editor (into its undo history): the
-	// edits, then the moves the editor performs. undoEditor reverts what
-	// the editor applied, newest first.
-	var applied, moved []*entry
-	label := opts.Label
-	if label == "" {
-		label = "hashls " + tool
-	}
-	undoEditor := func(cause error) error {
-		uctx := context.WithoutCancel(ctx)
-		var errs []string
-		for i := len(moved) - 1; i >= 0; i-- {
-			m := moved[i]
-			if err := editor.(BufferRenamer).RenameBuffer(uctx, m.ch.Path, m.renameFrom.ch.Path, label+" (undone)"); err != nil {
-				errs = append(errs, fmt.Sprintf("the editor did not move %s back to %s (%v): close its buffer without saving", m.ch.Path.Rel, m.renameFrom.ch.Path.Rel, err))
-			}
-		}
-		for i := len(applied) - 1; i >= 0; i-- {
-			a := applied[i]
-			_ = editor.ApplyEdit(uctx, a.ch.Path, a.cur.version+1, a.ch.New, a.cur.content, label+" (undone)")
-		}
-		if len(errs) > 0 {
-			return fmt.Errorf("%w; and %s", cause, strings.Join(errs, "; "))
-		}
-		return cause
-	}
-	for _, e := range ents {
+	return nil
+}
+
+// openDocuments is step 4: the open documents, through the editor (into
+// its undo history): the edits, then the moves the editor performs.
+func (r *commitRun) openDocuments() error {
+	for _, e := range r.ents {
 		if !e.buffer {
 			continue
 		}
-		if err := editor.ApplyEdit(ctx, e.ch.Path, e.cur.version, e.cur.content, e.ch.New, label); err != nil {
-			return abandon(undoEditor(err))
+		if err := r.editor.ApplyEdit(r.ctx, e.ch.Path, e.cur.version, e.cur.content, e.ch.New, r.label); err != nil {
+			return err
 		}
-		applied = append(applied, e)
+		r.applied = append(r.applied, e)
 	}
-	for _, e := range ents {
+	for _, e := range r.ents {
 		if e.renameFrom == nil {
 			continue
 		}
-		if err := editor.(BufferRenamer).RenameBuffer(ctx, e.renameFrom.ch.Path, e.ch.Path, label); err != nil {
-			return abandon(undoEditor(err))
+		if err := r.editor.(BufferRenamer).RenameBuffer(r.ctx, e.renameFrom.ch.Path, e.ch.Path, r.label); err != nil {
+			return err
 		}
-		moved = append(moved, e)
+		r.moved = append(r.moved, e)
 	}
+	return nil
+}
+
+// noteUnmovedBuffers notes, for each deleted file open in an editor that
+// did not move it, what its user should do with the old buffer.
+func (r *commitRun) noteUnmovedBuffers() {
 	movedTo := map[string]string{}
-	for _, e := range ents {
+	for _, e := range r.ents {
 		if e.ch.MovedFrom != "" && e.renameFrom == nil {
 			movedTo[e.ch.MovedFrom] = e.ch.Path.Rel
 		}
 	}
-	for _, e := range ents {
+	for _, e := range r.ents {
 		if !e.ch.Delete || !e.cur.overlay || e.renamed {
 			continue
 		}
@@ -602,12 +694,16 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 			e.res.Note = fmt.Sprintf("%s is open in the editor: its buffer still holds the old text; close it without saving", e.ch.Path.Rel)
 		}
 	}
-	// 5. Done: the snapshots, the audit rows and the end of the intent.
-	out := &Committed{Files: make([]CommittedFile, len(ents))}
-	if st != nil {
+}
+
+// record is step 5: the snapshots, the audit rows and the end of the
+// intent.
+func (r *commitRun) record() (*Committed, error) {
+	out := &Committed{Files: make([]CommittedFile, len(r.ents))}
+	if r.st != nil {
 		var recs []Recording
 		var audits []AuditEntry
-		for _, e := range ents {
+		for _, e := range r.ents {
 			if !e.ch.Delete {
 				rec := Recording{Key: e.ch.Path.Abs, Tag: e.ch.NewTag, Content: e.ch.New, SHA256: &e.newSum, Seen: e.ch.Seen}
 				if e.cur.exists { // kept as a delta against the content it replaces
@@ -619,22 +715,68 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 			if e.ch.MovedFrom != "" && note == "" {
 				note = "moved from " + e.ch.MovedFrom
 			}
-			audits = append(audits, AuditEntry{Tool: tool, Path: e.ch.Path.Rel, SHA256Before: e.res.OldSHA256, SHA256After: e.res.NewSHA256, Note: note, Transport: opts.Transport, Call: opts.Call,
-				Agent: opts.Who.Agent, Session: opts.Who.Session, Turn: opts.Who.Turn})
+			audits = append(audits, AuditEntry{Tool: r.tool, Path: e.ch.Path.Rel, SHA256Before: e.res.OldSHA256, SHA256After: e.res.NewSHA256, Note: note, Transport: r.opts.Transport, Call: r.opts.Call,
+				Agent: r.opts.Who.Agent, Session: r.opts.Who.Session, Turn: r.opts.Who.Turn})
 		}
-		ids, err := st.finishIntent(in.ID, recs, audits)
+		ids, err := r.st.finishIntent(r.in.ID, recs, audits)
 		if err != nil {
-			return abandon(undoEditor(fmt.Errorf("recording the change in the store failed: %w", err)))
+			return r.abandon(r.undoEditor(fmt.Errorf("recording the change in the store failed: %w", err)))
 		}
-		for i, e := range ents {
+		for i, e := range r.ents {
 			e.res.AuditID = ids[i]
 		}
 	}
-	for i, e := range ents {
+	for i, e := range r.ents {
 		out.Files[i] = e.res
 	}
 	return out, nil
 }
+
+// undoBuffers reverts what the editor applied of a failed commit (the
+// buffer edits applied and the moves it performed), newest first, and
+// returns cause with every undo the editor refused: the caller learns that
+// a buffer keeps the new text while its file on disk went back, and the
+// editor's user is told too (BufferNotifier), since the caller may be
+// another process.
+func undoBuffers(ctx context.Context, editor BufferEditor, applied, moved []*entry, label string, cause error) error {
+	var errs []string
+	refused := func(p Path, msg string) {
+		errs = append(errs, msg)
+		if n, ok := editor.(BufferNotifier); ok {
+			n.NotifyBuffer(ctx, p, "hashls: "+msg)
+		}
+	}
+	for i := len(moved) - 1; i >= 0; i-- {
+		m := moved[i]
+		if err := editor.(BufferRenamer).RenameBuffer(ctx, m.ch.Path, m.renameFrom.ch.Path, label+" (undone)"); err != nil {
+			refused(m.ch.Path, fmt.Sprintf("the editor did not move %s back to %s (%v): close its buffer without saving", m.ch.Path.Rel, m.renameFrom.ch.Path.Rel, err))
+		}
+	}
+	for i := len(applied) - 1; i >= 0; i-- {
+		a := applied[i]
+		if err := editor.ApplyEdit(ctx, a.ch.Path, a.cur.version+1, a.ch.New, a.cur.content, label+" (undone)"); err != nil {
+			refused(a.ch.Path, fmt.Sprintf("the editor did not undo the edit of %s (%v): its buffer holds the new text while the file on disk was put back; undo the edit in the editor, or close the buffer without saving", a.ch.Path.Rel, err))
+		}
+	}
+	if len(errs) > 0 {
+		return &bufferUndoError{cause: cause, refused: errs}
+	}
+	return cause
+}
+
+// bufferUndoError is the error of a failed commit some of whose buffer
+// edits the editor did not undo (refused says which); its kind is its
+// cause's.
+type bufferUndoError struct {
+	cause   error
+	refused []string
+}
+
+func (e *bufferUndoError) Error() string {
+	return e.cause.Error() + "; and " + strings.Join(e.refused, "; ")
+}
+
+func (e *bufferUndoError) Unwrap() error { return e.cause }
 
 // unchangedSince checks that e's file on disk is still the one the commit
 // read (same file, size and modification time: replaced or written since

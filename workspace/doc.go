@@ -79,7 +79,11 @@
 // and edits are reverted through the editor (newest first), the disk from
 // the in-memory old contents (renames of the old content into place,
 // through the same temp names), and the intent is deleted; the error says
-// that nothing was changed.
+// that nothing was changed. When the editor refuses to revert a buffer
+// edit, that buffer keeps the new text while its file goes back: the error
+// says so instead, naming the buffer, and the editor's user is told
+// (BufferNotifier: the LSP server shows a warning), since the caller may
+// be another process.
 // When the undo itself fails, the intent stays and the next open finishes
 // it from the trash.
 //

@@ -4,39 +4,33 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+
+	"github.com/hashls/hashls/internal/kinded"
 )
 
 // Error kinds (see Error.Kind); package agent maps them to tool error kinds.
 const (
-	KindNotFound   = "not_found"
-	KindOutside    = "outside_root"
-	KindBinary     = "binary"
-	KindStore      = "store"
-	KindStale      = "stale"
-	KindPermission = "permission_denied"
-	KindIO         = "io"
+	KindNotFound   = kinded.NotFound
+	KindOutside    = kinded.Outside
+	KindBinary     = kinded.Binary
+	KindStore      = kinded.Store
+	KindStale      = kinded.Stale
+	KindPermission = kinded.Permission
+	KindIO         = kinded.IO
 	// KindInvalid is a malformed path argument (empty, NUL byte): the
 	// caller's input is wrong, not the filesystem.
-	KindInvalid = "invalid_path"
+	KindInvalid = kinded.Invalid
 	// KindInternal is a broken invariant (a hashls bug).
-	KindInternal = "internal"
+	KindInternal = kinded.Internal
 )
 
-// Error is a workspace error with a kind and a caller-facing message.
-type Error struct {
-	Kind string
-	Msg  string
-	Err  error
-}
-
-func (e *Error) Error() string { return e.Msg }
-func (e *Error) Unwrap() error { return e.Err }
+// Error is a workspace error with a kind and a caller-facing message: the
+// workspace packages' one error type (package kinded; sqlitedb.Error is
+// the same type).
+type Error = kinded.Error
 
 // IsKind reports whether err is (or wraps) a *Error of the given kind.
-func IsKind(err error, kind string) bool {
-	var we *Error
-	return errors.As(err, &we) && we.Kind == kind
-}
+func IsKind(err error, kind string) bool { return kinded.Is(err, kind) }
 
 // fsError turns an os error about rel into a *Error with a message telling
 // the caller what to do.

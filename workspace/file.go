@@ -10,10 +10,12 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"github.com/hashls/hashls/internal/kinded"
 )
 
 // KindIsDir is a directory where a file was expected.
-const KindIsDir = "is_directory"
+const KindIsDir = kinded.IsDir
 
 // File is a file's content as tools see it: the overlay when the editor has
 // the file open, else the disk.

@@ -265,6 +265,38 @@ func (w *Workspace) Doctor(ctx context.Context, fix bool) (*Report, error) {
 		return nil, &Error{Kind: KindStore, Msg: "this workspace was opened without a store; there is nothing to check"}
 	}
 	s := w.store
+	unnamed := w.doctorStore(ctx, r)
+	pending, err := s.pendingIntents()
+	if err != nil {
+		return nil, err
+	}
+	r.PendingIntent = len(pending)
+	known := map[string]bool{} // root-relative
+	for _, in := range pending {
+		for _, e := range in.Entries {
+			if rel, ok := w.relOf(e.Tmp); e.Tmp != "" && ok {
+				known[rel] = true
+			}
+		}
+	}
+	if r.PendingIntent > 0 {
+		r.Offers = append(r.Offers, fmt.Sprintf("finish %d interrupted commit(s) (roll forward or back, as at every start)", r.PendingIntent))
+	}
+	w.doctorRoot(ctx, r, known)
+	if !fix {
+		return r, nil
+	}
+	r.Offers = nil
+	if err := w.doctorFix(ctx, r, unnamed); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// doctorStore checks the store's file, integrity, contents, audit log and
+// trash into r; unnamed is the stored contents no version names.
+func (w *Workspace) doctorStore(ctx context.Context, r *Report) (unnamed int64) {
+	s := w.store
 	if fi, err := os.Stat(s.path); err == nil {
 		r.StoreBytes = fi.Size()
 	}
@@ -280,7 +312,6 @@ func (w *Workspace) Doctor(ctx context.Context, fix bool) (*Report, error) {
 		_ = s.r.QueryRowContext(ctx, query).Scan(dst...)
 	}
 	q(`SELECT count(*), coalesce(sum(length(content)), 0) + (SELECT coalesce(sum(length(data)), 0) FROM contents) FROM snapshots`, &r.Snapshots, &r.ContentBytes)
-	var unnamed int64
 	q(`SELECT count(*) FROM content_refs WHERE refs <= 0`, &unnamed)
 	if unnamed > 0 {
 		r.Offers = append(r.Offers, fmt.Sprintf("drop %d stored content(s) that no version names any more (left by a hashls of schema 6 or 7)", unnamed))
@@ -302,22 +333,13 @@ func (w *Workspace) Doctor(ctx context.Context, fix bool) (*Report, error) {
 	if log, err := s.AuditLog(1); err == nil && len(log) == 1 {
 		r.LastAudit = &log[0]
 	}
-	pending, err := s.pendingIntents()
-	if err != nil {
-		return nil, err
-	}
-	r.PendingIntent = len(pending)
-	known := map[string]bool{} // root-relative
-	for _, in := range pending {
-		for _, e := range in.Entries {
-			if rel, ok := w.relOf(e.Tmp); e.Tmp != "" && ok {
-				known[rel] = true
-			}
-		}
-	}
-	if r.PendingIntent > 0 {
-		r.Offers = append(r.Offers, fmt.Sprintf("finish %d interrupted commit(s) (roll forward or back, as at every start)", r.PendingIntent))
-	}
+	return unnamed
+}
+
+// doctorRoot walks the root for orphan temp files (known: the temp files
+// of pending commits, not orphans) and SQLite databases with a hot
+// journal, into r.
+func (w *Workspace) doctorRoot(ctx context.Context, r *Report, known map[string]bool) {
 	seen := 0
 	// The walk and the removals go through the root (rootfs.go): a
 	// directory swapped for a link meanwhile is not followed out of it.
@@ -349,14 +371,16 @@ func (w *Workspace) Doctor(ctx context.Context, fix bool) (*Report, error) {
 	if len(r.HotJournals) > 0 {
 		r.Offers = append(r.Offers, fmt.Sprintf("roll back the unfinished write transaction of %d SQLite database(s) (left by a process that stopped mid-write; until then no read of them works)", len(r.HotJournals)))
 	}
-	if !fix {
-		return r, nil
-	}
-	r.Offers = nil
+}
+
+// doctorFix repairs what the checks in r found (unnamed: the stored
+// contents no version names) and says in r.Fixed what it did.
+func (w *Workspace) doctorFix(ctx context.Context, r *Report, unnamed int64) error {
+	s := w.store
 	if r.PendingIntent > 0 {
 		recs, err := w.Recover(ctx)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for _, rc := range recs {
 			if rc.Err != nil {
@@ -400,7 +424,7 @@ func (w *Workspace) Doctor(ctx context.Context, fix bool) (*Report, error) {
 	if err := s.w.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logPages, &done); err == nil && busy == 0 && done > 0 {
 		r.Fixed = append(r.Fixed, fmt.Sprintf("checkpointed the write-ahead log (%d pages)", done))
 	}
-	return r, nil
+	return nil
 }
 
 // Text renders the report for a person.

@@ -583,13 +583,31 @@ func (w *Workspace) recoverOne(ctx context.Context, in intent) (Recovery, bool) 
 		r.Outcome, r.Err = "left for the next open", err
 		return r, true
 	}
-	states := make([]entryState, len(ops))
-	forward := true
+	states, forward, err := inspectAll(ops, &r)
+	if err != nil {
+		r.Outcome, r.Err = "left for the next open", err
+		return r, true
+	}
+	forward = st.roll(ops, states, forward, &r)
+	if r.Err != nil {
+		return r, true
+	}
+	if err := st.closeIntent(in.ID, recoveryAudits(in, states, forward, r.Outcome)); err != nil {
+		r.Err = err
+	}
+	return r, true
+}
+
+// inspectAll inspects every file of an intent: forward is whether each
+// holds its new content, or its old one with the new one ready; the files
+// that hold neither (changed since) go to r.Left.
+func inspectAll(ops []diskOp, r *Recovery) (states []entryState, forward bool, err error) {
+	states = make([]entryState, len(ops))
+	forward = true
 	for i, op := range ops {
 		s, err := inspect(op)
 		if err != nil {
-			r.Outcome, r.Err = "left for the next open", err
-			return r, true
+			return nil, false, err
 		}
 		states[i] = s
 		if !s.holdsOld && !s.holdsNew {
@@ -599,6 +617,12 @@ func (w *Workspace) recoverOne(ctx context.Context, in intent) (Recovery, bool) 
 			forward = false
 		}
 	}
+	return states, forward, nil
+}
+
+// roll rolls an intent's files forward when it can (forward), else back
+// from the trash, saying which in r; it returns whether they went forward.
+func (st *Store) roll(ops []diskOp, states []entryState, forward bool, r *Recovery) bool {
 	if forward {
 		r.Outcome = "rolled forward"
 		var todo []diskOp
@@ -627,13 +651,17 @@ func (w *Workspace) recoverOne(ctx context.Context, in intent) (Recovery, bool) 
 			return c
 		})
 	}
-	if r.Err != nil {
-		return r, true
-	}
+	return forward
+}
+
+// recoveryAudits are the audit rows of a recovered intent: each file rolled
+// forward (its call and who made it kept, so a retry and the turn's review
+// find it) or back, or left as another change made it.
+func recoveryAudits(in intent, states []entryState, forward bool, outcome string) []AuditEntry {
 	var audits []AuditEntry
 	for i, e := range in.Entries {
 		a := AuditEntry{Tool: in.Tool, Path: e.Rel, SHA256Before: e.Old, SHA256After: e.Old, Transport: "recovery",
-			Note: fmt.Sprintf("interrupted change (journal #%d) %s", in.ID, r.Outcome)}
+			Note: fmt.Sprintf("interrupted change (journal #%d) %s", in.ID, outcome)}
 		switch s := states[i]; {
 		case forward:
 			a.SHA256After = e.New
@@ -647,10 +675,7 @@ func (w *Workspace) recoverOne(ctx context.Context, in intent) (Recovery, bool) 
 		}
 		audits = append(audits, a)
 	}
-	if err := st.closeIntent(in.ID, audits); err != nil {
-		r.Err = err
-	}
-	return r, true
+	return audits
 }
 
 // opRow is a journal entry for a row of a SQLite database: the database's

@@ -30,6 +30,15 @@ type BufferRenamer interface {
 	RenameBuffer(ctx context.Context, from, to Path, label string) error
 }
 
+// BufferNotifier is a BufferEditor that can also tell its user something
+// about a buffer (the LSP server: window/showMessage). Commit tells it when
+// a failed commit could not undo its edit of an open buffer: the buffer
+// then holds text the file on disk does not, which only its user can
+// resolve.
+type BufferNotifier interface {
+	NotifyBuffer(ctx context.Context, p Path, msg string)
+}
+
 type overlay struct {
 	path    Path
 	text    []byte

@@ -74,28 +74,12 @@ func run(bin, floor string, runs int) error {
 		return err
 	}
 	env := append(os.Environ(), "HASHLS_STATE_DIR="+filepath.Join(work, "state"))
-
-	// The long-lived server.
-	cmd := exec.Command(bin, "--root", root, "mcp")
-	cmd.Env = env
-	cmd.Stderr = os.Stderr
 	ctx := context.Background()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "mcpbench", Version: "1"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		return fmt.Errorf("starting %s mcp: %w", bin, err)
-	}
-	defer cs.Close()
-	// The no-op server: this program again, over the same SDK and transport.
-	self, err := os.Executable()
+	cs, ns, err := connect(ctx, bin, root, env)
 	if err != nil {
 		return err
 	}
-	noopCmd := exec.Command(self, "-noop-server")
-	noopCmd.Stderr = os.Stderr
-	ns, err := sdk.NewClient(&sdk.Implementation{Name: "mcpbench", Version: "1"}, nil).Connect(ctx, &sdk.CommandTransport{Command: noopCmd}, nil)
-	if err != nil {
-		return fmt.Errorf("starting the no-op server: %w", err)
-	}
+	defer cs.Close()
 	defer ns.Close()
 	noopCall := func(name string) func() error {
 		return func() error {
@@ -117,22 +101,10 @@ func run(bin, floor string, runs int) error {
 		}
 		return txt, nil
 	}
-	// The read shows every line the edit changes (edits anchored on lines
-	// never shown are refused).
-	shown := make([]string, 50)
-	for i := range shown {
-		shown[i] = fmt.Sprintf("%d-%d", i*200+1, i*200+1)
-	}
-	first, err := call("read", map[string]any{"path": "big.txt:" + strings.Join(shown, ",")})
+	header, editInput, err := editFixture(call)
 	if err != nil {
 		return err
 	}
-	header, _, _ := strings.Cut(first, "\n")
-	ops := make([]string, 50)
-	for i := range ops {
-		ops[i] = fmt.Sprintf("replace %d..%d:\n+changed %d", i*200+1, i*200+1, i)
-	}
-	editInput := header + "\n" + strings.Join(ops, "\n")
 	editJSON, _ := json.Marshal(map[string]string{"input": editInput})
 	readArgs := map[string]any{"path": "big.txt:1-20"}
 	readJSON, _ := json.Marshal(readArgs)
@@ -140,11 +112,6 @@ func run(bin, floor string, runs int) error {
 	cliRead := func() error { return cliTool(bin, root, env, "read", string(readJSON), "") }
 	cliEdit := func() error { return cliTool(bin, root, env, "edit", "-", string(editJSON)) }
 
-	timed := func(f func() error) (time.Duration, error) {
-		start := time.Now()
-		err := f()
-		return time.Since(start), err
-	}
 	// The no-op server keeps an edit's result to send back (replay): the
 	// round trip of the edit's result with no work behind it.
 	restore()
@@ -155,7 +122,6 @@ func run(bin, floor string, runs int) error {
 	if _, err := ns.CallTool(ctx, &sdk.CallToolParams{Name: "remember", Arguments: map[string]any{"result": res}}); err != nil {
 		return fmt.Errorf("the no-op server's remember: %w", err)
 	}
-	var mcpRead, mcpEdit, cliReadT, cliEditT, noopT, replayT []time.Duration
 	// Warm up both paths (page cache, store, the server's first tree).
 	for range 3 {
 		restore()
@@ -167,76 +133,148 @@ func run(bin, floor string, runs int) error {
 			return err
 		}
 	}
+	t, err := measure(runs, timing{
+		mcpRead: func() error { _, err := call("read", readArgs); return err },
+		cliRead: cliRead,
+		mcpEdit: func() error { _, err := call("edit", map[string]any{"input": editInput}); return err },
+		cliEdit: cliEdit,
+		restore: restore,
+		noop:    noopCall("noop"),
+		replay:  noopCall("replay"),
+	})
+	if err != nil {
+		return err
+	}
+	t.report(runs)
+	if floor == "" {
+		return nil
+	}
+	tag := header[strings.LastIndex(header, "#")+1:]
+	return floorReport(floor, work, orig, tag, t)
+}
+
+// editFixture reads the lines the edit changes (edits anchored on lines
+// never shown are refused) and makes the 50-hunk edit under the read's
+// header.
+func editFixture(call func(string, map[string]any) (string, error)) (header, editInput string, err error) {
+	shown := make([]string, 50)
+	for i := range shown {
+		shown[i] = fmt.Sprintf("%d-%d", i*200+1, i*200+1)
+	}
+	first, err := call("read", map[string]any{"path": "big.txt:" + strings.Join(shown, ",")})
+	if err != nil {
+		return "", "", err
+	}
+	header, _, _ = strings.Cut(first, "\n")
+	ops := make([]string, 50)
+	for i := range ops {
+		ops[i] = fmt.Sprintf("replace %d..%d:\n+changed %d", i*200+1, i*200+1, i)
+	}
+	return header, header + "\n" + strings.Join(ops, "\n"), nil
+}
+
+// connect starts the long-lived server (hashls mcp on root) and the no-op
+// server (this program again, over the same SDK and transport).
+func connect(ctx context.Context, bin, root string, env []string) (cs, ns *sdk.ClientSession, err error) {
+	cmd := exec.Command(bin, "--root", root, "mcp")
+	cmd.Env = env
+	cmd.Stderr = os.Stderr
+	cs, err = sdk.NewClient(&sdk.Implementation{Name: "mcpbench", Version: "1"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("starting %s mcp: %w", bin, err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		cs.Close()
+		return nil, nil, err
+	}
+	noopCmd := exec.Command(self, "-noop-server")
+	noopCmd.Stderr = os.Stderr
+	ns, err = sdk.NewClient(&sdk.Implementation{Name: "mcpbench", Version: "1"}, nil).Connect(ctx, &sdk.CommandTransport{Command: noopCmd}, nil)
+	if err != nil {
+		cs.Close()
+		return nil, nil, fmt.Errorf("starting the no-op server: %w", err)
+	}
+	return cs, ns, nil
+}
+
+// timing is what mcpbench times: one call of each kind, and then the
+// durations each took.
+type timing struct {
+	mcpRead, cliRead, mcpEdit, cliEdit, noop, replay func() error
+	// restore puts the file back before each edit, outside the timed
+	// region, so that every edit applies against the first read's tag.
+	restore func() error
+
+	mcpReadT, cliReadT, mcpEditT, cliEditT, noopT, replayT []time.Duration
+}
+
+// measure runs each call of c runs times, which transport goes first
+// alternating.
+func measure(runs int, c timing) (*timing, error) {
+	t := &c
+	timed := func(f func() error, into *[]time.Duration) func() error {
+		return func() error {
+			start := time.Now()
+			err := f()
+			*into = append(*into, time.Since(start))
+			return err
+		}
+	}
+	restored := func(f func() error) func() error {
+		return func() error {
+			if err := t.restore(); err != nil {
+				return err
+			}
+			return f()
+		}
+	}
 	for i := range runs {
 		// Alternate which transport goes first, so neither always follows
 		// the other's writes.
 		steps := []func() error{
-			func() error {
-				d, err := timed(func() error { _, err := call("read", readArgs); return err })
-				mcpRead = append(mcpRead, d)
-				return err
-			},
-			func() error {
-				d, err := timed(cliRead)
-				cliReadT = append(cliReadT, d)
-				return err
-			},
-			func() error {
-				if err := restore(); err != nil {
-					return err
-				}
-				d, err := timed(func() error { _, err := call("edit", map[string]any{"input": editInput}); return err })
-				mcpEdit = append(mcpEdit, d)
-				return err
-			},
-			func() error {
-				if err := restore(); err != nil {
-					return err
-				}
-				d, err := timed(cliEdit)
-				cliEditT = append(cliEditT, d)
-				return err
-			},
+			timed(t.mcpRead, &t.mcpReadT),
+			timed(t.cliRead, &t.cliReadT),
+			restored(timed(t.mcpEdit, &t.mcpEditT)),
+			restored(timed(t.cliEdit, &t.cliEditT)),
 		}
 		if i%2 == 1 {
 			steps[0], steps[1] = steps[1], steps[0]
 			steps[2], steps[3] = steps[3], steps[2]
 		}
-		steps = append(steps, func() error {
-			d, err := timed(noopCall("noop"))
-			noopT = append(noopT, d)
-			return err
-		}, func() error {
-			d, err := timed(noopCall("replay"))
-			replayT = append(replayT, d)
-			return err
-		})
+		steps = append(steps, timed(t.noop, &t.noopT), timed(t.replay, &t.replayT))
 		for _, s := range steps {
 			if err := s(); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
+	return t, nil
+}
+
+// report prints the timings' percentiles and the MCP ÷ CLI ratios.
+func (t *timing) report(runs int) {
 	fmt.Printf("%d calls of each; 10,000-line file; read = 20 lines, edit = 50 hunks\n\n", runs)
 	fmt.Printf("%-22s %9s %9s %9s %9s\n", "", "p50", "p90", "p99", "mean")
 	row := func(name string, d []time.Duration) {
 		p := percentiles(d)
 		fmt.Printf("%-22s %9s %9s %9s %9s\n", name, ms(p[0]), ms(p[1]), ms(p[2]), ms(p[3]))
 	}
-	row("mcp read (stdio)", mcpRead)
-	row("hashls tool read", cliReadT)
-	row("mcp edit (stdio)", mcpEdit)
-	row("hashls tool edit", cliEditT)
-	row("no-op tool (stdio)", noopT)
-	row("edit's result replayed", replayT)
-	re, ce := percentiles(mcpEdit), percentiles(cliEditT)
-	rr, cr := percentiles(mcpRead), percentiles(cliReadT)
+	row("mcp read (stdio)", t.mcpReadT)
+	row("hashls tool read", t.cliReadT)
+	row("mcp edit (stdio)", t.mcpEditT)
+	row("hashls tool edit", t.cliEditT)
+	row("no-op tool (stdio)", t.noopT)
+	row("edit's result replayed", t.replayT)
+	re, ce := percentiles(t.mcpEditT), percentiles(t.cliEditT)
+	rr, cr := percentiles(t.mcpReadT), percentiles(t.cliReadT)
 	fmt.Printf("\nMCP ÷ CLI at p50: read %.3f, edit %.3f (goal for edit: ≤ 0.100)\n", float64(rr[0])/float64(cr[0]), float64(re[0])/float64(ce[0]))
-	if floor == "" {
-		return nil
-	}
-	// The floor's in-process part, in the same run: bench/floor's loop on a
-	// copy of the file, under the tag the first read minted.
+}
+
+// floorReport times the floor's in-process part in the same run:
+// bench/floor's loop on a copy of the file (orig), under the tag the first
+// read minted, and prints the MCP edit beside it.
+func floorReport(floor, work string, orig []byte, tag string, t *timing) error {
 	froot := filepath.Join(work, "floor-root")
 	if err := os.Mkdir(froot, 0o755); err != nil {
 		return err
@@ -244,7 +282,6 @@ func run(bin, floor string, runs int) error {
 	if err := os.WriteFile(filepath.Join(froot, "big.txt"), orig, 0o644); err != nil {
 		return err
 	}
-	tag := header[strings.LastIndex(header, "#")+1:]
 	if out, err := exec.Command(floor, "init", froot).CombinedOutput(); err != nil {
 		return fmt.Errorf("floor init: %w: %s", err, out)
 	}
@@ -256,7 +293,7 @@ func run(bin, floor string, runs int) error {
 	if _, err := fmt.Sscan(string(out), &loopMS); err != nil {
 		return fmt.Errorf("floor loop printed %q", out)
 	}
-	np, rp := percentiles(noopT), percentiles(replayT)
+	np, rp, re := percentiles(t.noopT), percentiles(t.replayT), percentiles(t.mcpEditT)
 	fl := loopMS + float64(np[0].Microseconds())/1000
 	fmt.Printf("floor: floor loop %.2f ms + no-op call p50 %s = %.2f ms; MCP edit p50 ÷ floor %.2f (goal ≤ 1.2)\n",
 		loopMS, ms(np[0]), fl, float64(re[0].Microseconds())/1000/fl)

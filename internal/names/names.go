@@ -94,6 +94,19 @@ func EscapeControl(b *strings.Builder, r rune) bool {
 	return true
 }
 
+// EscapeControls is s with its control characters escaped as
+// EscapeControl escapes them, every other rune kept (a byte that is not
+// UTF-8 becomes U+FFFD).
+func EscapeControls(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if !EscapeControl(&b, r) {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
 // NeedsQuote reports whether a path element is shown quoted: it is not UTF-8, holds a
 // character that is not printable (a line break above all: it would start
 // a forged row), starts or ends with a space, starts with a quote, "$'" or

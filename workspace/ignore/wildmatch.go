@@ -55,6 +55,11 @@ func at(s string, i int) byte {
 	return 0
 }
 
+// dowild matches text[t:] against pat[p:] (wmMatch, wmNoMatch, or
+// wmAbortAll/wmAbortToStarStar to stop the callers' retries).
+//
+// Long: a port of git's wildmatch.c dowild, kept case for case with the C
+// so that it can be checked against git's source and its test table.
 func dowild(pat string, p int, text string, t int, flags int) int {
 	for ; at(pat, p) != 0; t, p = t+1, p+1 {
 		pCh := pat[p]
@@ -278,6 +283,8 @@ func dowild(pat string, p int, text string, t int, flags int) int {
 }
 
 // posixClass tests c against [:name:]; valid is false for unknown names.
+//
+// Long: one case per POSIX class, as git's wildmatch.c has them.
 func posixClass(name string, c byte, flags int) (ok, valid bool) {
 	isDigit := c >= '0' && c <= '9'
 	isAlpha := isUpper(c) || isLower(c)

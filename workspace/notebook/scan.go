@@ -482,37 +482,9 @@ func scanCell(s *scanner) (Cell, cellLayout, error) {
 			}
 			l.srcEnd = s.off
 		case "outputs":
-			c, err := s.peek()
-			if err != nil {
+			if cell.Outputs, cell.OutputBytes, err = scanOutputs(s); err != nil {
 				return cell, l, err
 			}
-			if c != '[' {
-				if err := s.value(1); err != nil {
-					return cell, l, err
-				}
-				return cell, l, cellErr("outputs is not a list")
-			}
-			start := s.off
-			s.next()
-			n := 0
-			if c, err := s.peek(); err != nil {
-				return cell, l, err
-			} else if c == ']' {
-				s.next()
-			} else {
-				for {
-					if err := s.value(2); err != nil {
-						return cell, l, err
-					}
-					n++
-					if done, err := s.more(']'); err != nil {
-						return cell, l, err
-					} else if done {
-						break
-					}
-				}
-			}
-			cell.Outputs, cell.OutputBytes = n, s.off-start
 		case "id":
 			raw, err := s.kept()
 			if err != nil {
@@ -532,18 +504,58 @@ func scanCell(s *scanner) (Cell, cellLayout, error) {
 		}
 	}
 	l.end = s.off
+	return cell, l, finishCell(&cell, haveType, rawType, rawSource)
+}
+
+// scanOutputs skips a cell's outputs list, counting its outputs and
+// bytes; anything but a list is an error.
+func scanOutputs(s *scanner) (n int, size int64, err error) {
+	c, err := s.peek()
+	if err != nil {
+		return 0, 0, err
+	}
+	if c != '[' {
+		if err := s.value(1); err != nil {
+			return 0, 0, err
+		}
+		return 0, 0, cellErr("outputs is not a list")
+	}
+	start := s.off
+	s.next()
+	if c, err := s.peek(); err != nil {
+		return 0, 0, err
+	} else if c == ']' {
+		s.next()
+		return 0, s.off - start, nil
+	}
+	for {
+		if err := s.value(2); err != nil {
+			return 0, 0, err
+		}
+		n++
+		if done, err := s.more(']'); err != nil {
+			return 0, 0, err
+		} else if done {
+			return n, s.off - start, nil
+		}
+	}
+}
+
+// finishCell checks a scanned cell's type (rawType, when it had one) and
+// reads its source (rawSource) into cell.
+func finishCell(cell *Cell, haveType bool, rawType, rawSource []byte) error {
 	if !haveType || json.Unmarshal(rawType, &cell.Type) != nil {
-		return cell, l, cellErr("the cell has no string cell_type")
+		return cellErr("the cell has no string cell_type")
 	}
 	switch cell.Type {
 	case "code", "markdown", "raw":
 	default:
-		return cell, l, cellErr("cell_type %q is not code, markdown or raw", cell.Type)
+		return cellErr("cell_type %q is not code, markdown or raw", cell.Type)
 	}
 	src, err := sourceText(rawSource)
 	if err != nil {
-		return cell, l, cellErr("%v", err)
+		return cellErr("%v", err)
 	}
 	cell.Source = src
-	return cell, l, nil
+	return nil
 }

@@ -470,6 +470,10 @@ type FileResult struct {
 // when only counting (onLine nil), a long line without the literal every
 // match holds is read past (skipLongLine), so such lines cost no memory.
 // Multiline patterns read the whole file (up to 64 MiB).
+//
+// Long: the search's hot loop (refill the buffer, find a line, match it,
+// skip a long line that cannot match), kept in one body so that no call or
+// closure sits on the path every line of every file takes.
 func (m *Matcher) ScanReader(r io.Reader, buf []byte, onLine func(lineNo int, line []byte) bool) (FileResult, []byte, error) {
 	if cap(buf) < 64<<10 {
 		buf = make([]byte, 256<<10)

@@ -53,81 +53,12 @@ func Scan(ctx context.Context, m *Matcher, opts ScanOptions) (*ScanResult, error
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	type worker struct {
-		buf  []byte
-		hits []Hit
-		res  ScanResult
-		_    [64]byte // keep workers on separate cache lines
-	}
-	workers := make([]worker, threads)
-	var searched, matched atomic.Int64
-
-	searchFile := func(w *worker, f io.ReadCloser, err error, abs, rel string) {
-		if err != nil {
-			w.res.Unreadable++
-			return
-		}
-		var fr FileResult
-		// A huge file notices a cancellation at its next read.
-		fr, w.buf, err = m.ScanReader(ctxio.Reader(ctx, f), w.buf, nil)
-		f.Close()
-		searched.Add(1)
-		w.res.Searched++
-		switch {
-		case errors.Is(err, ErrTooLong):
-			w.res.TooLong++
-		case ctx.Err() != nil:
-			// Cancelled: Scan returns ctx.Err().
-		case err != nil:
-			w.res.Unreadable++
-		case fr.Binary:
-			w.res.Binary++
-		case fr.Lines > 0:
-			matched.Add(1)
-			w.hits = append(w.hits, Hit{Abs: abs, Rel: rel, Lines: fr.Lines})
-			w.res.Lines += fr.Lines
-		}
-	}
-
-	stopProgress := make(chan struct{})
-	var progressDone sync.WaitGroup
-	if opts.Progress != nil {
-		progressDone.Add(1)
-		go func() {
-			defer progressDone.Done()
-			t := time.NewTicker(100 * time.Millisecond)
-			defer t.Stop()
-			for {
-				select {
-				case <-stopProgress:
-					return
-				case <-t.C:
-					opts.Progress(int(searched.Load()), int(matched.Load()))
-				}
-			}
-		}()
-	}
-
+	sc := &scanner{ctx: ctx, m: m, workers: make([]scanWorker, threads)}
+	stop := sc.progress(opts.Progress)
 	var walkErr error
 	var stats WalkStats
 	if len(opts.Files) > 0 {
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		for i := range workers {
-			wg.Add(1)
-			go func(w *worker) {
-				defer wg.Done()
-				for {
-					j := int(next.Add(1)) - 1
-					if j >= len(opts.Files) || ctx.Err() != nil {
-						return
-					}
-					f, err := openPath(opts.Files[j])
-					searchFile(w, f, err, opts.Files[j], opts.Files[j])
-				}
-			}(&workers[i])
-		}
-		wg.Wait()
+		sc.files(opts.Files)
 	}
 	if opts.Root != "" {
 		wo := WalkOptions{Hidden: opts.Hidden, Gitignore: opts.Gitignore, Threads: threads}
@@ -142,16 +73,118 @@ func Scan(ctx context.Context, m *Matcher, opts ScanOptions) (*ScanResult, error
 				return true
 			}
 			f, err := openEntry(e)
-			searchFile(&workers[wi], f, err, e.Abs, e.Rel)
+			sc.searchFile(&sc.workers[wi], f, err, e.Abs, e.Rel)
 			return true
 		})
 	}
-	close(stopProgress)
-	progressDone.Wait()
+	stop()
+	res := sc.result()
+	res.Unreadable += int(stats.Unreadable)
+	if walkErr == nil {
+		walkErr = ctx.Err()
+	}
+	return res, walkErr
+}
 
-	res := &ScanResult{Unreadable: int(stats.Unreadable)}
-	for i := range workers {
-		w := &workers[i]
+// scanner is one Scan: its workers and what they counted.
+type scanner struct {
+	ctx               context.Context
+	m                 *Matcher
+	workers           []scanWorker
+	searched, matched atomic.Int64
+}
+
+// scanWorker is what one goroutine of a scan owns.
+type scanWorker struct {
+	buf  []byte
+	hits []Hit
+	res  ScanResult
+	_    [64]byte // keep workers on separate cache lines
+}
+
+// searchFile searches one opened file (err: it could not be opened) and
+// counts the outcome in w.
+func (sc *scanner) searchFile(w *scanWorker, f io.ReadCloser, err error, abs, rel string) {
+	if err != nil {
+		w.res.Unreadable++
+		return
+	}
+	var fr FileResult
+	// A huge file notices a cancellation at its next read.
+	fr, w.buf, err = sc.m.ScanReader(ctxio.Reader(sc.ctx, f), w.buf, nil)
+	f.Close()
+	sc.searched.Add(1)
+	w.res.Searched++
+	switch {
+	case errors.Is(err, ErrTooLong):
+		w.res.TooLong++
+	case sc.ctx.Err() != nil:
+		// Cancelled: Scan returns ctx.Err().
+	case err != nil:
+		w.res.Unreadable++
+	case fr.Binary:
+		w.res.Binary++
+	case fr.Lines > 0:
+		sc.matched.Add(1)
+		w.hits = append(w.hits, Hit{Abs: abs, Rel: rel, Lines: fr.Lines})
+		w.res.Lines += fr.Lines
+	}
+}
+
+// progress calls report about every 100 ms (nil: never) until stop is
+// called.
+func (sc *scanner) progress(report func(searched, matched int)) (stop func()) {
+	if report == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				report(int(sc.searched.Load()), int(sc.matched.Load()))
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		wg.Wait()
+	}
+}
+
+// files searches the explicit files, one worker each goroutine.
+func (sc *scanner) files(files []string) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for i := range sc.workers {
+		wg.Add(1)
+		go func(w *scanWorker) {
+			defer wg.Done()
+			for {
+				j := int(next.Add(1)) - 1
+				if j >= len(files) || sc.ctx.Err() != nil {
+					return
+				}
+				f, err := openPath(files[j])
+				sc.searchFile(w, f, err, files[j], files[j])
+			}
+		}(&sc.workers[i])
+	}
+	wg.Wait()
+}
+
+// result sums the workers' counts, the hits sorted by path.
+func (sc *scanner) result() *ScanResult {
+	res := &ScanResult{}
+	for i := range sc.workers {
+		w := &sc.workers[i]
 		res.Hits = append(res.Hits, w.hits...)
 		res.Lines += w.res.Lines
 		res.Searched += w.res.Searched
@@ -160,10 +193,7 @@ func Scan(ctx context.Context, m *Matcher, opts ScanOptions) (*ScanResult, error
 		res.TooLong += w.res.TooLong
 	}
 	sort.Slice(res.Hits, func(i, j int) bool { return res.Hits[i].Rel < res.Hits[j].Rel })
-	if walkErr == nil {
-		walkErr = ctx.Err()
-	}
-	return res, walkErr
+	return res
 }
 
 // openPath opens a file by its absolute path (as an io.ReadCloser holding

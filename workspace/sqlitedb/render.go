@@ -44,13 +44,7 @@ func escapeText(s string) string {
 	if !strings.ContainsAny(s, "\n\r\t") && !hasControl(s) {
 		return s
 	}
-	var b strings.Builder
-	for _, r := range s {
-		if !names.EscapeControl(&b, r) {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
+	return names.EscapeControls(s)
 }
 
 func hasControl(s string) bool {

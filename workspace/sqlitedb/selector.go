@@ -28,6 +28,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hashls/hashls/internal/kinded"
 	"github.com/hashls/hashls/internal/lazy"
 )
 
@@ -44,21 +45,16 @@ const (
 
 // Error kinds.
 const (
-	KindUsage    = "usage"     // a malformed selector or payload
-	KindNotFound = "not_found" // missing table or row
-	KindIO       = "io"        // SQLite failed
-	KindTooLarge = "too_large" // a query ran past its time budget (QueryBudget)
+	KindUsage    = kinded.Usage    // a malformed selector or payload
+	KindNotFound = kinded.NotFound // missing table or row
+	KindIO       = kinded.IO       // SQLite failed
+	KindTooLarge = kinded.TooLarge // a query ran past its time budget (QueryBudget)
 )
 
-// Error is a sqlitedb error with a kind and a caller-facing message.
-type Error struct {
-	Kind string
-	Msg  string
-	Err  error
-}
-
-func (e *Error) Error() string { return e.Msg }
-func (e *Error) Unwrap() error { return e.Err }
+// Error is a sqlitedb error with a kind and a caller-facing message: the
+// workspace packages' one error type (package kinded; workspace.Error is
+// the same type).
+type Error = kinded.Error
 
 func usagef(format string, args ...any) *Error {
 	return &Error{Kind: KindUsage, Msg: fmt.Sprintf(format, args...)}
@@ -157,26 +153,7 @@ func ParseSelector(rest string) (Selector, error) {
 		return Selector{Kind: SelList}, nil
 	}
 	if strings.HasPrefix(rest, "?") {
-		query := rest[1:]
-		if strings.HasPrefix(query, "q=") {
-			if otherParamRE().MatchString(query) {
-				return Selector{}, usagef("?q= cannot be combined with other query parameters; put LIMIT/OFFSET/ORDER BY/WHERE inside the SQL")
-			}
-			// Taken verbatim: LIKE '%30' must not become LIKE '0'.
-			sqlText := query[2:]
-			if strings.TrimSpace(sqlText) == "" {
-				return Selector{}, usagef("?q= is empty; pass a read-only statement such as db.sqlite?q=SELECT * FROM users LIMIT 5")
-			}
-			return Selector{Kind: SelRaw, SQL: sqlText}, nil
-		}
-		params, err := parseParams(query)
-		if err != nil {
-			return Selector{}, err
-		}
-		if len(params) == 0 {
-			return Selector{Kind: SelList}, nil
-		}
-		return Selector{}, usagef("query parameters need a table (db.sqlite:table?limit=10) or a raw query (db.sqlite?q=SELECT …)")
+		return parseDatabaseQuery(rest[1:])
 	}
 	if !strings.HasPrefix(rest, ":") {
 		return Selector{}, usagef("unrecognised SQLite selector %q; use db.sqlite, db.sqlite:table, db.sqlite:table:key, db.sqlite:table?limit=20 or db.sqlite?q=SELECT …", rest)
@@ -198,6 +175,36 @@ func ParseSelector(rest string) (Selector, error) {
 	if !hasQuery {
 		return Selector{Kind: SelSchema, Table: table}, nil
 	}
+	return parseTableQuery(table, query)
+}
+
+// parseDatabaseQuery parses the query after a database's name ("?…"): a
+// raw read-only statement ("q=SELECT …", taken verbatim), or nothing.
+func parseDatabaseQuery(query string) (Selector, error) {
+	if strings.HasPrefix(query, "q=") {
+		if otherParamRE().MatchString(query) {
+			return Selector{}, usagef("?q= cannot be combined with other query parameters; put LIMIT/OFFSET/ORDER BY/WHERE inside the SQL")
+		}
+		// Taken verbatim: LIKE '%30' must not become LIKE '0'.
+		sqlText := query[2:]
+		if strings.TrimSpace(sqlText) == "" {
+			return Selector{}, usagef("?q= is empty; pass a read-only statement such as db.sqlite?q=SELECT * FROM users LIMIT 5")
+		}
+		return Selector{Kind: SelRaw, SQL: sqlText}, nil
+	}
+	params, err := parseParams(query)
+	if err != nil {
+		return Selector{}, err
+	}
+	if len(params) == 0 {
+		return Selector{Kind: SelList}, nil
+	}
+	return Selector{}, usagef("query parameters need a table (db.sqlite:table?limit=10) or a raw query (db.sqlite?q=SELECT …)")
+}
+
+// parseTableQuery parses the query of a table page,
+// ":table?limit=…&offset=…&order=col[:asc|desc]&where=…".
+func parseTableQuery(table, query string) (Selector, error) {
 	params, err := parseParams(query)
 	if err != nil {
 		return Selector{}, err
@@ -379,90 +386,99 @@ type token struct {
 // lex splits SQL into tokens, calling fn for each until it returns false.
 func lex(s string, fn func(token) bool) error {
 	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f':
+		switch s[i] {
+		case ' ', '\t', '\n', '\r', '\f':
 			i++
-		case c == '-' && i+1 < len(s) && s[i+1] == '-':
-			j := strings.IndexByte(s[i:], '\n')
-			if j < 0 {
-				j = len(s) - i
-			}
-			if !fn(token{tokComment, s[i : i+j], i}) {
-				return nil
-			}
-			i += j
-		case c == '/' && i+1 < len(s) && s[i+1] == '*':
-			j := strings.Index(s[i+2:], "*/")
-			end := len(s)
-			if j >= 0 {
-				end = i + 2 + j + 2
-			}
-			if !fn(token{tokComment, s[i:end], i}) {
-				return nil
-			}
-			i = end
-		case c == '\'' || c == '"' || c == '`' || c == '[':
-			closer := c
-			if c == '[' {
-				closer = ']'
-			}
-			j := i + 1
-			for {
-				k := strings.IndexByte(s[j:], closer)
-				if k < 0 {
-					return fmt.Errorf("unterminated %c", c)
-				}
-				j += k + 1
-				if closer != ']' && j < len(s) && s[j] == closer {
-					j++ // doubled quote
-					continue
-				}
-				break
-			}
-			kind := tokIdent
-			if c == '\'' {
-				kind = tokString
-			}
-			if !fn(token{kind, s[i:j], i}) {
-				return nil
-			}
-			i = j
-		case c == '?' || ((c == ':' || c == '@' || c == '$') && i+1 < len(s) && isWordByte(s[i+1])):
-			j := i + 1
-			for j < len(s) && (isWordByte(s[j]) || (c == '?' && s[j] >= '0' && s[j] <= '9')) {
-				j++
-			}
-			if !fn(token{tokParam, s[i:j], i}) {
-				return nil
-			}
-			i = j
-		case c >= '0' && c <= '9' || c == '.' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9':
-			j := i + 1
-			for j < len(s) && (isWordByte(s[j]) || s[j] == '.') {
-				j++
-			}
-			if !fn(token{tokNumber, s[i:j], i}) {
-				return nil
-			}
-			i = j
-		case isWordByte(c):
-			j := i + 1
-			for j < len(s) && isWordByte(s[j]) {
-				j++
-			}
-			if !fn(token{tokWord, s[i:j], i}) {
-				return nil
-			}
-			i = j
-		default:
-			if !fn(token{tokPunct, s[i : i+1], i}) {
-				return nil
-			}
-			i++
+			continue
 		}
+		t, err := scanToken(s, i)
+		if err != nil {
+			return err
+		}
+		if !fn(t) {
+			return nil
+		}
+		i += len(t.text)
 	}
 	return nil
+}
+
+// scanToken scans the token that starts at s[i], which is not white space.
+func scanToken(s string, i int) (token, error) {
+	c := s[i]
+	next := byte(0)
+	if i+1 < len(s) {
+		next = s[i+1]
+	}
+	end, kind := i+1, tokPunct
+	switch {
+	case c == '-' && next == '-':
+		end, kind = len(s), tokComment
+		if j := strings.IndexByte(s[i:], '\n'); j >= 0 {
+			end = i + j
+		}
+	case c == '/' && next == '*':
+		end, kind = len(s), tokComment
+		if j := strings.Index(s[i+2:], "*/"); j >= 0 {
+			end = i + 2 + j + 2
+		}
+	case c == '\'' || c == '"' || c == '`' || c == '[':
+		var err error
+		if end, err = quotedEnd(s, i); err != nil {
+			return token{}, err
+		}
+		kind = tokIdent
+		if c == '\'' {
+			kind = tokString
+		}
+	case isParamStart(c, next):
+		kind = tokParam
+		for end < len(s) && (isWordByte(s[end]) || (c == '?' && isDigit(s[end]))) {
+			end++
+		}
+	case isDigit(c) || c == '.' && isDigit(next):
+		kind = tokNumber
+		for end < len(s) && (isWordByte(s[end]) || s[end] == '.') {
+			end++
+		}
+	case isWordByte(c):
+		kind = tokWord
+		for end < len(s) && isWordByte(s[end]) {
+			end++
+		}
+	}
+	return token{kind, s[i:end], i}, nil
+}
+
+// isParamStart reports whether c, followed by next, starts a bound
+// parameter (?, ?NNN, :name, @name, $name).
+func isParamStart(c, next byte) bool {
+	return c == '?' || ((c == ':' || c == '@' || c == '$') && isWordByte(next))
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// quotedEnd is the end of the quoted string or identifier that starts at
+// s[i] ('…', "…", `…` or […]; a doubled quote stands for itself).
+func quotedEnd(s string, i int) (int, error) {
+	c := s[i]
+	closer := c
+	if c == '[' {
+		closer = ']'
+	}
+	j := i + 1
+	for {
+		k := strings.IndexByte(s[j:], closer)
+		if k < 0 {
+			return 0, fmt.Errorf("unterminated %c", c)
+		}
+		j += k + 1
+		if closer != ']' && j < len(s) && s[j] == closer {
+			j++ // doubled quote
+			continue
+		}
+		return j, nil
+	}
 }
 
 func isWordByte(c byte) bool {

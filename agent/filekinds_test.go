@@ -1,3 +1,7 @@
+// The kinds of path read and write handle beyond a plain file: notebooks,
+// images, directories, merge conflicts, generated files, suffix matches and
+// archive links.
+
 package agent
 
 import (

@@ -1,3 +1,5 @@
+// Archive members and SQLite tables as read and write targets (targets.go).
+
 package agent
 
 import (
