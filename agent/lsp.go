@@ -7,7 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -757,19 +757,26 @@ func lspRenameFile(ctx context.Context, env *Env, a *lspArgs) (*Result, error) {
 	// The files moved: one, or every regular file under a directory.
 	var pairs []langserver.RenamePair
 	if st.Dir {
-		err := filepath.WalkDir(src.Abs, func(path string, de os.DirEntry, err error) error {
+		// Listed beneath the root (a directory swapped for a link out of
+		// it meanwhile fails the walk).
+		dir, err := env.WS.OpenDir(src)
+		if err != nil {
+			return nil, err
+		}
+		err = fs.WalkDir(dir.FS(), ".", func(rel string, de fs.DirEntry, err error) error {
 			if err != nil {
 				return err
 			}
 			if de.Type().IsRegular() {
-				rel, _ := filepath.Rel(src.Abs, path)
-				pairs = append(pairs, langserver.RenamePair{Old: path, New: filepath.Join(dst.Abs, rel)})
+				rel = filepath.FromSlash(rel)
+				pairs = append(pairs, langserver.RenamePair{Old: filepath.Join(src.Abs, rel), New: filepath.Join(dst.Abs, rel)})
 				if len(pairs) > lspRenamePairsMax {
 					return fmt.Errorf("more than %d files", lspRenamePairsMax)
 				}
 			}
 			return nil
 		})
+		dir.Close()
 		if err != nil {
 			return nil, &Error{Kind: KindTooLarge, Message: fmt.Sprintf("lsp rename_file: %s: %v; move fewer files at once", src.Rel, err)}
 		}

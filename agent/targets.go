@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -128,7 +129,7 @@ func sqliteTarget(env *Env, path, verb string) (p workspace.Path, c sqlitedb.Can
 		if !isRegular(env, p) {
 			continue
 		}
-		if sqlitedb.IsSQLiteFile(p.Abs) {
+		if isSQLite(env, p) {
 			return p, c, true, nil
 		}
 		if nonSQLite == nil {
@@ -162,6 +163,33 @@ func sqliteTarget(env *Env, path, verb string) (p workspace.Path, c sqlitedb.Can
 		msg = fmt.Sprintf("SQLite database '%s' not found. Check the path (list its directory with read).", last.DB)
 	}
 	return workspace.Path{}, sqlitedb.Candidate{}, false, &Error{Kind: KindNotFound, Message: msg}
+}
+
+// isSQLite reports whether p is a SQLite database (a regular file with its
+// header), read beneath the root.
+func isSQLite(env *Env, p workspace.Path) bool {
+	dir, name, err := env.WS.OpenParent(p)
+	if err != nil {
+		return false
+	}
+	defer dir.Close()
+	return sqlitedb.IsSQLiteFile(sqlitedb.File{Dir: dir, Name: name})
+}
+
+// openSQLite opens the SQLite database p, read-only or for writing,
+// through its directory opened beneath the root (sqlitedb.File: SQLite
+// opens its files by name, and then names them through it).
+func openSQLite(env *Env, p workspace.Path, write bool) (*sql.DB, error) {
+	dir, name, err := env.WS.OpenParent(p)
+	if err != nil {
+		return nil, err
+	}
+	defer dir.Close()
+	f := sqlitedb.File{Dir: dir, Name: name}
+	if write {
+		return sqlitedb.OpenReadWrite(f)
+	}
+	return sqlitedb.OpenReadOnly(f)
 }
 
 // targetErr converts archive and sqlitedb errors into tool errors.
@@ -206,7 +234,7 @@ func readTarget(ctx context.Context, env *Env, path string) (res *Result, ok boo
 		return nil, true, err
 	}
 	if ok {
-		res, err := readSQLite(ctx, path, sp, sc)
+		res, err := readSQLite(ctx, env, path, sp, sc)
 		return res, true, err
 	}
 	return nil, false, nil
@@ -236,7 +264,12 @@ func readArchive(env *Env, path string, p workspace.Path, c archive.Candidate) (
 	if err != nil {
 		return nil, &Error{Kind: KindUsage, Message: err.Error()}
 	}
-	idx, err := archive.List(p.Abs)
+	f, err := env.WS.OpenReader(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	idx, err := archive.List(f)
 	if err != nil {
 		return nil, archiveErr(p, err)
 	}
@@ -262,7 +295,7 @@ func readArchive(env *Env, path string, p workspace.Path, c archive.Candidate) (
 		if e.Size > archive.MaxMemberBytes {
 			return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot read %s: the member is %s, over the %d MiB limit. Extract it with an archive tool instead.", display, humanSize(e.Size), archive.MaxMemberBytes>>20)}
 		}
-		data, err := archive.ReadMember(p.Abs, member, archive.MaxMemberBytes)
+		data, err := archive.ReadMember(f, member, archive.MaxMemberBytes)
 		switch {
 		case errors.Is(err, archive.ErrTooLarge):
 			return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot read %s: the member is over the %d MiB limit. Extract it with an archive tool instead.", display, archive.MaxMemberBytes>>20), Err: err}
@@ -351,12 +384,12 @@ func archiveHint(idx *archive.Index, rel, member string) string {
 	return fmt.Sprintf("Read %s to list its entries.", rel)
 }
 
-func readSQLite(ctx context.Context, path string, p workspace.Path, c sqlitedb.Candidate) (*Result, error) {
+func readSQLite(ctx context.Context, env *Env, path string, p workspace.Path, c sqlitedb.Candidate) (*Result, error) {
 	sel, err := sqlitedb.ParseSelector(c.Rest)
 	if err != nil {
 		return nil, targetErr(err)
 	}
-	db, err := sqlitedb.OpenReadOnly(p.Abs)
+	db, err := openSQLite(env, p, false)
 	if err != nil {
 		return nil, targetErr(err)
 	}
@@ -471,7 +504,7 @@ func writeSQLite(ctx context.Context, env *Env, path string, p workspace.Path, c
 		rowName += ":" + key
 	}
 	rc := workspace.RowChange{DB: p, Key: rowName, Apply: func(ctx context.Context, keepOld func([]byte) error) ([]byte, bool, string, error) {
-		db, err := sqlitedb.OpenReadWrite(p.Abs)
+		db, err := openSQLite(env, p, true)
 		if err != nil {
 			return nil, false, "", targetErr(err)
 		}

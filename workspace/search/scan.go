@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"runtime"
 	"sort"
 	"sync"
@@ -15,9 +16,13 @@ import (
 
 // ScanOptions configures Scan.
 type ScanOptions struct {
-	Root      string   // absolute directory to walk ("" when only Files)
-	Files     []string // absolute files searched whatever the ignore rules say
-	Glob      *Glob    // filter on paths relative to Root (nil: every file)
+	Root string   // absolute directory to walk ("" when only Files)
+	Dir  *os.Root // Root already open (WalkOptions.Dir)
+	// Files are absolute files searched whatever the ignore rules say,
+	// each opened with OpenFile (by its path when OpenFile is nil).
+	Files     []string
+	OpenFile  func(abs string) (io.ReadCloser, error)
+	Glob      *Glob // filter on paths relative to Root (nil: every file)
 	Hidden    bool
 	Gitignore bool
 	Threads   int // 0: GOMAXPROCS
@@ -111,6 +116,10 @@ func Scan(ctx context.Context, m *Matcher, opts ScanOptions) (*ScanResult, error
 	var walkErr error
 	var stats WalkStats
 	if len(opts.Files) > 0 {
+		openFile := opts.OpenFile
+		if openFile == nil {
+			openFile = openPath
+		}
 		var next atomic.Int64
 		var wg sync.WaitGroup
 		for i := range workers {
@@ -122,7 +131,7 @@ func Scan(ctx context.Context, m *Matcher, opts ScanOptions) (*ScanResult, error
 					if j >= len(opts.Files) || ctx.Err() != nil {
 						return
 					}
-					f, err := openPath(opts.Files[j])
+					f, err := openFile(opts.Files[j])
 					searchFile(w, f, err, opts.Files[j], opts.Files[j])
 				}
 			}(&workers[i])
@@ -130,7 +139,7 @@ func Scan(ctx context.Context, m *Matcher, opts ScanOptions) (*ScanResult, error
 		wg.Wait()
 	}
 	if opts.Root != "" {
-		wo := WalkOptions{Hidden: opts.Hidden, Gitignore: opts.Gitignore, Threads: threads}
+		wo := WalkOptions{Hidden: opts.Hidden, Gitignore: opts.Gitignore, Threads: threads, Dir: opts.Dir}
 		if opts.Glob != nil {
 			wo.Descend = opts.Glob.CouldMatchUnder
 		}
@@ -141,7 +150,7 @@ func Scan(ctx context.Context, m *Matcher, opts ScanOptions) (*ScanResult, error
 			if opts.Glob != nil && !opts.Glob.Match(e.Rel) {
 				return true
 			}
-			f, err := openEntry(e)
+			f, err := e.open()
 			searchFile(&workers[wi], f, err, e.Abs, e.Rel)
 			return true
 		})

@@ -24,7 +24,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -98,18 +97,18 @@ var header = []byte("SQLite format 3\x00")
 // IsSQLiteHeader reports whether b starts with the SQLite 3 file header.
 func IsSQLiteHeader(b []byte) bool { return bytes.HasPrefix(b, header) }
 
-// IsSQLiteFile reports whether abs is a regular file with a SQLite header.
-func IsSQLiteFile(abs string) bool {
-	f, err := os.Open(abs)
+// IsSQLiteFile reports whether f is a regular file with a SQLite header.
+func IsSQLiteFile(f File) bool {
+	r, err := f.Dir.Open(f.Name)
 	if err != nil {
 		return false
 	}
-	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+	defer r.Close()
+	if st, err := r.Stat(); err != nil || !st.Mode().IsRegular() {
 		return false
 	}
 	b := make([]byte, len(header))
-	if _, err := io.ReadFull(f, b); err != nil {
+	if _, err := io.ReadFull(r, b); err != nil {
 		return false
 	}
 	return IsSQLiteHeader(b)
