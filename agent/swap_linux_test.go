@@ -144,12 +144,7 @@ func TestToolsSwapRace(t *testing.T) {
 			}
 		}(w)
 	}
-	d := time.Second // HASHLS_SWAP_SECONDS, else 1 s with -short, 5 s without
-	if s, err := strconv.Atoi(os.Getenv("HASHLS_SWAP_SECONDS")); err == nil && s > 0 {
-		d = time.Duration(s) * time.Second
-	} else if !testing.Short() {
-		d = 5 * time.Second
-	}
+	d := testsys.RaceDuration("HASHLS_SWAP_SECONDS")
 	time.Sleep(d)
 	close(stop)
 	wg.Wait()

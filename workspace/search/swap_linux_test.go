@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -166,12 +165,7 @@ func TestWalkSwapRace(t *testing.T) {
 			}
 		}(w)
 	}
-	d := time.Second
-	if s, err := strconv.Atoi(os.Getenv("HASHLS_SWAP_SECONDS")); err == nil && s > 0 {
-		d = time.Duration(s) * time.Second
-	} else if !testing.Short() {
-		d = 5 * time.Second
-	}
+	d := testsys.RaceDuration("HASHLS_SWAP_SECONDS")
 	time.Sleep(d)
 	close(stop)
 	wg.Wait()

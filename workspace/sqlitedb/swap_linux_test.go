@@ -7,7 +7,6 @@ import (
 	"database/sql"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -60,12 +59,7 @@ func testFileSwapRace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := time.Second
-	if s, err := strconv.Atoi(os.Getenv("HASHLS_SWAP_SECONDS")); err == nil && s > 0 {
-		d = time.Duration(s) * time.Second
-	} else if !testing.Short() {
-		d = 5 * time.Second
-	}
+	d := testsys.RaceDuration("HASHLS_SWAP_SECONDS")
 	var reads, writes, refused, shown atomic.Int64
 	deadline := time.Now().Add(d)
 	for i := 0; time.Now().Before(deadline); i++ {
