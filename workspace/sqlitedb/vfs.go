@@ -40,11 +40,12 @@ import (
 //     Windows): xOpen checks that each database, journal and log file
 //     SQLite opened is the file of that name in the directory (same device
 //     and inode; on Windows the same volume and file index), and refuses
-//     it (SQLITE_CANTOPEN) when not; xDelete removes the journal through
-//     the directory. What stays by name there: the shared-memory index of
-//     a database in WAL mode (SQLite opens "-shm" itself, not through
-//     xOpen), and a journal SQLite creates before xOpen can check it (made
-//     outside, it is refused and left there, empty).
+//     it (SQLITE_CANTOPEN) when not; a journal or log SQLite would create
+//     is created in the directory first and SQLite only opens it (so an
+//     open by a path that leads elsewhere makes nothing there); xDelete
+//     removes through the directory. What stays by name there: the
+//     shared-memory index of a database in WAL mode (SQLite opens "-shm"
+//     itself, not through xOpen).
 
 // vfsName is the VFS a File is opened through (registered on first use).
 const vfsName = "hashls"
