@@ -20,7 +20,6 @@ import (
 
 	"github.com/hashls/hashls/treesitter"
 	"github.com/hashls/hashls/workspace"
-	"github.com/hashls/hashls/workspace/archive"
 )
 
 // The crash test: a child process applies multi-file edits (some deleting
@@ -434,7 +433,7 @@ func checkCrashInvariants(t *testing.T, k int, ws *workspace.Workspace) int {
 		t.Fatalf("kill %d: w.txt = %q; recovered %+v; audit %+v", k, w, ws.Recovered(), log)
 	}
 	if _, err := os.Stat(filepath.Join(root, "arc.zip")); err == nil {
-		m, err := archive.ReadMember(filepath.Join(root, "arc.zip"), "m.txt", 1<<20)
+		m, err := readMemberAt(t, filepath.Join(root, "arc.zip"), "m.txt", 1<<20)
 		if err != nil || !regexp.MustCompile(`^m \d+\n$`).Match(m) {
 			t.Fatalf("kill %d: arc.zip m.txt = %q, %v", k, m, err)
 		}

@@ -230,11 +230,16 @@ func findWalk(ctx context.Context, env *Env, queries []findQuery, hidden, gitign
 		if timedOut {
 			continue
 		}
-		fo := search.FindOptions{Root: q.abs, Glob: q.glob, Hidden: hidden, Gitignore: gitignore}
+		dir, err := env.WS.OpenDir(workspace.Path{Abs: q.abs, Rel: q.base})
+		if err != nil {
+			return nil, err
+		}
+		fo := search.FindOptions{Root: q.abs, Dir: dir, Glob: q.glob, Hidden: hidden, Gitignore: gitignore}
 		if env.Progress != nil {
 			fo.OnMatch = onMatch
 		}
 		res, err := search.Find(ctx, fo)
+		dir.Close()
 		if err != nil {
 			return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("find %s: %v", q.input, err), Err: err}
 		}

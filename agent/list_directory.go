@@ -108,11 +108,16 @@ func (listDirectoryTool) Run(ctx context.Context, env *Env, raw json.RawMessage)
 		return nil, toolErr(KindUsage, "Read a file with read_file; list_directory lists directories.", "list_directory: %s is a %s, not a directory", p.Rel, info.Kind)
 	}
 
+	dir, err := env.WS.OpenDir(p)
+	if err != nil {
+		return nil, err
+	}
+	defer dir.Close()
 	var mu sync.Mutex
 	var ents []dirEntry
 	capped := false
 	wo := search.WalkOptions{Hidden: a.Hidden == nil || *a.Hidden, Gitignore: a.Gitignore == nil || *a.Gitignore,
-		Descend: func(rel string) bool { return strings.Count(rel, "/")+1 < depth }}
+		Descend: func(rel string) bool { return strings.Count(rel, "/")+1 < depth }, Dir: dir}
 	stats, err := search.Walk(ctx, p.Abs, wo, func(_ int, e *search.Entry) bool {
 		de := dirEntry{Path: joinRel(p.Rel, e.Rel), Name: path.Base(e.Rel), Kind: entryKind(e.Type), typeName: workspace.TypeName(e.Type)}
 		if fi, err := e.Info(); err == nil {

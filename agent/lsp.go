@@ -7,7 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -752,7 +752,7 @@ func lspRenameFile(ctx context.Context, env *Env, a *lspArgs) (*Result, error) {
 	if env.WS.Exists(dst) {
 		return nil, &Error{Kind: KindAlreadyExists, Message: fmt.Sprintf("lsp rename_file: %s exists; pick a new destination or delete it first", dst.Rel)}
 	}
-	pairs, err := renamePairs(src, dst, st.Dir)
+	pairs, err := renamePairs(env, src, dst, st.Dir)
 	if err != nil {
 		return nil, err
 	}
@@ -780,22 +780,29 @@ func lspRenameFile(ctx context.Context, env *Env, a *lspArgs) (*Result, error) {
 
 // renamePairs are the files a rename_file of src to dst moves: src, or
 // every regular file under it when it is a directory.
-func renamePairs(src, dst workspace.Path, dir bool) ([]langserver.RenamePair, error) {
+func renamePairs(env *Env, src, dst workspace.Path, isDir bool) ([]langserver.RenamePair, error) {
 	var pairs []langserver.RenamePair
-	if dir {
-		err := filepath.WalkDir(src.Abs, func(path string, de os.DirEntry, err error) error {
+	if isDir {
+		// Listed beneath the root (a directory swapped for a link out of
+		// it meanwhile fails the walk).
+		dir, err := env.WS.OpenDir(src)
+		if err != nil {
+			return nil, err
+		}
+		err = fs.WalkDir(dir.FS(), ".", func(rel string, de fs.DirEntry, err error) error {
 			if err != nil {
 				return err
 			}
 			if de.Type().IsRegular() {
-				rel, _ := filepath.Rel(src.Abs, path)
-				pairs = append(pairs, langserver.RenamePair{Old: path, New: filepath.Join(dst.Abs, rel)})
+				rel = filepath.FromSlash(rel)
+				pairs = append(pairs, langserver.RenamePair{Old: filepath.Join(src.Abs, rel), New: filepath.Join(dst.Abs, rel)})
 				if len(pairs) > lspRenamePairsMax {
 					return fmt.Errorf("more than %d files", lspRenamePairsMax)
 				}
 			}
 			return nil
 		})
+		dir.Close()
 		if err != nil {
 			return nil, &Error{Kind: KindTooLarge, Message: fmt.Sprintf("lsp rename_file: %s: %v; move fewer files at once", src.Rel, err)}
 		}

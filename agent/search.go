@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"path/filepath"
 	"regexp"
@@ -759,6 +760,7 @@ func scanOverlays(env *Env, m *search.Matcher, targets []searchTarget, gitignore
 // path, each file once).
 func scanTargets(ctx context.Context, env *Env, m *search.Matcher, targets []searchTarget, gitignore bool, d *searchDetails) ([]searchHit, error) {
 	var files []string
+	filePaths := map[string]workspace.Path{}
 	seen := map[string]bool{}
 	var hits []searchHit
 	progress := func(searched, matched int) {
@@ -789,7 +791,7 @@ func scanTargets(ctx context.Context, env *Env, m *search.Matcher, targets []sea
 	var archiveProblems []string
 	for _, t := range targets {
 		if t.archive {
-			found, problems, err := scanArchive(m, t, &hits)
+			found, problems, err := scanArchive(env, m, t, &hits)
 			if err != nil {
 				return nil, err
 			}
@@ -802,10 +804,16 @@ func scanTargets(ctx context.Context, env *Env, m *search.Matcher, targets []sea
 		if !t.isDir {
 			if !isOpen[t.path.Abs] {
 				files = append(files, t.path.Abs)
+				filePaths[t.path.Abs] = t.path
 			}
 			continue
 		}
-		res, err := search.Scan(ctx, m, search.ScanOptions{Root: t.path.Abs, Glob: t.glob, Hidden: true, Gitignore: gitignore, Progress: progress})
+		dir, err := env.WS.OpenDir(t.path)
+		if err != nil {
+			return nil, err
+		}
+		res, err := search.Scan(ctx, m, search.ScanOptions{Root: t.path.Abs, Dir: dir, Glob: t.glob, Hidden: true, Gitignore: gitignore, Progress: progress})
+		dir.Close()
 		if err != nil {
 			return nil, err
 		}
@@ -819,7 +827,9 @@ func scanTargets(ctx context.Context, env *Env, m *search.Matcher, targets []sea
 		})
 	}
 	if len(files) > 0 {
-		res, err := search.Scan(ctx, m, search.ScanOptions{Files: files})
+		res, err := search.Scan(ctx, m, search.ScanOptions{Files: files, OpenFile: func(abs string) (io.ReadCloser, error) {
+			return env.WS.OpenReader(filePaths[abs])
+		}})
 		if err != nil {
 			return nil, err
 		}
@@ -848,7 +858,7 @@ func scanTargets(ctx context.Context, env *Env, m *search.Matcher, targets []sea
 // scanArchive searches the members of an archive target, keeping the
 // content of members that match. Binary, non-UTF-8 and oversized members
 // are reported as problems.
-func scanArchive(m *search.Matcher, t searchTarget, hits *[]searchHit) (found bool, problems []string, err error) {
+func scanArchive(env *Env, m *search.Matcher, t searchTarget, hits *[]searchHit) (found bool, problems []string, err error) {
 	want := func(name string) bool {
 		switch {
 		case t.member == "":
@@ -859,7 +869,12 @@ func scanArchive(m *search.Matcher, t searchTarget, hits *[]searchHit) (found bo
 			return name == t.member || strings.HasPrefix(name, strings.TrimSuffix(t.member, "/")+"/")
 		}
 	}
-	err = search.EachArchiveMember(t.path.Abs, want, searchMaxRenderedFile, func(mem search.ArchiveMember) {
+	f, err := env.WS.OpenReader(t.path)
+	if err != nil {
+		return false, nil, err
+	}
+	defer f.Close()
+	err = search.EachArchiveMember(f, want, searchMaxRenderedFile, func(mem search.ArchiveMember) {
 		found = true
 		name := t.path.Rel + ":" + mem.Name
 		switch {

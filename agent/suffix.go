@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hashls/hashls/workspace"
 	"github.com/hashls/hashls/workspace/search"
 )
 
@@ -31,7 +32,12 @@ func suffixMatches(ctx context.Context, env *Env, want string) []string {
 	ctx, cancel := context.WithTimeout(ctx, suffixTimeout)
 	defer cancel()
 	var out []string
-	opts := search.FindOptions{Root: env.WS.Root(), Gitignore: true, OnMatch: func(rel string) {
+	dir, err := env.WS.OpenDir(workspace.Path{Abs: env.WS.Root(), Rel: "."})
+	if err != nil {
+		return nil
+	}
+	defer dir.Close()
+	opts := search.FindOptions{Root: env.WS.Root(), Dir: dir, Gitignore: true, OnMatch: func(rel string) {
 		if rel == want || strings.HasSuffix(rel, "/"+want) {
 			out = append(out, rel)
 			if len(out) > suffixMaxMatches {

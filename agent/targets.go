@@ -2,10 +2,12 @@ package agent
 
 import (
 	"context"
+	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	pathpkg "path"
 	"path/filepath"
 	"strings"
@@ -128,7 +130,7 @@ func sqliteTarget(env *Env, path, verb string) (p workspace.Path, c sqlitedb.Can
 		if !isRegular(env, p) {
 			continue
 		}
-		if sqlitedb.IsSQLiteFile(p.Abs) {
+		if isSQLite(env, p) {
 			return p, c, true, nil
 		}
 		if nonSQLite == nil {
@@ -164,6 +166,33 @@ func sqliteTarget(env *Env, path, verb string) (p workspace.Path, c sqlitedb.Can
 	return workspace.Path{}, sqlitedb.Candidate{}, false, &Error{Kind: KindNotFound, Message: msg}
 }
 
+// isSQLite reports whether p is a SQLite database (a regular file with its
+// header), read beneath the root.
+func isSQLite(env *Env, p workspace.Path) bool {
+	dir, name, err := env.WS.OpenParent(p)
+	if err != nil {
+		return false
+	}
+	defer dir.Close()
+	return sqlitedb.IsSQLiteFile(sqlitedb.File{Dir: dir, Name: name})
+}
+
+// openSQLite opens the SQLite database p, read-only or for writing,
+// through its directory opened beneath the root (sqlitedb.File: SQLite
+// opens its files by name, and then names them through it).
+func openSQLite(env *Env, p workspace.Path, write bool) (*sql.DB, error) {
+	dir, name, err := env.WS.OpenParent(p)
+	if err != nil {
+		return nil, err
+	}
+	defer dir.Close()
+	f := sqlitedb.File{Dir: dir, Name: name}
+	if write {
+		return sqlitedb.OpenReadWrite(f)
+	}
+	return sqlitedb.OpenReadOnly(f)
+}
+
 // readTarget reads an archive member or a SQLite target named by path. ok
 // is false when path names neither (the caller reads a plain file).
 func readTarget(ctx context.Context, env *Env, path string) (res *Result, ok bool, err error) {
@@ -183,7 +212,7 @@ func readTarget(ctx context.Context, env *Env, path string) (res *Result, ok boo
 		return nil, true, err
 	}
 	if ok {
-		res, err := readSQLite(ctx, path, sp, sc)
+		res, err := readSQLite(ctx, env, path, sp, sc)
 		return res, true, err
 	}
 	return nil, false, nil
@@ -213,7 +242,12 @@ func readArchive(env *Env, path string, p workspace.Path, c archive.Candidate) (
 	if err != nil {
 		return nil, &Error{Kind: KindUsage, Message: err.Error()}
 	}
-	idx, err := archive.List(p.Abs)
+	f, err := env.WS.OpenReader(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	idx, err := archive.List(f)
 	if err != nil {
 		return nil, archiveErr(p, err)
 	}
@@ -224,42 +258,7 @@ func readArchive(env *Env, path string, p workspace.Path, c archive.Candidate) (
 	d := &targetDetails{Path: path, ResolvedPath: p.Rel, Member: member, SHA256: sum, Raw: sel.Raw}
 	display := p.Rel + ":" + member
 	if e, found := idx.Find(member); found && member != "" {
-		d.Kind = "archive-member"
-		if e.Link != "" {
-			d.Kind = "archive-link"
-			what := "a symbolic link"
-			target := e.Link
-			if e.Hard {
-				what = "a hard link"
-			} else if !strings.HasPrefix(target, "/") {
-				target = pathpkg.Join(archive.Dir(member), target)
-			}
-			return &Result{Text: fmt.Sprintf("%s is %s to %s (no content of its own). Read %s:%s for its content; a write through the link is refused.\n", display, what, e.Link, p.Rel, target), Details: d}, nil
-		}
-		if e.Size > archive.MaxMemberBytes {
-			return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot read %s: the member is %s, over the %d MiB limit. Extract it with an archive tool instead.", display, humanSize(e.Size), archive.MaxMemberBytes>>20)}
-		}
-		data, err := archive.ReadMember(p.Abs, member, archive.MaxMemberBytes)
-		switch {
-		case errors.Is(err, archive.ErrTooLarge):
-			return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot read %s: the member is over the %d MiB limit. Extract it with an archive tool instead.", display, archive.MaxMemberBytes>>20), Err: err}
-		case err != nil:
-			return nil, archiveErr(p, err)
-		}
-		if workspace.IsBinary(data) || !utf8.Valid(data) {
-			d.Binary = true
-			return &Result{Text: fmt.Sprintf("[Cannot read binary archive entry '%s' (%s); only UTF-8 text members can be shown.]\n", display, humanSize(int64(len(data)))), Details: d}, nil
-		}
-		lines := splitDisplayLines(data)
-		d.Lines = len(lines)
-		if len(lines) == 0 {
-			return &Result{Text: fmt.Sprintf("(empty archive member %s)\n", display), Details: d}, nil
-		}
-		// Members are not hashline-editable: rows carry line numbers
-		// (unless :raw) but no ¶PATH#TAG anchor.
-		text, shown, tr, _ := env.limits().renderRowsFrom(display, sliceLines(lines), sel, !sel.Raw)
-		d.Shown, d.Truncation = shown, tr
-		return &Result{Text: text, Details: d}, nil
+		return readArchiveMember(env, f, p, member, e, sel, d)
 	}
 	children, exists := idx.Children(member)
 	if !exists {
@@ -268,6 +267,56 @@ func readArchive(env *Env, path string, p workspace.Path, c archive.Candidate) (
 	if len(sel.Ranges) > 0 {
 		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("%s is a directory inside the archive; line selectors apply to files. Read %s:%s/<file>:N-M.", display, p.Rel, member)}
 	}
+	return listArchiveDir(idx, p, member, children, d), nil
+}
+
+// readArchiveMember reads the archive member e of the archive f (the file
+// p) for a read with the selector sel: a link says where it points, a
+// binary member is refused, text is shown as rows without a tag.
+func readArchiveMember(env *Env, f *os.File, p workspace.Path, member string, e archive.Entry, sel workspace.Selector, d *targetDetails) (*Result, error) {
+	display := p.Rel + ":" + member
+	d.Kind = "archive-member"
+	if e.Link != "" {
+		d.Kind = "archive-link"
+		what := "a symbolic link"
+		target := e.Link
+		if e.Hard {
+			what = "a hard link"
+		} else if !strings.HasPrefix(target, "/") {
+			target = pathpkg.Join(archive.Dir(member), target)
+		}
+		return &Result{Text: fmt.Sprintf("%s is %s to %s (no content of its own). Read %s:%s for its content; a write through the link is refused.\n", display, what, e.Link, p.Rel, target), Details: d}, nil
+	}
+	if e.Size > archive.MaxMemberBytes {
+		return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot read %s: the member is %s, over the %d MiB limit. Extract it with an archive tool instead.", display, humanSize(e.Size), archive.MaxMemberBytes>>20)}
+	}
+	data, err := archive.ReadMember(f, member, archive.MaxMemberBytes)
+	switch {
+	case errors.Is(err, archive.ErrTooLarge):
+		return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot read %s: the member is over the %d MiB limit. Extract it with an archive tool instead.", display, archive.MaxMemberBytes>>20), Err: err}
+	case err != nil:
+		return nil, archiveErr(p, err)
+	}
+	if workspace.IsBinary(data) || !utf8.Valid(data) {
+		d.Binary = true
+		return &Result{Text: fmt.Sprintf("[Cannot read binary archive entry '%s' (%s); only UTF-8 text members can be shown.]\n", display, humanSize(int64(len(data)))), Details: d}, nil
+	}
+	lines := splitDisplayLines(data)
+	d.Lines = len(lines)
+	if len(lines) == 0 {
+		return &Result{Text: fmt.Sprintf("(empty archive member %s)\n", display), Details: d}, nil
+	}
+	// Members are not hashline-editable: rows carry line numbers
+	// (unless :raw) but no ¶PATH#TAG anchor.
+	text, shown, tr, _ := env.limits().renderRowsFrom(display, sliceLines(lines), sel, !sel.Raw)
+	d.Shown, d.Truncation = shown, tr
+	return &Result{Text: text, Details: d}, nil
+}
+
+// listArchiveDir lists the entries of the archive directory member (the
+// whole archive when member is empty).
+func listArchiveDir(idx *archive.Index, p workspace.Path, member string, children []archive.Entry, d *targetDetails) *Result {
+	display := p.Rel + ":" + member
 	d.Kind, d.IsDirectory, d.Entries = "archive", true, len(children)
 	var sb strings.Builder
 	if member == "" {
@@ -300,7 +349,7 @@ func readArchive(env *Env, path string, p workspace.Path, c archive.Candidate) (
 	if idx.Unsafe > 0 && member == "" {
 		fmt.Fprintf(&sb, "[%d entr%s with unsafe names (absolute or containing '..') not shown.]\n", idx.Unsafe, map[bool]string{true: "y", false: "ies"}[idx.Unsafe == 1])
 	}
-	return &Result{Text: sb.String(), Details: d}, nil
+	return &Result{Text: sb.String(), Details: d}
 }
 
 // archiveHint suggests what to read when member is missing.
@@ -328,12 +377,12 @@ func archiveHint(idx *archive.Index, rel, member string) string {
 	return fmt.Sprintf("Read %s to list its entries.", rel)
 }
 
-func readSQLite(ctx context.Context, path string, p workspace.Path, c sqlitedb.Candidate) (*Result, error) {
+func readSQLite(ctx context.Context, env *Env, path string, p workspace.Path, c sqlitedb.Candidate) (*Result, error) {
 	sel, err := sqlitedb.ParseSelector(c.Rest)
 	if err != nil {
 		return nil, AsError(err)
 	}
-	db, err := sqlitedb.OpenReadOnly(p.Abs)
+	db, err := openSQLite(env, p, false)
 	if err != nil {
 		return nil, AsError(err)
 	}
@@ -448,7 +497,7 @@ func writeSQLite(ctx context.Context, env *Env, path string, p workspace.Path, c
 		rowName += ":" + key
 	}
 	rc := workspace.RowChange{DB: p, Key: rowName, Apply: func(ctx context.Context, keepOld func([]byte) error) ([]byte, bool, string, error) {
-		db, err := sqlitedb.OpenReadWrite(p.Abs)
+		db, err := openSQLite(env, p, true)
 		if err != nil {
 			return nil, false, "", AsError(err)
 		}

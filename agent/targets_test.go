@@ -32,6 +32,17 @@ func zipBytes(t testing.TB, files map[string]string) []byte {
 	return b.Bytes()
 }
 
+// readMemberAt reads member name of the archive at abs.
+func readMemberAt(t testing.TB, abs, name string, maxBytes int64) ([]byte, error) {
+	t.Helper()
+	f, err := os.Open(abs)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return archive.ReadMember(f, name, maxBytes)
+}
+
 func tgzBytes(t testing.TB, files map[string]string, gz bool) []byte {
 	var b bytes.Buffer
 	var zw *gzip.Writer
@@ -225,11 +236,11 @@ func TestWriteArchiveMember(t *testing.T) {
 			if err != nil || !bytes.Equal(trashed, before) {
 				t.Errorf("trash does not hold the old archive: %v", err)
 			}
-			got, err := archive.ReadMember(filepath.Join(root, name), "docs/readme.txt", 1<<20)
+			got, err := readMemberAt(t, filepath.Join(root, name), "docs/readme.txt", 1<<20)
 			if err != nil || string(got) != "new text\n" {
 				t.Errorf("member: %q %v", got, err)
 			}
-			if other, _ := archive.ReadMember(filepath.Join(root, name), "top.txt", 1<<20); string(other) != "top\n" {
+			if other, _ := readMemberAt(t, filepath.Join(root, name), "top.txt", 1<<20); string(other) != "top\n" {
 				t.Errorf("other member changed: %q", other)
 			}
 			// read reports the archive sha256, which write accepts as expectedSha256.
@@ -259,7 +270,7 @@ func TestWriteArchiveMember(t *testing.T) {
 	if d := res.Details.(*targetWriteDetails); d.Op != "create" || d.StrippedPrefixes {
 		t.Errorf("create details %+v", d)
 	}
-	if got, err := archive.ReadMember(filepath.Join(root, "out/new.tar.gz"), "x/y.txt", 1<<20); err != nil || string(got) != "1:hello\n" {
+	if got, err := readMemberAt(t, filepath.Join(root, "out/new.tar.gz"), "x/y.txt", 1<<20); err != nil || string(got) != "1:hello\n" {
 		t.Errorf("new archive member: %q %v", got, err)
 	}
 	log, _ := env.WS.Store().AuditLog(10)

@@ -354,7 +354,7 @@ func restoreRow(ctx context.Context, env *Env, tool string, ent workspace.TrashE
 	}
 	var wr sqlitedb.WriteResult
 	rc := workspace.RowChange{DB: p, Key: p.Rel + ":" + table + ":" + key, Apply: func(ctx context.Context, keepOld func([]byte) error) ([]byte, bool, string, error) {
-		db, err := sqlitedb.OpenReadWrite(p.Abs)
+		db, err := openSQLite(env, p, true)
 		if err != nil {
 			return nil, false, "", AsError(err)
 		}

@@ -2,8 +2,11 @@
 # The long runs of the confinement, lock and recovery tests, with their
 # figures: the swap race for 60 s (a loop swaps root/a with a symlink to a
 # directory outside the root while create, write, move, delete and read
-# run, through the commit path and again through the tools: 0 made,
-# changed, moved or read outside), 4 writers for 60 s with
+# run, through the commit path and again through the tools, which also
+# search, find, list, read a directory, archive members and SQLite rows;
+# the search walker alone, and SQLite alone, named through its directory
+# and by path with the check alone, 60 s each way: 0 made, changed, moved,
+# read or listed outside), 4 writers for 60 s with
 # nothing killed (0 recovery rows), a writer killed at its rename and then a
 # later commit (20 runs: the later commit survives), two stores on one root
 # and a bind-mounted root (30 rounds each: 0 lost edits; the bind mount and
@@ -18,3 +21,5 @@ HASHLS_SWAP_SECONDS=$secs HASHLS_WRITERS_SECONDS=$secs go test -count=1 -timeout
   grep -E 'swaps|recovery rows|lost updates|^(--- |ok|FAIL)|SKIP'
 go test -count=1 -v -run '^(TestOtherUsersHubRefused|TestHubRefusesOtherUsers)$' ./hub/ | grep -E '^(--- |ok|FAIL)|SKIP'
 HASHLS_SWAP_SECONDS=$secs go test -count=1 -timeout 0 -v -run '^TestToolsSwapRace$' ./agent/ | grep -E 'swaps|^(--- |ok|FAIL)|SKIP'
+HASHLS_SWAP_SECONDS=$secs go test -count=1 -timeout 0 -v -run '^TestWalkSwapRace$' ./workspace/search/ | grep -E 'swaps|^(--- |ok|FAIL)|SKIP'
+HASHLS_SWAP_SECONDS=$secs go test -count=1 -timeout 0 -v -run '^TestFileSwapRace$' ./workspace/sqlitedb/ | grep -E 'swaps|^( *--- |ok|FAIL)|SKIP'

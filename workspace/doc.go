@@ -14,7 +14,10 @@
 // Rel: it resolves beneath the root at the moment of use and never follows
 // a link out of it, so a directory swapped for a link to elsewhere after the
 // check makes the operation fail (KindOutside), never land outside
-// (rootfs.go). ReadFile, Stat, Exists, ReadDir and FileSHA256 see the editor's
+// (rootfs.go). What reads by names of its own, the walks of package search
+// and SQLite (package sqlitedb), starts from a directory opened so
+// (OpenDir, OpenParent); archives are read from a file opened so
+// (OpenReader). ReadFile, Stat, Exists, ReadDir and FileSHA256 see the editor's
 // open buffers (SetOverlay) before the disk, so a tool never needs to know
 // whether a file is open. Tools never change files themselves: they plan
 // Change values and call Commit (or CommitRow for a row of a SQLite
@@ -204,7 +207,13 @@
 //   - Confinement (rootfs.go) is Go's os.Root everywhere: on Linux and
 //     macOS a walk of openat calls with O_NOFOLLOW, each link resolved by
 //     hand within the root; on Windows NtCreateFile relative to the
-//     directory's handle, reparse points opened, not followed.
+//     directory's handle, reparse points opened, not followed. The search
+//     walk opens relative to each open parent with raw openat and
+//     O_NOFOLLOW on Linux, through os.Root elsewhere. SQLite names a
+//     database through its directory's descriptor on Linux
+//     (/proc/self/fd/N/NAME); everywhere each file it opens is checked to
+//     be the one in the directory (sqlitedb's vfs.go), and on macOS and
+//     Windows the WAL index (-shm) is still opened by path.
 //   - Atomic replace (replace_*.go): renameat(2) in the file's open
 //     directory on Unix; on Windows os.Root's rename (NtSetInformationFile,
 //     FILE_RENAME_INFORMATION_EX with POSIX semantics, replacing the target,

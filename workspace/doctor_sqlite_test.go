@@ -42,7 +42,7 @@ func TestDoctorHotJournal(t *testing.T) {
 		os.WriteFile(p[1], b, 0o644)
 	}
 	db.Exec(`ROLLBACK`)
-	if _, err := sqlitedb.OpenReadOnly(dst); err == nil || !strings.Contains(err.Error(), "hashls doctor --fix") {
+	if _, err := sqlitedb.OpenReadOnly(dbAt(t, w, "data/app.db")); err == nil || !strings.Contains(err.Error(), "hashls doctor --fix") {
 		t.Fatalf("a read of the copy: %v", err)
 	}
 
@@ -60,7 +60,7 @@ func TestDoctorHotJournal(t *testing.T) {
 	if err != nil || !strings.Contains(r.Text(), "fixed: rolled back the unfinished transaction of data/app.db") {
 		t.Fatalf("fix: %v\n%s", err, r.Text())
 	}
-	rdb, err := sqlitedb.OpenReadOnly(dst)
+	rdb, err := sqlitedb.OpenReadOnly(dbAt(t, w, "data/app.db"))
 	if err != nil {
 		t.Fatalf("a read after the fix: %v", err)
 	}
@@ -73,4 +73,15 @@ func TestDoctorHotJournal(t *testing.T) {
 	if r, _ := w.Doctor(context.Background(), false); len(r.HotJournals) != 0 {
 		t.Errorf("still reported: %v", r.HotJournals)
 	}
+}
+
+// dbAt is the SQLite database rel of w as sqlitedb opens it.
+func dbAt(t *testing.T, w *Workspace, rel string) sqlitedb.File {
+	t.Helper()
+	dir, name, err := w.OpenParent(Path{Rel: rel})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dir.Close() })
+	return sqlitedb.File{Dir: dir, Name: name}
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -358,9 +357,11 @@ func (w *Workspace) doctorRoot(ctx context.Context, r *Report, known map[string]
 			r.Orphans = append(r.Orphans, p)
 		}
 		if db, ok := strings.CutSuffix(p, "-journal"); ok && !d.IsDir() {
-			// SQLite opens by path: the database as the root names it.
-			if abs := filepath.Join(w.root, filepath.FromSlash(db)); sqlitedb.HotJournal(abs) && sqlitedb.IsSQLiteFile(abs) {
-				r.HotJournals = append(r.HotJournals, db)
+			if dir, name, err := w.OpenParent(Path{Rel: db}); err == nil {
+				if f := (sqlitedb.File{Dir: dir, Name: name}); sqlitedb.HotJournal(f) && sqlitedb.IsSQLiteFile(f) {
+					r.HotJournals = append(r.HotJournals, db)
+				}
+				dir.Close()
 			}
 		}
 		return nil
@@ -400,7 +401,13 @@ func (w *Workspace) doctorFix(ctx context.Context, r *Report, unnamed int64) err
 		}
 	}
 	for _, db := range r.HotJournals {
-		if ok, err := sqlitedb.RollBackJournal(filepath.Join(w.root, filepath.FromSlash(db))); err != nil {
+		dir, name, err := w.OpenParent(Path{Rel: db})
+		ok := false
+		if err == nil {
+			ok, err = sqlitedb.RollBackJournal(sqlitedb.File{Dir: dir, Name: name})
+			dir.Close()
+		}
+		if err != nil {
 			r.Fixed = append(r.Fixed, fmt.Sprintf("%s: could not roll back its unfinished transaction: %v", db, err))
 		} else if ok {
 			r.Fixed = append(r.Fixed, "rolled back the unfinished transaction of "+db)

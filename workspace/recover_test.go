@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hashls/hashls/internal/testsys"
 )
 
 // childKillAtRename commits CHILD_FILE's new content CHILD_NEW against what
@@ -293,23 +295,10 @@ func childWriter() error {
 	return nil
 }
 
-// raceDuration is how long a race test runs: the seconds in the variable
-// env (bench/races.sh runs them for 60 s), else 1 s with -short and 5 s
-// without (CI).
-func raceDuration(env string) time.Duration {
-	if s, err := strconv.Atoi(os.Getenv(env)); err == nil && s > 0 {
-		return time.Duration(s) * time.Second
-	}
-	if testing.Short() {
-		return time.Second
-	}
-	return 5 * time.Second
-}
-
 // TestConcurrentWritersNoRecovery: four processes committing at once, none
 // killed, each opening the store for every commit (as CLI calls do): no
 // recovery ever runs, so the audit log has no recovery rows. It runs for
-// HASHLS_WRITERS_SECONDS (raceDuration).
+// HASHLS_WRITERS_SECONDS (testsys.RaceDuration).
 func TestConcurrentWritersNoRecovery(t *testing.T) {
 	const k = 4
 	base := t.TempDir()
@@ -318,7 +307,7 @@ func TestConcurrentWritersNoRecovery(t *testing.T) {
 	for i := 0; i < k; i++ {
 		os.WriteFile(filepath.Join(root, "w"+strconv.Itoa(i)+".txt"), []byte("start\n"), 0o644)
 	}
-	d := raceDuration("HASHLS_WRITERS_SECONDS")
+	d := testsys.RaceDuration("HASHLS_WRITERS_SECONDS")
 	runChildren(t, "writer", k, func(i int) []string {
 		return []string{"CHILD_ROOT=" + root, "CHILD_STATE=" + state, "CHILD_MS=" + strconv.Itoa(int(d/time.Millisecond))}
 	})

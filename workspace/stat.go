@@ -181,6 +181,30 @@ func (w *Workspace) readDirIn(p Path) ([]fs.DirEntry, *os.Root, error) {
 	return ents, dir, nil
 }
 
+// OpenDir opens the directory p beneath the root when it is called (a
+// link out of the root on its way fails, KindOutside), for what reads by
+// names relative to it: the walks of search, find and list_directory
+// (search.WalkOptions.Dir) and SQLite (sqlitedb.File). The caller closes
+// it. It is for reading: changes go through Commit.
+func (w *Workspace) OpenDir(p Path) (*os.Root, error) {
+	dir, err := w.openSubRoot(p.Rel)
+	if err != nil {
+		if errors.Is(err, syscall.ENOTDIR) {
+			return nil, &Error{Kind: KindInvalid, Msg: fmt.Sprintf("%s is a file, not a directory", p.Rel), Err: err}
+		}
+		return nil, fsError("open", p.Rel, err)
+	}
+	return dir, nil
+}
+
+// OpenParent opens p's directory beneath the root (OpenDir) and returns
+// p's name in it.
+func (w *Workspace) OpenParent(p Path) (dir *os.Root, name string, err error) {
+	d, base := splitRel(p.Rel)
+	dir, err = w.OpenDir(Path{Rel: d})
+	return dir, base, err
+}
+
 // splitAbs splits an absolute path into its directory and base name.
 func splitAbs(abs string) (dir, name string) {
 	for i := len(abs) - 1; i >= 0; i-- {
@@ -195,9 +219,10 @@ func splitAbs(abs string) (dir, name string) {
 }
 
 // OpenReader opens p's disk content for streaming (files too large to
-// read whole). It does not see open buffers: callers use it only for files
-// over the size an editor buffer can have.
-func (w *Workspace) OpenReader(p Path) (io.ReadCloser, error) {
+// read whole, archives, SQLite headers), beneath the root when it is
+// called. It does not see open buffers: callers use it only for files over
+// the size an editor buffer can have, or that no editor holds as text.
+func (w *Workspace) OpenReader(p Path) (*os.File, error) {
 	f, err := openRead(w.fsroot, rootName(p.Rel))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {

@@ -23,7 +23,7 @@ import (
 // operation resolves beneath the root when it happens: nothing outside is
 // made, changed, moved, removed or read, no temp file is left outside, and
 // every audited change is a file inside the root. It runs for
-// HASHLS_SWAP_SECONDS (raceDuration).
+// HASHLS_SWAP_SECONDS (testsys.RaceDuration).
 func TestSwapRace(t *testing.T) {
 	base := t.TempDir()
 	root, outside := filepath.Join(base, "root"), filepath.Join(base, "outside")
@@ -52,7 +52,7 @@ func TestSwapRace(t *testing.T) {
 	}
 	defer w.Close()
 	ctx := context.Background()
-	d := raceDuration("HASHLS_SWAP_SECONDS")
+	d := testsys.RaceDuration("HASHLS_SWAP_SECONDS")
 	stopSwapping, err := testsys.SwapLoop(filepath.Join(root, "a"), filepath.Join(root, "link"))
 	if err != nil {
 		t.Skip(err)

@@ -2,14 +2,18 @@
 // can do where that differs between Linux, macOS and Windows (and wine, CI's
 // Windows stand-in): SymlinksWork, and OutsidePath, an absolute path outside
 // any test's root; on Linux, SwapLoop and TreeSums for the races that swap a
-// directory with a symlink. Only tests import it.
+// directory with a symlink; RaceDuration, how long a race runs. Only tests
+// import it.
 package testsys
 
 import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"sync"
+	"testing"
+	"time"
 )
 
 var symlinkProbe = sync.OnceValue(func() bool {
@@ -42,4 +46,17 @@ func OutsidePath() string {
 		return `C:\Windows\win.ini`
 	}
 	return "/etc/hostname"
+}
+
+// RaceDuration is how long a race test runs: the seconds in the
+// environment variable env (bench/races.sh sets them), else 1 s with
+// -short and 5 s without.
+func RaceDuration(env string) time.Duration {
+	if s, err := strconv.Atoi(os.Getenv(env)); err == nil && s > 0 {
+		return time.Duration(s) * time.Second
+	}
+	if testing.Short() {
+		return time.Second
+	}
+	return 5 * time.Second
 }

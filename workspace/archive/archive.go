@@ -1,7 +1,8 @@
 // Package archive reads and rewrites zip, jar, tar and gzip-compressed tar
 // archives for the read, write and search tools: `bundle.zip:dir/file.txt`
-// names one member. It is pure (no workspace or agent import); callers
-// confine the archive file themselves.
+// names one member. It is pure (no workspace or agent import): it reads an
+// archive file its caller has opened (beneath the workspace root:
+// Workspace.OpenReader), never a path.
 //
 // Entry points: Candidates splits a tool path into archive and member,
 // NormalizeMember validates a member path (no "..", no absolute names),
@@ -173,11 +174,11 @@ type Index struct {
 	Unsafe  int     // members skipped because their names escape the root
 }
 
-// List indexes the archive at abs.
-func List(abs string) (*Index, error) {
-	k, ok := KindOf(abs)
-	if !ok {
-		return nil, fmt.Errorf("%s is not a supported archive (zip, jar, tar, tar.gz, tgz)", abs)
+// List indexes the archive f (its kind from its name's extension).
+func List(f *os.File) (*Index, error) {
+	k, size, err := kindSize(f)
+	if err != nil {
+		return nil, err
 	}
 	idx := &Index{}
 	add := func(name string, size int64, dir bool, mt time.Time, link string, hard bool) {
@@ -191,17 +192,16 @@ func List(abs string) (*Index, error) {
 		idx.Entries = append(idx.Entries, Entry{Name: c, Size: size, Dir: dir, ModTime: mt, Link: link, Hard: hard})
 	}
 	if k == Zip {
-		zr, err := zip.OpenReader(abs)
+		zr, err := zip.NewReader(f, size)
 		if err != nil {
 			return nil, fmt.Errorf("%w: cannot open as a zip archive: %v", ErrCorrupt, err)
 		}
-		defer zr.Close()
 		for _, f := range zr.File {
 			add(f.Name, int64(f.UncompressedSize64), f.FileInfo().IsDir(), f.Modified, "", false)
 		}
 		return idx, nil
 	}
-	err := walkTarFile(abs, k, func(h *tar.Header, _ io.Reader) error {
+	err = walkTarFile(f, size, k, func(h *tar.Header, _ io.Reader) error {
 		switch h.Typeflag {
 		case tar.TypeDir:
 			add(h.Name, 0, true, h.ModTime, "", false)
@@ -275,16 +275,16 @@ func (x *Index) Find(name string) (Entry, bool) {
 	return Entry{}, false
 }
 
-// ReadMember reads the regular member name (normalised) of the archive at
-// abs, refusing members larger than maxBytes with ErrTooLarge. A missing
-// member is ErrNotFound.
-func ReadMember(abs, name string, maxBytes int64) ([]byte, error) {
+// ReadMember reads the regular member name (normalised) of the archive f,
+// refusing members larger than maxBytes with ErrTooLarge. A missing member
+// is ErrNotFound.
+func ReadMember(f *os.File, name string, maxBytes int64) ([]byte, error) {
 	var data []byte
 	var problem error
 	found := false
 	// Of duplicate members the last one wins, as unzip, tar and Python's
 	// zipfile extract them.
-	err := Each(abs, func(n string) bool { return n == name }, maxBytes, func(m Member) {
+	err := Each(f, func(n string) bool { return n == name }, maxBytes, func(m Member) {
 		found, problem, data = true, nil, nil
 		if m.Skipped != "" {
 			if m.Skipped == "too large" {
@@ -315,20 +315,20 @@ type Member struct {
 	Skipped string
 }
 
-// Each calls fn with the regular members of the archive at abs whose
+// Each calls fn with the regular members of the archive f whose
 // (normalised) names satisfy want, each read up to maxBytes (larger ones
 // are reported with Skipped "too large"), one at a time so that only what
 // fn keeps stays in memory. Members whose names escape the archive root are
 // skipped. Zip (and jar), tar and gzip-compressed tar are understood.
-func Each(abs string, want func(name string) bool, maxBytes int64, fn func(Member)) error {
-	k, ok := KindOf(abs)
-	if !ok {
-		return fmt.Errorf("%s is not a supported archive (zip, jar, tar, tar.gz, tgz)", abs)
+func Each(f *os.File, want func(name string) bool, maxBytes int64, fn func(Member)) error {
+	k, size, err := kindSize(f)
+	if err != nil {
+		return err
 	}
 	if k == Zip {
-		return eachZip(abs, want, maxBytes, fn)
+		return eachZip(f, size, want, maxBytes, fn)
 	}
-	return walkTarFile(abs, k, func(h *tar.Header, r io.Reader) error {
+	return walkTarFile(f, size, k, func(h *tar.Header, r io.Reader) error {
 		if h.Typeflag != tar.TypeReg {
 			return nil
 		}
@@ -350,12 +350,11 @@ func Each(abs string, want func(name string) bool, maxBytes int64, fn func(Membe
 	})
 }
 
-func eachZip(abs string, want func(string) bool, maxBytes int64, fn func(Member)) error {
-	zr, err := zip.OpenReader(abs)
+func eachZip(ra io.ReaderAt, size int64, want func(string) bool, maxBytes int64, fn func(Member)) error {
+	zr, err := zip.NewReader(ra, size)
 	if err != nil {
 		return fmt.Errorf("%w: cannot open as a zip archive: %v", ErrCorrupt, err)
 	}
-	defer zr.Close()
 	for _, f := range zr.File {
 		if !f.Mode().IsRegular() {
 			continue
@@ -387,16 +386,24 @@ func eachZip(abs string, want func(string) bool, maxBytes int64, fn func(Member)
 	return nil
 }
 
-// walkTarFile walks the tar (or gzip-compressed tar) at abs.
-func walkTarFile(abs string, k Kind, fn func(*tar.Header, io.Reader) error) error {
-	f, err := os.Open(abs)
-	if err != nil {
-		return err
+// kindSize returns the kind of the archive f (by its name) and its size.
+func kindSize(f *os.File) (Kind, int64, error) {
+	k, ok := KindOf(f.Name())
+	if !ok {
+		return 0, 0, fmt.Errorf("%s is not a supported archive (zip, jar, tar, tar.gz, tgz)", f.Name())
 	}
-	defer f.Close()
-	var r io.Reader = f
+	st, err := f.Stat()
+	if err != nil {
+		return 0, 0, err
+	}
+	return k, st.Size(), nil
+}
+
+// walkTarFile walks the tar (or gzip-compressed tar) of size bytes in ra.
+func walkTarFile(ra io.ReaderAt, size int64, k Kind, fn func(*tar.Header, io.Reader) error) error {
+	var r io.Reader = io.NewSectionReader(ra, 0, size)
 	if k == TarGz {
-		zr, err := gzip.NewReader(f)
+		zr, err := gzip.NewReader(r)
 		if err != nil {
 			return fmt.Errorf("%w: not a gzip file: %v", ErrCorrupt, err)
 		}

@@ -144,7 +144,7 @@ func TestListChildrenRead(t *testing.T) {
 	for _, n := range names {
 		t.Run(n, func(t *testing.T) {
 			abs := filepath.Join(dir, n)
-			idx, err := List(abs)
+			idx, err := List(openT(t, abs))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -169,17 +169,17 @@ func TestListChildrenRead(t *testing.T) {
 			if _, ok := idx.Children("nope"); ok {
 				t.Error("nope exists")
 			}
-			data, err := ReadMember(abs, "dir/a.txt", MaxMemberBytes)
+			data, err := ReadMember(openT(t, abs), "dir/a.txt", MaxMemberBytes)
 			if err != nil || string(data) != "alpha\nbeta\n" {
 				t.Errorf("read: %q %v", data, err)
 			}
-			if _, err := ReadMember(abs, "missing", MaxMemberBytes); !errors.Is(err, ErrNotFound) {
+			if _, err := ReadMember(openT(t, abs), "missing", MaxMemberBytes); !errors.Is(err, ErrNotFound) {
 				t.Errorf("missing: %v", err)
 			}
-			if _, err := ReadMember(abs, "dir/a.txt", 3); !errors.Is(err, ErrTooLarge) {
+			if _, err := ReadMember(openT(t, abs), "dir/a.txt", 3); !errors.Is(err, ErrTooLarge) {
 				t.Errorf("too large: %v", err)
 			}
-			if _, err := ReadMember(abs, "evil.txt", MaxMemberBytes); !errors.Is(err, ErrNotFound) {
+			if _, err := ReadMember(openT(t, abs), "evil.txt", MaxMemberBytes); !errors.Is(err, ErrNotFound) {
 				t.Errorf("an unsafe member must not be readable under a cleaned name: %v", err)
 			}
 		})
@@ -191,7 +191,7 @@ func TestCorrupt(t *testing.T) {
 	for _, n := range []string{"bad.zip", "bad.tgz", "bad.tar"} {
 		abs := filepath.Join(dir, n)
 		os.WriteFile(abs, []byte("this is not an archive at all, just some text that is long enough................................................................................................................................................................................................................................................................................................................................................................................................................................................................................................."), 0o644)
-		if _, err := List(abs); !errors.Is(err, ErrCorrupt) {
+		if _, err := List(openT(t, abs)); !errors.Is(err, ErrCorrupt) {
 			t.Errorf("%s: List err %v, want ErrCorrupt", n, err)
 		}
 		k, _ := KindOf(n)
@@ -221,13 +221,13 @@ func TestRewrite(t *testing.T) {
 			out := filepath.Join(t.TempDir(), n)
 			os.WriteFile(out, b, 0o644)
 			for name, want := range map[string]string{"dir/a.txt": "replaced\n", "added/c.txt": "c\n"} {
-				if got, err := ReadMember(out, name, MaxMemberBytes); err != nil || string(got) != want {
+				if got, err := ReadMember(openT(t, out), name, MaxMemberBytes); err != nil || string(got) != want {
 					t.Errorf("%s: %q %v", name, got, err)
 				}
 			}
-			idx, _ := List(out)
+			idx, _ := List(openT(t, out))
 			if old != nil {
-				if got, _ := ReadMember(out, "dir/sub/b.txt", MaxMemberBytes); string(got) != "b\n" {
+				if got, _ := ReadMember(openT(t, out), "dir/sub/b.txt", MaxMemberBytes); string(got) != "b\n" {
 					t.Errorf("other member changed: %q", got)
 				}
 				if idx.Unsafe != 2 {
@@ -319,20 +319,20 @@ func FuzzArchive(f *testing.F) {
 			t.Fatal(err)
 		}
 		const limit = 1 << 20
-		if x, err := List(abs); err == nil {
+		if x, err := List(openT(t, abs)); err == nil {
 			for _, e := range x.Entries {
 				if strings.Contains("/"+e.Name+"/", "/../") || strings.HasPrefix(e.Name, "/") {
 					t.Fatalf("listed unsafe name %q", e.Name)
 				}
 				if !e.Dir {
-					if b, err := ReadMember(abs, e.Name, limit); err == nil && len(b) > limit {
+					if b, err := ReadMember(openT(t, abs), e.Name, limit); err == nil && len(b) > limit {
 						t.Fatalf("ReadMember returned %d bytes, over the %d limit", len(b), limit)
 					}
 				}
 			}
 			x.Children("")
 		}
-		_ = Each(abs, func(string) bool { return true }, limit, func(m Member) {
+		_ = Each(openT(t, abs), func(string) bool { return true }, limit, func(m Member) {
 			if len(m.Data) > limit {
 				t.Fatalf("Each returned %d bytes, over the limit", len(m.Data))
 			}
@@ -349,9 +349,20 @@ func FuzzArchive(f *testing.F) {
 		if err := os.WriteFile(abs, out, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		got, err := ReadMember(abs, clean, limit)
+		got, err := ReadMember(openT(t, abs), clean, limit)
 		if err != nil || string(got) != string(content) {
 			t.Fatalf("after rewriting %q the member reads %q (%v), want %q", clean, got, err, content)
 		}
 	})
+}
+
+// openT opens the archive at abs for the test (closed when it ends).
+func openT(tb testing.TB, abs string) *os.File {
+	tb.Helper()
+	f, err := os.Open(abs)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { f.Close() })
+	return f
 }

@@ -21,14 +21,15 @@ func BenchmarkListAndRead(b *testing.B) {
 	zw.Close()
 	abs := filepath.Join(b.TempDir(), "big.zip")
 	os.WriteFile(abs, buf.Bytes(), 0o644)
+	f := openT(b, abs)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		idx, err := List(abs)
+		idx, err := List(f)
 		if err != nil {
 			b.Fatal(err)
 		}
 		idx.Children("d07")
-		if _, err := ReadMember(abs, "d07/f1007.txt", MaxMemberBytes); err != nil {
+		if _, err := ReadMember(f, "d07/f1007.txt", MaxMemberBytes); err != nil {
 			b.Fatal(err)
 		}
 	}

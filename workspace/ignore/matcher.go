@@ -162,10 +162,6 @@ func (f *Frame) ChildIf(rel string, hasFile bool) *Frame {
 // is not followed, as in git.
 func (f *Frame) Child(rel string) *Frame {
 	abs := filepath.Join(f.m.top, filepath.FromSlash(rel), ".gitignore")
-	base := ""
-	if rel != "" {
-		base = rel + "/"
-	}
 	fi, err := os.Lstat(abs)
 	if err != nil || !fi.Mode().IsRegular() {
 		return f // nothing new: share the frame
@@ -174,9 +170,20 @@ func (f *Frame) Child(rel string) *Frame {
 	if err != nil {
 		return f
 	}
-	ps := ParseFile(b, base, abs)
+	return f.ChildFrom(rel, b)
+}
+
+// ChildFrom is Child with rel/.gitignore's content given: a walker that
+// reads the file through the directory it holds open (not by its path)
+// passes what it read.
+func (f *Frame) ChildFrom(rel string, gitignore []byte) *Frame {
+	base := ""
+	if rel != "" {
+		base = rel + "/"
+	}
+	ps := ParseFile(gitignore, base, filepath.Join(f.m.top, filepath.FromSlash(rel), ".gitignore"))
 	if len(ps) == 0 {
-		return f
+		return f // nothing new: share the frame
 	}
 	return &Frame{m: f.m, parent: f, patterns: ps}
 }

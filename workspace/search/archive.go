@@ -1,6 +1,10 @@
 package search
 
-import "github.com/hashls/hashls/workspace/archive"
+import (
+	"os"
+
+	"github.com/hashls/hashls/workspace/archive"
+)
 
 // The archive reader lives in package workspace/archive (shared with the
 // read and write tools); these are the names the search tool uses.
@@ -15,19 +19,20 @@ func SplitArchivePath(p string) (archivePath, member string, ok bool) {
 // ArchiveMember is one regular file read from an archive.
 type ArchiveMember = archive.Member
 
-// ReadArchive reads the regular members of the archive at abs whose names
+// ReadArchive reads the regular members of the archive f (opened by the
+// caller: Workspace.OpenReader) whose names
 // satisfy want, each up to maxBytes (larger ones are listed as skipped).
 // Zip (and jar), tar and gzip-compressed tar are understood.
-func ReadArchive(abs string, want func(name string) bool, maxBytes int64) ([]ArchiveMember, error) {
+func ReadArchive(f *os.File, want func(name string) bool, maxBytes int64) ([]ArchiveMember, error) {
 	var out []ArchiveMember
-	err := EachArchiveMember(abs, want, maxBytes, func(m ArchiveMember) { out = append(out, m) })
+	err := EachArchiveMember(f, want, maxBytes, func(m ArchiveMember) { out = append(out, m) })
 	return out, err
 }
 
 // EachArchiveMember is ReadArchive calling fn with one member at a time, so
 // that only what fn keeps stays in memory.
-func EachArchiveMember(abs string, want func(name string) bool, maxBytes int64, fn func(ArchiveMember)) error {
-	return archive.Each(abs, want, maxBytes, fn)
+func EachArchiveMember(f *os.File, want func(name string) bool, maxBytes int64, fn func(ArchiveMember)) error {
+	return archive.Each(f, want, maxBytes, fn)
 }
 
 // IsArchiveName reports whether p ends in an archive extension.

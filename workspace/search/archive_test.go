@@ -52,7 +52,12 @@ func TestReadArchive(t *testing.T) {
 	gz.Close()
 	os.WriteFile(filepath.Join(dir, "a.tar.gz"), tb.Bytes(), 0o644)
 	for _, name := range []string{"a.zip", "a.tar.gz"} {
-		ms, err := ReadArchive(filepath.Join(dir, name), func(string) bool { return true }, 50)
+		f, err := os.Open(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms, err := ReadArchive(f, func(string) bool { return true }, 50)
+		f.Close()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,7 +69,10 @@ func TestReadArchive(t *testing.T) {
 			t.Errorf("%s: %v", name, got)
 		}
 	}
-	if _, err := ReadArchive(filepath.Join(dir, "a.zip.tar"), func(string) bool { return true }, 50); err == nil {
-		t.Error("missing archive: no error")
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("text"), 0o644)
+	f, _ := os.Open(filepath.Join(dir, "a.txt"))
+	defer f.Close()
+	if _, err := ReadArchive(f, func(string) bool { return true }, 50); err == nil {
+		t.Error("not an archive: no error")
 	}
 }

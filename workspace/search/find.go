@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -12,8 +13,9 @@ import (
 
 // FindOptions configures Find.
 type FindOptions struct {
-	Root      string // absolute directory
-	Glob      *Glob  // on paths relative to Root; nil matches everything
+	Root      string   // absolute directory
+	Dir       *os.Root // Root already open (WalkOptions.Dir)
+	Glob      *Glob    // on paths relative to Root; nil matches everything
 	Hidden    bool
 	Gitignore bool
 	Threads   int
@@ -60,7 +62,7 @@ func Find(ctx context.Context, opts FindOptions) (*FindResult, error) {
 	per := make([][]Found, threads)
 	var mu sync.Mutex
 	var count atomic.Int64
-	wo := WalkOptions{Hidden: opts.Hidden, Gitignore: opts.Gitignore, Threads: threads}
+	wo := WalkOptions{Hidden: opts.Hidden, Gitignore: opts.Gitignore, Threads: threads, Dir: opts.Dir}
 	if opts.Glob != nil {
 		wo.Descend = opts.Glob.CouldMatchUnder
 	}

@@ -40,8 +40,10 @@ func openRaw(path string) (*rawFile, error) {
 
 // openRawAt opens the regular file name in the open directory dirfd: the
 // kernel looks up one name instead of every element of an absolute path.
+// A link is not followed (O_NOFOLLOW: a file swapped for a link since it
+// was listed fails with ELOOP).
 func openRawAt(dirfd int, name string) (*rawFile, error) {
-	fd, err := rawOpenAt(uintptr(dirfd), name, rawFileFlags)
+	fd, err := rawOpenAt(uintptr(dirfd), name, rawFileFlags|syscall.O_NOFOLLOW)
 	if err != nil {
 		return nil, err
 	}

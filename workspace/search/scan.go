@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"runtime"
 	"sort"
 	"sync"
@@ -15,9 +16,13 @@ import (
 
 // ScanOptions configures Scan.
 type ScanOptions struct {
-	Root      string   // absolute directory to walk ("" when only Files)
-	Files     []string // absolute files searched whatever the ignore rules say
-	Glob      *Glob    // filter on paths relative to Root (nil: every file)
+	Root string   // absolute directory to walk ("" when only Files)
+	Dir  *os.Root // Root already open (WalkOptions.Dir)
+	// Files are absolute files searched whatever the ignore rules say,
+	// each opened with OpenFile (by its path when OpenFile is nil).
+	Files     []string
+	OpenFile  func(abs string) (io.ReadCloser, error)
+	Glob      *Glob // filter on paths relative to Root (nil: every file)
 	Hidden    bool
 	Gitignore bool
 	Threads   int // 0: GOMAXPROCS
@@ -58,10 +63,14 @@ func Scan(ctx context.Context, m *Matcher, opts ScanOptions) (*ScanResult, error
 	var walkErr error
 	var stats WalkStats
 	if len(opts.Files) > 0 {
-		sc.files(opts.Files)
+		openFile := opts.OpenFile
+		if openFile == nil {
+			openFile = openPath
+		}
+		sc.files(opts.Files, openFile)
 	}
 	if opts.Root != "" {
-		wo := WalkOptions{Hidden: opts.Hidden, Gitignore: opts.Gitignore, Threads: threads}
+		wo := WalkOptions{Hidden: opts.Hidden, Gitignore: opts.Gitignore, Threads: threads, Dir: opts.Dir}
 		if opts.Glob != nil {
 			wo.Descend = opts.Glob.CouldMatchUnder
 		}
@@ -72,7 +81,7 @@ func Scan(ctx context.Context, m *Matcher, opts ScanOptions) (*ScanResult, error
 			if opts.Glob != nil && !opts.Glob.Match(e.Rel) {
 				return true
 			}
-			f, err := openEntry(e)
+			f, err := e.open()
 			sc.searchFile(&sc.workers[wi], f, err, e.Abs, e.Rel)
 			return true
 		})
@@ -159,8 +168,9 @@ func (sc *scanner) progress(report func(searched, matched int)) (stop func()) {
 	}
 }
 
-// files searches the explicit files, one worker each goroutine.
-func (sc *scanner) files(files []string) {
+// files searches the explicit files, one worker each goroutine, each file
+// opened with openFile.
+func (sc *scanner) files(files []string, openFile func(abs string) (io.ReadCloser, error)) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for i := range sc.workers {
@@ -172,7 +182,7 @@ func (sc *scanner) files(files []string) {
 				if j >= len(files) || sc.ctx.Err() != nil {
 					return
 				}
-				f, err := openPath(files[j])
+				f, err := openFile(files[j])
 				sc.searchFile(w, f, err, files[j], files[j])
 			}
 		}(&sc.workers[i])

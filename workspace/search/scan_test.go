@@ -203,10 +203,7 @@ func TestFindOrderAndFlags(t *testing.T) {
 }
 
 func BenchmarkScanGoroot(b *testing.B) {
-	root := filepath.Join(os.Getenv("GOROOT"), "src")
-	if os.Getenv("GOROOT") == "" {
-		b.Skip("GOROOT not set")
-	}
+	root := goroot(b)
 	m, _ := Compile(`func \w+\(ctx context\.Context`, false)
 	for b.Loop() {
 		Scan(context.Background(), m, ScanOptions{Root: root, Hidden: true, Gitignore: true})

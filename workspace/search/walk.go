@@ -2,13 +2,26 @@
 // directory walk (Walk), regex content search with a literal prefilter
 // (Compile, Matcher, Scan) and path search by glob (Find). It is pure: it
 // works on absolute directories and never imports package workspace; the
-// agent tools glue it to the workspace (confinement, overlays, snapshots).
+// agent tools glue it to the workspace (overlays, snapshots) and hand it
+// the directory to walk opened beneath the workspace root
+// (WalkOptions.Dir, Workspace.OpenDir).
+//
+// Confinement at the moment of use: the walk opens each directory and
+// file relative to its open parent directory, one name at a time, never
+// following a symbolic link (on Linux openat(2) with O_NOFOLLOW, and
+// O_DIRECTORY for directories; on other systems through os.Root, which
+// follows a link only when it stays beneath the directory it was opened
+// from). A directory swapped for a link to elsewhere between its listing
+// and its opening is not entered: nothing outside Dir is listed or read,
+// whatever is renamed meanwhile.
 //
 // Entry points: Walk, Compile + Scan, Find, CompileGlob.
 package search
 
 import (
 	"context"
+	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -29,33 +42,50 @@ type WalkOptions struct {
 	// Descend, when set, is asked about each directory (rel to the walk
 	// root); false skips its contents.
 	Descend func(rel string) bool
+	// Dir, when set, is the walk root already open (the caller opened it
+	// beneath its own root: Workspace.OpenDir); Walk reads everything
+	// through it and leaves it open. Without it Walk opens the root by its
+	// path first. Either way everything below is opened relative to its
+	// open parent, links not followed.
+	Dir *os.Root
 }
 
-// Entry is one path found by Walk.
+// Entry is one path found by Walk. Info, ModTime and the scan's open of a
+// file work relative to the entry's open parent directory, and only
+// during the Walk callback.
 type Entry struct {
-	Rel   string      // slash-separated, relative to the walk root
-	Abs   string      // absolute
-	Type  fs.FileMode // type bits only: 0 regular, fs.ModeDir, fs.ModeSymlink, ...
-	dirfd int         // the open parent directory during the callback, or -1
-	name  string
+	Rel  string      // slash-separated, relative to the walk root
+	Abs  string      // absolute
+	Type fs.FileMode // type bits only: 0 regular, fs.ModeDir, fs.ModeSymlink, ...
+	dir  dirHandle   // the open parent directory during the callback
+	name string
 }
+
+// errEntryDone is what an Entry says when asked after its callback.
+var errEntryDone = errors.New("search: entry used after its Walk callback")
 
 // Info returns the entry's lstat information.
-func (e *Entry) Info() (fs.FileInfo, error) { return os.Lstat(e.Abs) }
+func (e *Entry) Info() (fs.FileInfo, error) {
+	if !e.dir.valid() {
+		return nil, &fs.PathError{Op: "lstat", Path: e.Abs, Err: errEntryDone}
+	}
+	return e.dir.lstat(e.name)
+}
 
-// ModTime returns the entry's modification time (not following symlinks);
-// during the Walk callback it stats relative to the open parent directory.
+// ModTime returns the entry's modification time (not following symlinks).
 func (e *Entry) ModTime() (time.Time, error) {
-	if e.dirfd >= 0 {
-		if t, err := modTimeAt(e.dirfd, e.name); err == nil {
-			return t, nil
-		}
+	if !e.dir.valid() {
+		return time.Time{}, &fs.PathError{Op: "lstat", Path: e.Abs, Err: errEntryDone}
 	}
-	fi, err := os.Lstat(e.Abs)
-	if err != nil {
-		return time.Time{}, err
+	return e.dir.modTime(e.name)
+}
+
+// open opens the regular file the entry names (not following a link).
+func (e *Entry) open() (io.ReadCloser, error) {
+	if !e.dir.valid() {
+		return nil, &fs.PathError{Op: "open", Path: e.Abs, Err: errEntryDone}
 	}
-	return fi.ModTime(), nil
+	return e.dir.openFile(e.name)
 }
 
 // dirent is one directory entry as readDir lists it.
@@ -76,9 +106,47 @@ type WalkStats struct {
 	Unreadable int64 // directories that could not be read
 }
 
+// dirRef is an open directory shared by the work it gives rise to: its
+// own reading and the opening of each of its subdirectories (relative to
+// it) hold a reference; the last release closes it. A walk so holds open
+// about one directory per level it is in, not one per directory queued.
+type dirRef struct {
+	h    dirHandle
+	refs atomic.Int32
+}
+
+func newDirRef(h dirHandle) *dirRef {
+	d := &dirRef{h: h}
+	d.refs.Store(1)
+	return d
+}
+
+func (d *dirRef) hold() { d.refs.Add(1) }
+
+func (d *dirRef) release() {
+	if d.refs.Add(-1) == 0 {
+		d.h.close()
+	}
+}
+
+// dirWork is a directory to read: the walk root (open), or the
+// subdirectory name of the open parent.
 type dirWork struct {
+	open     *dirRef // the walk root
+	parent   *dirRef // else the directory name is in
+	name     string
 	abs, rel string
 	frame    *ignore.Frame
+}
+
+// drop releases what d holds without reading it (a walk that stopped).
+func (d dirWork) drop() {
+	if d.open != nil {
+		d.open.release()
+	}
+	if d.parent != nil {
+		d.parent.release()
+	}
 }
 
 // workQueue is an unbounded LIFO of directories with a count of directories
@@ -220,10 +288,15 @@ func Walk(ctx context.Context, root string, opts WalkOptions, fn func(worker int
 		m, prefix = ignoreBase(root)
 		frame = m.Frame(prefix)
 	}
+	var stats WalkStats
+	top, err := openTop(root, opts.Dir)
+	if err != nil {
+		stats.Unreadable++
+		return stats, ctx.Err()
+	}
 	q := &workQueue{}
 	q.cond = sync.NewCond(&q.mu)
-	q.push(dirWork{abs: root, rel: "", frame: frame})
-	var stats WalkStats
+	q.push(dirWork{open: newDirRef(top), abs: root, rel: "", frame: frame})
 	var stopped atomic.Bool
 	var wg sync.WaitGroup
 	bufs := make([]walkBuf, threads)
@@ -237,6 +310,7 @@ func Walk(ctx context.Context, root string, opts WalkOptions, fn func(worker int
 					return
 				}
 				if ctx.Err() != nil || stopped.Load() {
+					d.drop()
 					q.stop()
 					q.done()
 					return
@@ -250,16 +324,31 @@ func Walk(ctx context.Context, root string, opts WalkOptions, fn func(worker int
 		}(w)
 	}
 	wg.Wait()
+	for _, d := range q.items { // left when the walk stopped early
+		d.drop()
+	}
 	return stats, ctx.Err()
 }
 
 // walkDir reads one directory, reports its entries and queues its
 // subdirectories. It returns false when fn asked to stop.
 func walkDir(d dirWork, opts WalkOptions, prefix string, worker int, wb *walkBuf, q *workQueue, stats *WalkStats, fn func(int, *Entry) bool) bool {
-	ents, raw, dirfd, err := readDirFD(d.abs, wb.raw, wb.ents[:0])
-	if dirfd >= 0 {
-		defer closeFD(dirfd)
+	dir := d.open
+	if dir == nil {
+		var h dirHandle
+		err := errPathTooLong
+		if len(d.abs) <= maxDirPath {
+			h, err = d.parent.h.openDir(d.name)
+		}
+		d.parent.release()
+		if err != nil { // gone, no permission, no longer a directory (a link is not followed), too deep
+			atomic.AddInt64(&stats.Unreadable, 1)
+			return true
+		}
+		dir = newDirRef(h)
 	}
+	defer dir.release()
+	ents, raw, err := dir.h.readDir(wb.raw, wb.ents[:0])
 	wb.raw = raw
 	wb.ents = ents[:0]
 	if err != nil && len(ents) == 0 {
@@ -271,7 +360,10 @@ func walkDir(d dirWork, opts WalkOptions, prefix string, worker int, wb *walkBuf
 	if frame != nil && d.rel != "" { // root's own .gitignore is in its frame already
 		for _, e := range ents {
 			if e.name == ".gitignore" && e.typ.IsRegular() {
-				frame = frame.Child(prefix + d.rel) // prefix is "" or ends in "/"; d.rel is not empty
+				// prefix is "" or ends in "/"; d.rel is not empty
+				if b, err := readGitignore(dir.h); err == nil {
+					frame = frame.ChildFrom(prefix+d.rel, b)
+				}
 				break
 			}
 		}
@@ -291,13 +383,54 @@ func walkDir(d dirWork, opts WalkOptions, prefix string, worker int, wb *walkBuf
 		if frame != nil && frame.Ignored(prefix+rel, isDir) {
 			continue
 		}
-		e = Entry{Rel: rel, Abs: d.abs + string(os.PathSeparator) + name, Type: typ, dirfd: dirfd, name: name}
-		if !fn(worker, &e) {
+		e = Entry{Rel: rel, Abs: d.abs + string(os.PathSeparator) + name, Type: typ, dir: dir.h, name: name}
+		more := fn(worker, &e)
+		e.dir = noDir // the directory may close once this returns
+		if !more {
 			return false
 		}
 		if isDir && (opts.Descend == nil || opts.Descend(rel)) {
-			q.push(dirWork{abs: e.Abs, rel: rel, frame: frame})
+			dir.hold()
+			q.push(dirWork{parent: dir, name: name, abs: e.Abs, rel: rel, frame: frame})
 		}
 	}
 	return true
+}
+
+// maxDirPath is the longest absolute path of a directory Walk enters: the
+// longest the system opens by path (Linux's PATH_MAX, less its NUL;
+// macOS's; Windows's long paths). The walk opens relative to the parent
+// and could go deeper, but the tools name what it finds by path, and the
+// paths (and the walk's memory, each entry holding its path) stay bounded:
+// a directory past it is skipped and counted unreadable, as before the
+// walk opened relative to the parent.
+var maxDirPath = func() int {
+	switch runtime.GOOS {
+	case "darwin":
+		return 1023
+	case "windows":
+		return 32767
+	}
+	return 4095
+}()
+
+var errPathTooLong = errors.New("path too long to open")
+
+// maxGitignore is the largest .gitignore a walk reads; a larger one is
+// taken as empty, as git does.
+const maxGitignore = 100 << 20
+
+// readGitignore reads .gitignore in the open directory h (not following a
+// link, as git does not).
+func readGitignore(h dirHandle) ([]byte, error) {
+	f, err := h.openFile(".gitignore")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxGitignore+1))
+	if err == nil && len(b) > maxGitignore {
+		return nil, errors.New(".gitignore too large")
+	}
+	return b, err
 }

@@ -13,9 +13,10 @@ func BenchmarkReadQuery(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	f := fileAt(b, abs)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		db, err := OpenReadOnly(abs)
+		db, err := OpenReadOnly(f)
 		if err != nil {
 			b.Fatal(err)
 		}

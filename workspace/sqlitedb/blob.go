@@ -18,20 +18,28 @@ import (
 // file, opened on first use and closed with Close. Only tables with a
 // rowid have it (not views, not WITHOUT ROWID tables).
 type blobReader struct {
-	abs string
-	tls *libc.TLS
-	db  uintptr
-	err error // the open failed: every read fails so
+	name  string // the database's file, or its URI
+	flags int32  // SQLITE_OPEN_READONLY, and SQLITE_OPEN_URI with a URI
+	tls   *libc.TLS
+	db    uintptr
+	err   error // the open failed: every read fails so
 }
 
-func newBlobReader(abs string) *blobReader { return &blobReader{abs: abs} }
+// newBlobReader reads the database the URI names (File.open's), or the
+// file when the database was not opened as a File.
+func newBlobReader(uri, file string) *blobReader {
+	if uri != "" {
+		return &blobReader{name: uri, flags: sqlite3.SQLITE_OPEN_READONLY | sqlite3.SQLITE_OPEN_URI}
+	}
+	return &blobReader{name: file, flags: sqlite3.SQLITE_OPEN_READONLY}
+}
 
 func (b *blobReader) open() error {
 	if b.db != 0 || b.err != nil {
 		return b.err
 	}
 	b.tls = libc.NewTLS()
-	name, err := libc.CString(b.abs)
+	name, err := libc.CString(b.name)
 	if err != nil {
 		b.err = err
 		return err
@@ -43,7 +51,7 @@ func (b *blobReader) open() error {
 		return b.err
 	}
 	defer libc.Xfree(b.tls, out)
-	rc := sqlite3.Xsqlite3_open_v2(b.tls, name, out, sqlite3.SQLITE_OPEN_READONLY, 0)
+	rc := sqlite3.Xsqlite3_open_v2(b.tls, name, out, b.flags, 0)
 	b.db = readPtr(out)
 	if rc != sqlite3.SQLITE_OK {
 		b.err = b.errf(rc)

@@ -223,15 +223,15 @@ func TestHotJournal(t *testing.T) {
 	execAll(t, abs, `PRAGMA journal_mode=DELETE`, `CREATE TABLE t(v TEXT)`, `INSERT INTO t VALUES ('kept')`)
 	copyHot(t, abs, filepath.Join(dir, "hot.db"))
 	hot := filepath.Join(dir, "hot.db")
-	if !HotJournal(hot) {
+	if !HotJournal(fileAt(t, hot)) {
 		t.Fatal("the copy has no hot journal")
 	}
-	_, err := OpenReadOnly(hot)
+	_, err := OpenReadOnly(fileAt(t, hot))
 	var e *Error
 	if !errors.As(err, &e) || !strings.Contains(e.Msg, "a write transaction was left unfinished") || !strings.Contains(e.Msg, "hashls doctor --fix") {
 		t.Fatalf("read of a database with a hot journal: %v", err)
 	}
-	if ok, err := RollBackJournal(hot); !ok || err != nil {
+	if ok, err := RollBackJournal(fileAt(t, hot)); !ok || err != nil {
 		t.Fatalf("RollBackJournal: %v %v", ok, err)
 	}
 	out, _, err := read(t, hot, "?q=SELECT count(*) AS n, min(v) AS v FROM t")

@@ -48,7 +48,7 @@ func read(t *testing.T, abs, rest string) (string, ReadInfo, error) {
 	if err != nil {
 		return "", ReadInfo{}, err
 	}
-	db, err := OpenReadOnly(abs)
+	db, err := OpenReadOnly(fileAt(t, abs))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,12 +58,12 @@ func read(t *testing.T, abs, rest string) (string, ReadInfo, error) {
 
 func TestIsSQLiteFile(t *testing.T) {
 	abs := makeDB(t)
-	if !IsSQLiteFile(abs) {
+	if !IsSQLiteFile(fileAt(t, abs)) {
 		t.Error("real database not detected")
 	}
 	plain := filepath.Join(t.TempDir(), "x.db")
 	os.WriteFile(plain, []byte("not sqlite\n"), 0o644)
-	if IsSQLiteFile(plain) || IsSQLiteFile(filepath.Join(t.TempDir(), "missing.db")) || IsSQLiteFile(t.TempDir()) {
+	if IsSQLiteFile(fileAt(t, plain)) || IsSQLiteFile(fileAt(t, filepath.Join(t.TempDir(), "missing.db"))) || IsSQLiteFile(fileAt(t, t.TempDir())) {
 		t.Error("non-SQLite detected as SQLite")
 	}
 }
@@ -136,7 +136,7 @@ func TestRead(t *testing.T) {
 
 func TestReadOnlyConnection(t *testing.T) {
 	abs := makeDB(t)
-	db, err := OpenReadOnly(abs)
+	db, err := OpenReadOnly(fileAt(t, abs))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,11 +145,11 @@ func TestReadOnlyConnection(t *testing.T) {
 	if _, err := db.Exec(`DELETE FROM users`); err == nil {
 		t.Fatal("read-only connection wrote")
 	}
-	if _, err := OpenReadOnly(filepath.Join(t.TempDir(), "missing.db")); err == nil {
+	if _, err := OpenReadOnly(fileAt(t, filepath.Join(t.TempDir(), "missing.db"))); err == nil {
 		t.Error("opening a missing database read-only succeeded")
 	}
 	missing := filepath.Join(t.TempDir(), "missing.db")
-	if _, err := OpenReadWrite(missing); err == nil {
+	if _, err := OpenReadWrite(fileAt(t, missing)); err == nil {
 		t.Error("OpenReadWrite created a database")
 	}
 	if _, err := os.Stat(missing); err == nil {
@@ -159,7 +159,7 @@ func TestReadOnlyConnection(t *testing.T) {
 
 func write(t *testing.T, abs, table, key string, hasKey bool, content string) (WriteResult, error) {
 	t.Helper()
-	db, err := OpenReadWrite(abs)
+	db, err := OpenReadWrite(fileAt(t, abs))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +295,7 @@ func FuzzSelector(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	db, err := OpenReadOnly(abs)
+	db, err := OpenReadOnly(fileAt(f, abs))
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -371,4 +371,16 @@ func TestQueryBudget(t *testing.T) {
 			}
 		}
 	}
+}
+
+// fileAt is the database at abs as a File, its directory open for the
+// test.
+func fileAt(tb testing.TB, abs string) File {
+	tb.Helper()
+	dir, err := os.OpenRoot(filepath.Dir(abs))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { dir.Close() })
+	return File{Dir: dir, Name: filepath.Base(abs)}
 }

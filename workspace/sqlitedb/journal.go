@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 )
 
 // A database left unwritable. A process that stops in the middle of a
@@ -23,18 +22,18 @@ var journalMagic = []byte{0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7}
 // JournalPath is the rollback journal of the database at abs.
 func JournalPath(abs string) string { return abs + "-journal" }
 
-// HotJournal reports whether the database at abs has a rollback journal
-// that holds a transaction (its header is valid). It is hot unless a live
+// HotJournal reports whether the database f has a rollback journal that
+// holds a transaction (its header is valid). It is hot unless a live
 // process is writing the database now (which holds a lock SQLite checks,
 // and this does not).
-func HotJournal(abs string) bool {
-	f, err := os.Open(JournalPath(abs))
+func HotJournal(f File) bool {
+	j, err := f.Dir.Open(f.Name + "-journal")
 	if err != nil {
 		return false
 	}
-	defer f.Close()
+	defer j.Close()
 	head := make([]byte, len(journalMagic))
-	if _, err := io.ReadFull(f, head); err != nil {
+	if _, err := io.ReadFull(j, head); err != nil {
 		return false
 	}
 	return bytes.Equal(head, journalMagic)
@@ -42,23 +41,23 @@ func HotJournal(abs string) bool {
 
 // hotJournalErr is the error of a read that failed because of a hot
 // journal.
-func hotJournalErr(abs string, err error) error {
-	return &Error{Kind: KindIO, Msg: fmt.Sprintf("cannot read the SQLite database: a write transaction was left unfinished in it (its rollback journal %s is hot: a process stopped in the middle of a write), and only a connection that may write can roll it back; run `hashls doctor --fix` (it rolls the transaction back, leaving the database as it was before it), or write a row to it", JournalPath(abs)), Err: err}
+func hotJournalErr(f File, err error) error {
+	return &Error{Kind: KindIO, Msg: fmt.Sprintf("cannot read the SQLite database: a write transaction was left unfinished in it (its rollback journal %s is hot: a process stopped in the middle of a write), and only a connection that may write can roll it back; run `hashls doctor --fix` (it rolls the transaction back, leaving the database as it was before it), or write a row to it", JournalPath(f.Abs())), Err: err}
 }
 
-// RollBackJournal rolls back the hot journal of the database at abs by
-// opening it for writing and reading its schema, which is what SQLite
-// does first on such a connection. It reports whether the journal is gone
-// (or no longer holds a transaction).
-func RollBackJournal(abs string) (bool, error) {
-	db, err := OpenReadWrite(abs)
+// RollBackJournal rolls back the hot journal of the database f by opening
+// it for writing and reading its schema, which is what SQLite does first
+// on such a connection. It reports whether the journal is gone (or no
+// longer holds a transaction).
+func RollBackJournal(f File) (bool, error) {
+	db, err := OpenReadWrite(f)
 	if err != nil {
 		return false, err
 	}
 	defer db.Close()
 	var n int
 	if err := db.QueryRow(`SELECT count(*) FROM sqlite_master`).Scan(&n); err != nil {
-		return false, ioErr("cannot roll back the journal of "+abs, err)
+		return false, ioErr("cannot roll back the journal of "+f.Abs(), err)
 	}
-	return !HotJournal(abs), nil
+	return !HotJournal(f), nil
 }

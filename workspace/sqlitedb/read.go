@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -16,55 +15,33 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
-// dsn is the URI for abs with SQLite's mode and the driver's pragmas.
-func dsn(abs, mode string, pragmas ...string) string {
-	q := "mode=" + mode
-	for _, p := range pragmas {
-		q += "&_pragma=" + url.QueryEscape(p)
-	}
-	return "file:" + (&url.URL{Path: abs}).EscapedPath() + "?" + q
-}
-
-// OpenReadOnly opens the database at abs read-only (mode=ro, PRAGMA
+// OpenReadOnly opens the database f read-only (mode=ro, PRAGMA
 // query_only, busy_timeout 3000 ms) on a single connection, and reads its
 // schema: a database a read-only connection cannot read (a hot journal
 // left by a process that stopped mid-write) is an error saying so.
-func OpenReadOnly(abs string) (*sql.DB, error) {
-	db, err := open(dsn(abs, "ro", fmt.Sprintf("busy_timeout(%d)", BusyTimeoutMS), "query_only(1)"))
+func OpenReadOnly(f File) (*sql.DB, error) {
+	db, err := f.open("ro", fmt.Sprintf("busy_timeout(%d)", BusyTimeoutMS), "query_only(1)")
 	if err != nil {
-		if HotJournal(abs) {
-			return nil, hotJournalErr(abs, err)
+		if HotJournal(f) {
+			return nil, hotJournalErr(f, err)
 		}
 		return nil, err
 	}
 	var n int
 	if err := db.QueryRow(`SELECT count(*) FROM sqlite_master`).Scan(&n); err != nil {
 		db.Close()
-		if HotJournal(abs) {
-			return nil, hotJournalErr(abs, err)
+		if HotJournal(f) {
+			return nil, hotJournalErr(f, err)
 		}
 		return nil, ioErr("cannot read the SQLite database", err)
 	}
 	return db, nil
 }
 
-// OpenReadWrite opens the existing database at abs for writing
-// (mode=rw: never creates it; busy_timeout 3000 ms) on a single connection.
-func OpenReadWrite(abs string) (*sql.DB, error) {
-	return open(dsn(abs, "rw", fmt.Sprintf("busy_timeout(%d)", BusyTimeoutMS)))
-}
-
-func open(d string) (*sql.DB, error) {
-	db, err := sql.Open("sqlite", d)
-	if err != nil {
-		return nil, &Error{Kind: KindIO, Msg: "cannot open the SQLite database: " + err.Error(), Err: err}
-	}
-	db.SetMaxOpenConns(1)
-	if err := db.Ping(); err != nil {
-		db.Close()
-		return nil, &Error{Kind: KindIO, Msg: "cannot open the SQLite database: " + err.Error(), Err: err}
-	}
-	return db, nil
+// OpenReadWrite opens the existing database f for writing (mode=rw: never
+// creates it; busy_timeout 3000 ms) on a single connection.
+func OpenReadWrite(f File) (*sql.DB, error) {
+	return f.open("rw", fmt.Sprintf("busy_timeout(%d)", BusyTimeoutMS))
 }
 
 func ioErr(what string, err error) error {
@@ -242,7 +219,7 @@ func Read(ctx context.Context, db *sql.DB, display string, sel Selector) (string
 	if err := limitLength(conn, MaxValue); err != nil {
 		return "", ReadInfo{}, ioErr("cannot open "+display, err)
 	}
-	r := &reader{q: conn, display: display}
+	r := &reader{db: db, q: conn, display: display}
 	defer r.close()
 	text, info, err := r.read(ctx, sel)
 	if err != nil && ctx.Err() == context.DeadlineExceeded {
@@ -284,6 +261,7 @@ func tooBig(what string, err error) error {
 // reader is one Read: its connection, and the blob reader of its big
 // cells (opened on first use).
 type reader struct {
+	db      *sql.DB
 	q       *sql.Conn
 	display string
 	blobs   *blobReader
@@ -301,7 +279,7 @@ func (r *reader) blobReader(ctx context.Context) *blobReader {
 	if r.blobs == nil {
 		var file string
 		_ = r.q.QueryRowContext(ctx, `SELECT file FROM pragma_database_list WHERE name = 'main'`).Scan(&file)
-		r.blobs = newBlobReader(file)
+		r.blobs = newBlobReader(readOnlyURI(r.db), file)
 		if file == "" {
 			r.blobs.err = fmt.Errorf("the database has no file")
 		}

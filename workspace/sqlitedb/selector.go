@@ -5,7 +5,10 @@
 // where=` a page of rows and `db.sqlite?q=SELECT …` a raw read-only query;
 // writes insert (`db.sqlite:table`), update or delete
 // (`db.sqlite:table:key`) one row from a JSON5 object. It is pure (no
-// workspace or agent import); callers confine the database file.
+// workspace or agent import): callers hand it the database as a File, its
+// directory opened beneath their root, and SQLite's files are opened
+// through that directory, never by a path that could lead out of it
+// (vfs.go).
 //
 // Everything is bounded whatever the database holds: a read by its page (a
 // cell over CellCap is never loaded: its start and its pages are read
@@ -13,8 +16,9 @@
 // read's SQL) and QueryBudget; a write by WriteBudget and GrowthBudget
 // (past one it is rolled back, a runaway trigger included).
 //
-// Entry points: Candidates and IsSQLiteFile detect a target, ParseSelector
-// and ParseWriteSelector parse the suffix, Read renders a read, Write
+// Entry points: Candidates and IsSQLiteFile detect a target, OpenReadOnly
+// and OpenReadWrite open a File, ParseSelector and ParseWriteSelector
+// parse the suffix, Read renders a read, Write
 // performs a row write in one transaction, ParseJSON5Object parses a row
 // payload; HotJournal and RollBackJournal find and repair a database a
 // process left in the middle of a write.
@@ -24,7 +28,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -94,18 +97,18 @@ var header = []byte("SQLite format 3\x00")
 // IsSQLiteHeader reports whether b starts with the SQLite 3 file header.
 func IsSQLiteHeader(b []byte) bool { return bytes.HasPrefix(b, header) }
 
-// IsSQLiteFile reports whether abs is a regular file with a SQLite header.
-func IsSQLiteFile(abs string) bool {
-	f, err := os.Open(abs)
+// IsSQLiteFile reports whether f is a regular file with a SQLite header.
+func IsSQLiteFile(f File) bool {
+	r, err := f.Dir.Open(f.Name)
 	if err != nil {
 		return false
 	}
-	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+	defer r.Close()
+	if st, err := r.Stat(); err != nil || !st.Mode().IsRegular() {
 		return false
 	}
 	b := make([]byte, len(header))
-	if _, err := io.ReadFull(f, b); err != nil {
+	if _, err := io.ReadFull(r, b); err != nil {
 		return false
 	}
 	return IsSQLiteHeader(b)
