@@ -1,14 +1,18 @@
 package agent
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/hashls/hashls/edit"
+	"github.com/hashls/hashls/internal/ctxio"
+	"github.com/hashls/hashls/internal/pieces"
 	"github.com/hashls/hashls/workspace"
 	"github.com/hashls/hashls/workspace/notebook"
 )
@@ -132,3 +136,115 @@ const emptyNotebook = `{
  "nbformat_minor": 5
 }
 `
+
+// headSniffer keeps the first bytes of a stream (the generated-file check
+// looks at generatedHeadBytes).
+type headSniffer struct {
+	head []byte
+	max  int
+}
+
+func (h *headSniffer) Write(p []byte) (int, error) {
+	if len(h.head) < h.max {
+		h.head = append(h.head, p[:min(len(p), h.max-len(h.head))]...)
+	}
+	return len(p), nil
+}
+
+// writeNotebookStreamed is writeFile of a notebook on disk too large to
+// hold (over streamThreshold, not open in the editor): nothing of it is
+// held but its cell text. One pass parses the old notebook (its sha256 and
+// tag beside); cell text becomes pieces of the file around the changed
+// sources (notebook.RewritePieces), which a second pass hashes, tags and
+// parses back; the commit writes them to the temp file and keeps the old
+// content in the trash in pieces (workspace.Change.NewPieces). Notebook
+// JSON is written as given. ok is false when the notebook is not one to
+// stream: writeFile then reads it whole.
+func writeNotebookStreamed(ctx context.Context, env *Env, r writeReq) (w *wrote, ok bool, err error) {
+	st, err := env.WS.Stat(r.path)
+	if err != nil || !st.Regular || st.Overlay || st.Size <= streamThreshold(env) {
+		return nil, false, nil
+	}
+	if r.create {
+		return nil, true, mustNotExist(env, r.tool, r.path)
+	}
+	rc, err := env.WS.OpenReader(r.path)
+	if err != nil {
+		return nil, true, err
+	}
+	defer rc.Close()
+	f, isFile := rc.(io.ReaderAt)
+	if !isFile {
+		return nil, false, nil
+	}
+	readErr := func(err error) error {
+		var we *workspace.Error
+		if errors.As(err, &we) {
+			return err
+		}
+		return &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot read %s: %v. Check that it is readable and retry.", r.path.Rel, err), Err: err}
+	}
+	// The old notebook: its cells, sha256, tag and first bytes.
+	oldSum, oldTag := sha256.New(), &edit.TagWriter{}
+	head := &headSniffer{max: generatedHeadBytes}
+	nb, err := notebook.ParseReader(io.TeeReader(ctxio.Reader(ctx, rc), io.MultiWriter(oldSum, oldTag, head)))
+	if err != nil {
+		if errors.Is(err, notebook.ErrShape) {
+			return nil, true, &Error{Kind: KindUsage, Message: fmt.Sprintf("write %s: the file is not a valid notebook (%v), so cell text cannot be merged into it. Write the whole notebook JSON instead.", r.path.Rel, err), Err: err}
+		}
+		return nil, true, readErr(err)
+	}
+	var base [32]byte
+	oldSum.Sum(base[:0])
+	if err := checkExpectedSum(r.path, true, hex.EncodeToString(base[:]), r.expected); err != nil {
+		return nil, true, err
+	}
+	if !r.allowGenerated {
+		if why := generatedReason(r.path.Rel, head.head); why != "" {
+			return nil, true, &Error{Kind: KindPermission, Message: fmt.Sprintf("Refusing to overwrite %s: it looks generated (%s), so the next generator run would undo this write. Change its generator or source instead, or pass allowGenerated: true to write it anyway.", r.path.Rel, why), SuggestedAction: "Change the generator's input, or retry with allowGenerated: true."}
+		}
+	}
+	w = &wrote{existed: true, oldView: []byte(nb.Text())}
+	pw := planned{ch: workspace.Change{Path: r.path, Base: workspace.BaseSHA256(base)}, oldTag: oldTag.Tag()}
+	if content := string(r.content); strings.HasPrefix(strings.TrimSpace(content), "{") {
+		// Notebook JSON, written as it is (it came whole with the call).
+		if _, _, w.view, err = notebookWrite(r.path, nil, content); err != nil {
+			return nil, true, err
+		}
+		pw.ch.New, pw.ch.NewTag, w.size = r.content, edit.Tag(r.content), int64(len(r.content))
+		pw.ch.Seen = nonNil(allLines(r.content))
+	} else {
+		ps, err := nb.RewritePieces(content, f)
+		if err != nil {
+			return nil, true, notebookShapeErr(r.path, err)
+		}
+		// The new notebook, in a pass over its pieces: sha256, tag, lines
+		// and cell text.
+		newSum, newTag := sha256.New(), &edit.TagWriter{}
+		lines := newLineStreamer(env.limits(), func(int) int { return math.MaxInt }, 0, 0)
+		nnb, err := notebook.ParseReader(io.TeeReader(ctxio.Reader(ctx, pieces.Reader(f, ps)), io.MultiWriter(newSum, newTag, lines)))
+		if err != nil {
+			if errors.Is(err, notebook.ErrShape) {
+				return nil, true, notebookShapeErr(r.path, err)
+			}
+			return nil, true, readErr(err)
+		}
+		var sum [32]byte
+		newSum.Sum(sum[:0])
+		w.view, w.size = []byte(nnb.Text()), pieces.Size(ps)
+		pw.ch.NewPieces, pw.ch.NewSize, pw.ch.NewSHA256, pw.ch.NewTag = ps, w.size, &sum, newTag.Tag()
+		if n := lines.finish().Len(); n > 0 {
+			pw.ch.Seen = []workspace.LineRange{{Start: 1, End: n}}
+		} else {
+			pw.ch.Seen = nonNil(nil)
+		}
+	}
+	// The diff is of the cell text, as an edit's is.
+	if pw.diff = edit.UnifiedDiff(r.path.Rel, w.oldView, w.view); pw.diff == "" {
+		pw.binary = true
+	}
+	if w.changes, err = commit(ctx, env, r.tool, []planned{pw}, r.allowVCS); err != nil {
+		return nil, true, err
+	}
+	return w, true, nil
+}
