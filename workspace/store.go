@@ -320,7 +320,7 @@ END;
 // holds it in rows of trashChunk bytes, written and read one at a time, so
 // that neither hashls nor SQLite holds it whole (a 200 MB content bound as
 // one blob was copied twice more in SQLite's heap). Its trash row holds no
-// content (x”) and points at snapshot -1 (chunkedTrash), which no
+// content (an empty blob) and points at snapshot -1 (chunkedTrash), which no
 // snapshot is: a hashls of schema 8 finds no content there and refuses the
 // entry, never reads it as empty. The triggers count the chunks in meta
 // trash_bytes as they are added and drop an entry's chunks with it,
