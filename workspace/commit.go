@@ -42,6 +42,10 @@ type Change struct {
 	// required with it. Such a content is recorded by sha256 and size only.
 	NewPieces []pieces.Piece
 	NewSize   int64
+	// NewPiecesOf, when not 0, is the trash entry whose content the
+	// pieces are ranges of, instead of the file's (a restore of a content
+	// too large to hold: one piece, the whole entry); Base is then any.
+	NewPiecesOf int64
 	// NewTag is New's tag, recorded with its snapshot (the caller owns
 	// the tag function).
 	NewTag string
@@ -235,8 +239,8 @@ func (w *Workspace) Commit(ctx context.Context, tool string, changes []Change, o
 		if c.Base.kind == baseUnset {
 			return nil, &Error{Kind: KindInternal, Msg: fmt.Sprintf("commit %s: the change has no base state (a hashls bug)", c.Path.Rel)}
 		}
-		if c.NewPieces != nil && (c.Delete || c.Base.kind != baseSHA || c.NewSHA256 == nil || c.NewSize != pieces.Size(c.NewPieces)) {
-			return nil, &Error{Kind: KindInternal, Msg: fmt.Sprintf("commit %s: new content as pieces needs a base sha256, its sha256 and its size (a hashls bug)", c.Path.Rel)}
+		if c.NewPieces != nil && (c.Delete || c.Base.kind != baseSHA && c.NewPiecesOf == 0 || c.NewSHA256 == nil || c.NewSize != pieces.Size(c.NewPieces)) {
+			return nil, &Error{Kind: KindInternal, Msg: fmt.Sprintf("commit %s: new content as pieces needs a base sha256 (or a trash entry), its sha256 and its size (a hashls bug)", c.Path.Rel)}
 		}
 		if c.Path.Abs == "" || c.Path.Rel == "." {
 			return nil, &Error{Kind: KindInvalid, Msg: fmt.Sprintf("commit: %q is not a file path inside the root; give a file path", c.Path.Rel)}
@@ -295,9 +299,13 @@ func (w *Workspace) Commit(ctx context.Context, tool string, changes []Change, o
 			return nil, err
 		}
 		if e.ch.NewPieces != nil && st.overlay {
-			// The editor takes text: the pieces of its buffer's.
+			// The editor takes text: the pieces, made whole.
+			base, err := w.piecesBase(e)
+			if err != nil {
+				return nil, err
+			}
 			b := make([]byte, e.ch.NewSize)
-			if _, err := io.ReadFull(pieces.Reader(bytes.NewReader(st.content), e.ch.NewPieces), b); err != nil || sha256.Sum256(b) != *e.ch.NewSHA256 {
+			if _, err := io.ReadFull(pieces.Reader(base, e.ch.NewPieces), b); err != nil || sha256.Sum256(b) != *e.ch.NewSHA256 {
 				return nil, staleError(e.ch.Path, "in the editor")
 			}
 			e.ch.New, e.ch.NewPieces = b, nil
@@ -476,6 +484,11 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 		return nil, &Error{Kind: KindIO, Msg: fmt.Sprintf("commit: no randomness for temp file names: %v", err), Err: err}
 	}
 	in := &intent{Tool: tool, Call: opts.Call}
+	for _, e := range ents {
+		if e.ch.NewPiecesOf != 0 {
+			in.reads = append(in.reads, e.ch.NewPiecesOf)
+		}
+	}
 	for i, e := range disk {
 		ie := intentEntry{Path: e.ch.Path.Abs, Rel: e.ch.Path.Rel, Op: opWrite}
 		switch {
@@ -596,7 +609,7 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 			continue // the editor moves the file into the directory made
 		}
 		if e.ch.NewPieces != nil {
-			if err := e.writePieces(fs.FileMode(in.Entries[i].Mode)); err != nil {
+			if err := w.writePieces(e, fs.FileMode(in.Entries[i].Mode)); err != nil {
 				return abandon(err)
 			}
 			continue
@@ -814,17 +827,36 @@ func (e *entry) openDisk() (*os.File, error) {
 	return f, nil
 }
 
-// writePieces writes e's new content, given as pieces of its file
+// piecesBase reads what e's pieces are ranges of: the trash entry
+// NewPiecesOf, or the file's content (the buffer's of an open one, else
+// the disk's as the commit checked it).
+func (w *Workspace) piecesBase(e *entry) (io.ReaderAt, error) {
+	switch {
+	case e.ch.NewPiecesOf != 0:
+		return w.store.trashBase(e.ch.NewPiecesOf)
+	case e.cur.overlay:
+		return bytes.NewReader(e.cur.content), nil
+	}
+	f, err := e.openDisk()
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// writePieces writes e's new content, given as pieces
 // (Change.NewPieces), to its temp file in one pass, and checks that it is
 // the content the caller hashed.
-func (e *entry) writePieces(mode fs.FileMode) error {
-	f, err := e.openDisk()
+func (w *Workspace) writePieces(e *entry, mode fs.FileMode) error {
+	base, err := w.piecesBase(e)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	if c, ok := base.(io.Closer); ok {
+		defer c.Close()
+	}
 	h := sha256.New()
-	err = writeTempFrom(e.at.dir, e.tmp, io.TeeReader(pieces.Reader(f, e.ch.NewPieces), h), mode, e.cur.diskInfo, func(n int64) error {
+	err = writeTempFrom(e.at.dir, e.tmp, io.TeeReader(pieces.Reader(base, e.ch.NewPieces), h), mode, e.cur.diskInfo, func(n int64) error {
 		if n != e.ch.NewSize || [32]byte(h.Sum(nil)) != e.newSum {
 			return &Error{Kind: KindStale, Msg: fmt.Sprintf("%s changed on disk (another program wrote it) while hashls was writing it: its new content is not what was planned; re-read it and retry", e.ch.Path.Rel)}
 		}

@@ -33,6 +33,9 @@ type intent struct {
 	Tool    string        `json:"tool"`
 	Call    string        `json:"call,omitempty"` // CommitOptions.Call
 	Entries []intentEntry `json:"entries"`
+	// reads are the trash entries the commit reads after its intent (a
+	// restore's Change.NewPiecesOf): the intent's pruning keeps them.
+	reads []int64
 }
 
 // intentEntry is one disk operation of an intent.
@@ -76,7 +79,7 @@ func (s *Store) beginIntent(in *intent, trash []trashReq, durable bool) error {
 			}
 		}
 		if first != 0 {
-			if err := pruneTrash(tx, first, s.limits); err != nil {
+			if err := pruneTrash(tx, first, s.limits, in.reads...); err != nil {
 				return err
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -1348,8 +1349,9 @@ const trashChunksBytesSQL = `(SELECT coalesce(sum(length(data)), 0) FROM trash_c
 // snapshot when no other entry points at it, and the total drops by what
 // left the trash). Each call drops at most 512 entries over the cap, so a
 // store that had more than the cap is brought within it over a few
-// commits, none of them slow.
-func pruneTrash(tx wtx, keepFrom int64, limits Limits) error {
+// commits, none of them slow. The entries keep names (those a commit is
+// restoring, which it reads after this) are kept too.
+func pruneTrash(tx wtx, keepFrom int64, limits Limits, keep ...int64) error {
 	maxEntries := int64(limits.MaxTrashEntries)
 	if maxEntries <= 0 {
 		maxEntries = int64(DefaultLimits().MaxTrashEntries)
@@ -1362,9 +1364,14 @@ func pruneTrash(tx wtx, keepFrom int64, limits Limits) error {
 		coalesce((SELECT min(id) FROM trash), 0), coalesce((SELECT max(id) FROM trash), 0)`).Scan(&total, &oldest, &newest); err != nil {
 		return err
 	}
+	kept := "[]"
+	if len(keep) > 0 {
+		b, _ := json.Marshal(keep)
+		kept = string(b)
+	}
 	if oldest <= newest-maxEntries {
 		if _, err := tx.Exec(`DELETE FROM trash WHERE id IN (SELECT id FROM trash
-			WHERE id <= ?1 AND id < ?2 ORDER BY id LIMIT 512)`, newest-maxEntries, keepFrom); err != nil {
+			WHERE id <= ?1 AND id < ?2 AND id NOT IN (SELECT value FROM json_each(?3)) ORDER BY id LIMIT 512)`, newest-maxEntries, keepFrom, kept); err != nil {
 			return err
 		}
 		total.Valid = false // read it again
@@ -1387,7 +1394,7 @@ func pruneTrash(tx wtx, keepFrom int64, limits Limits) error {
 	if t <= limits.MaxTrashBytes {
 		return nil
 	}
-	ids, err := queryInts(tx, `SELECT id FROM trash WHERE id < ? ORDER BY id LIMIT 256`, keepFrom)
+	ids, err := queryInts(tx, `SELECT id FROM trash WHERE id < ?1 AND id NOT IN (SELECT value FROM json_each(?2)) ORDER BY id LIMIT 256`, keepFrom, kept)
 	if err != nil {
 		return err
 	}
@@ -1483,7 +1490,7 @@ func (s *Store) TrashGet(id int64) (TrashEntry, []byte, error) {
 	switch {
 	case snapID.Valid && snapID.Int64 == chunkedTrash: // kept in pieces: put together (TrashOpen reads them one at a time)
 		content = make([]byte, e.Size)
-		if _, err := io.ReadFull(&chunkReader{s: s, id: id, left: e.Size}, content); err != nil {
+		if _, err := io.ReadFull(&chunkReader{s: s, id: id, size: e.Size, left: e.Size}, content); err != nil {
 			return TrashEntry{}, nil, err
 		}
 	case snapID.Valid:

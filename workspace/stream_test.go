@@ -293,3 +293,46 @@ func TestRecoverRollsBackStreamedContent(t *testing.T) {
 		t.Fatalf("temp files left: %v", left)
 	}
 }
+
+// A content too large to hold is restored from the trash's pieces
+// (Change.NewPiecesOf), also when the trash is so full that the restore's
+// own trash entry would prune the one it reads.
+func TestRestoreFromTrashPieces(t *testing.T) {
+	ctx := context.Background()
+	old := bigContent(100000, "old")
+	w, root, p := streamWS(t, old)
+	st := w.Store()
+	ch, cur := piecesChange(t, p, old, []pieces.Piece{pieces.Bytes([]byte("head\n")), pieces.Base(0, int64(len(old)))})
+	res, err := w.Commit(ctx, "test", []Change{ch}, CommitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := res.Files[0].TrashIDs[0]
+	st.limits.MaxTrashBytes = int64(len(old)) // room for one of the two
+	sum := sha256.Sum256(old)
+	restore := Change{Path: p, Base: BaseSHA256(sha256.Sum256(cur)), NewPieces: []pieces.Piece{pieces.Base(0, int64(len(old)))}, NewPiecesOf: id, NewSize: int64(len(old)), NewSHA256: &sum, NewTag: "OLD"}
+	if _, err := w.Commit(ctx, "test", []Change{restore}, CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, "big.txt")); !bytes.Equal(got, old) {
+		t.Fatalf("big.txt holds %d bytes, want the old %d", len(got), len(old))
+	}
+	checkTrashBytes(t, st)
+	// Into a file that does not exist, and from an entry that is not
+	// there any more.
+	np := mustResolve(t, w, "copy.txt")
+	restore.Path, restore.Base = np, BaseAbsent()
+	if _, err := w.Commit(ctx, "test", []Change{restore}, CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, "copy.txt")); !bytes.Equal(got, old) {
+		t.Fatalf("copy.txt holds %d bytes", len(got))
+	}
+	restore.Path, restore.NewPiecesOf = mustResolve(t, w, "gone.txt"), id+100
+	if _, err := w.Commit(ctx, "test", []Change{restore}, CommitOptions{}); !IsKind(err, KindNotFound) {
+		t.Fatalf("from a missing entry: %v", err)
+	}
+	if left := tempFiles(t, root); len(left) != 0 {
+		t.Fatalf("temp files left: %v", left)
+	}
+}

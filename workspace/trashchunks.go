@@ -102,7 +102,7 @@ func (s *Store) TrashOpen(id int64) (TrashEntry, io.ReadCloser, error) {
 		return TrashEntry{}, nil, err
 	}
 	if chunked {
-		return e, &chunkReader{s: s, id: id, left: e.Size}, nil
+		return e, &chunkReader{s: s, id: id, size: e.Size, left: e.Size}, nil
 	}
 	e, content, err := s.TrashGet(id)
 	if err != nil {
@@ -130,15 +130,48 @@ func (s *Store) trashEntry(id int64) (e TrashEntry, chunked bool, err error) {
 	return e, chunked, nil
 }
 
-// chunkReader reads the chunks of trash entry id in order, each with a
+// trashBase reads trash entry id's content at random (the base of a
+// change's pieces: Change.NewPiecesOf), in pieces when it was kept so.
+func (s *Store) trashBase(id int64) (io.ReaderAt, error) {
+	e, chunked, err := s.trashEntry(id)
+	if err != nil {
+		return nil, err
+	}
+	if chunked {
+		return &chunkReader{s: s, id: id, size: e.Size, left: e.Size}, nil
+	}
+	_, content, err := s.TrashGet(id)
+	if err != nil {
+		return nil, err
+	}
+	return bytes.NewReader(content), nil
+}
+
+// chunkReader reads the chunks of trash entry id (size bytes) in order, or
+// at random (each chunk but the last is as long as the first), each with a
 // query of its own (no read transaction is held between them): an entry
 // dropped meanwhile, or a chunk missing, is an error, never short content.
 type chunkReader struct {
-	s    *Store
-	id   int64
-	seq  int
-	left int64 // bytes not yet read
-	cur  []byte
+	s          *Store
+	id         int64
+	size       int64
+	seq        int
+	left       int64 // bytes not yet read
+	cur        []byte
+	chunkBytes int64 // the length of chunk 0, once read (ReadAt)
+}
+
+// chunk reads chunk seq, which holds at most max bytes.
+func (r *chunkReader) chunk(seq int, max int64) ([]byte, error) {
+	var data []byte
+	err := r.s.readRow(`SELECT data FROM trash_chunks WHERE trash_id = ? AND seq = ?`, r.id, seq).Scan(&data)
+	switch {
+	case errors.Is(err, sql.ErrNoRows) || err == nil && (len(data) == 0 || int64(len(data)) > max):
+		return nil, storeErr(r.s.path, fmt.Errorf("trash entry %d is missing its piece %d (dropped while it was read, or a damaged store)", r.id, seq))
+	case err != nil:
+		return nil, storeErr(r.s.path, err)
+	}
+	return data, nil
 }
 
 func (r *chunkReader) Read(p []byte) (int, error) {
@@ -146,19 +179,43 @@ func (r *chunkReader) Read(p []byte) (int, error) {
 		if r.left == 0 {
 			return 0, io.EOF
 		}
-		var data []byte
-		err := r.s.readRow(`SELECT data FROM trash_chunks WHERE trash_id = ? AND seq = ?`, r.id, r.seq).Scan(&data)
-		switch {
-		case errors.Is(err, sql.ErrNoRows) || err == nil && (len(data) == 0 || int64(len(data)) > r.left):
-			return 0, storeErr(r.s.path, fmt.Errorf("trash entry %d is missing its piece %d (dropped while it was read, or a damaged store)", r.id, r.seq))
-		case err != nil:
-			return 0, storeErr(r.s.path, err)
+		data, err := r.chunk(r.seq, r.left)
+		if err != nil {
+			return 0, err
 		}
 		r.cur, r.left = data, r.left-int64(len(data))
 		r.seq++
 	}
 	n := copy(p, r.cur)
 	r.cur = r.cur[n:]
+	return n, nil
+}
+
+func (r *chunkReader) ReadAt(p []byte, off int64) (int, error) {
+	if r.chunkBytes == 0 && r.size > 0 {
+		first, err := r.chunk(0, r.size)
+		if err != nil {
+			return 0, err
+		}
+		r.chunkBytes = int64(len(first))
+	}
+	n := 0
+	for n < len(p) {
+		at := off + int64(n)
+		if at >= r.size {
+			return n, io.EOF
+		}
+		seq := at / r.chunkBytes
+		data, err := r.chunk(int(seq), min(r.chunkBytes, r.size-seq*r.chunkBytes))
+		if err != nil {
+			return n, err
+		}
+		if within := at - seq*r.chunkBytes; within < int64(len(data)) {
+			n += copy(p[n:], data[within:])
+		} else {
+			return n, storeErr(r.s.path, fmt.Errorf("trash entry %d's piece %d is short (a damaged store)", r.id, seq))
+		}
+	}
 	return n, nil
 }
 
