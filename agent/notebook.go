@@ -59,7 +59,7 @@ func readNotebookFile(env *Env, p workspace.Path, path string, sel workspace.Sel
 		if errors.Is(err, notebook.ErrShape) {
 			return nil, notebookErr(p, err)
 		}
-		return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot read %s: %v. Check that it is readable and retry.", p.Rel, err), Err: err}
+		return nil, streamReadErr(p, err)
 	}
 	d := &readDetails{Path: path, ResolvedPath: p.Rel, SHA256: hex.EncodeToString(h.Sum(nil))}
 	return readNotebook(env, p, nb, d, sel)
@@ -108,7 +108,7 @@ func notebookWrite(p workspace.Path, old []byte, content string) (out, oldView, 
 	}
 	nb, err := notebook.Parse(base)
 	if err != nil {
-		return nil, nil, nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("write %s: the file is not a valid notebook (%v), so cell text cannot be merged into it. Write the whole notebook JSON instead.", p.Rel, err), Err: err}
+		return nil, nil, nil, notANotebookErr(p, err)
 	}
 	if out, err = nb.Rewrite(content); err != nil {
 		return nil, nil, nil, notebookShapeErr(p, err)
@@ -118,6 +118,12 @@ func notebookWrite(p workspace.Path, old []byte, content string) (out, oldView, 
 		return nil, nil, nil, notebookShapeErr(p, err)
 	}
 	return out, oldView, []byte(nnb.Text()), nil
+}
+
+// notANotebookErr is the error of cell text written to a file that is not
+// a notebook.
+func notANotebookErr(p workspace.Path, err error) error {
+	return &Error{Kind: KindUsage, Message: fmt.Sprintf("write %s: the file is not a valid notebook (%v), so cell text cannot be merged into it. Write the whole notebook JSON instead.", p.Rel, err), Err: err}
 }
 
 func notebookShapeErr(p workspace.Path, err error) error {
@@ -177,22 +183,15 @@ func writeNotebookStreamed(ctx context.Context, env *Env, r writeReq) (w *wrote,
 	if !isFile {
 		return nil, false, nil
 	}
-	readErr := func(err error) error {
-		var we *workspace.Error
-		if errors.As(err, &we) {
-			return err
-		}
-		return &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot read %s: %v. Check that it is readable and retry.", r.path.Rel, err), Err: err}
-	}
 	// The old notebook: its cells, sha256, tag and first bytes.
 	oldSum, oldTag := sha256.New(), &edit.TagWriter{}
 	head := &headSniffer{max: generatedHeadBytes}
 	nb, err := notebook.ParseReader(io.TeeReader(ctxio.Reader(ctx, rc), io.MultiWriter(oldSum, oldTag, head)))
 	if err != nil {
 		if errors.Is(err, notebook.ErrShape) {
-			return nil, true, &Error{Kind: KindUsage, Message: fmt.Sprintf("write %s: the file is not a valid notebook (%v), so cell text cannot be merged into it. Write the whole notebook JSON instead.", r.path.Rel, err), Err: err}
+			return nil, true, notANotebookErr(r.path, err)
 		}
-		return nil, true, readErr(err)
+		return nil, true, streamReadErr(r.path, err)
 	}
 	var base [32]byte
 	oldSum.Sum(base[:0])
@@ -200,8 +199,8 @@ func writeNotebookStreamed(ctx context.Context, env *Env, r writeReq) (w *wrote,
 		return nil, true, err
 	}
 	if !r.allowGenerated {
-		if why := generatedReason(r.path.Rel, head.head); why != "" {
-			return nil, true, &Error{Kind: KindPermission, Message: fmt.Sprintf("Refusing to overwrite %s: it looks generated (%s), so the next generator run would undo this write. Change its generator or source instead, or pass allowGenerated: true to write it anyway.", r.path.Rel, why), SuggestedAction: "Change the generator's input, or retry with allowGenerated: true."}
+		if err := refuseGenerated(r.path, head.head); err != nil {
+			return nil, true, err
 		}
 	}
 	w = &wrote{existed: true, oldView: []byte(nb.Text())}
@@ -227,7 +226,7 @@ func writeNotebookStreamed(ctx context.Context, env *Env, r writeReq) (w *wrote,
 			if errors.Is(err, notebook.ErrShape) {
 				return nil, true, notebookShapeErr(r.path, err)
 			}
-			return nil, true, readErr(err)
+			return nil, true, streamReadErr(r.path, err)
 		}
 		var sum [32]byte
 		newSum.Sum(sum[:0])

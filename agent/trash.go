@@ -325,7 +325,7 @@ func hashTagFile(ctx context.Context, env *Env, p workspace.Path) ([32]byte, str
 	defer r.Close()
 	h, tw := sha256.New(), &edit.TagWriter{}
 	if _, err := io.CopyBuffer(io.MultiWriter(h, tw), struct{ io.Reader }{ctxio.Reader(ctx, r)}, make([]byte, 1<<20)); err != nil {
-		return sum, "", &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot read %s: %v. Check that it is readable and retry.", p.Rel, err), Err: err}
+		return sum, "", streamReadErr(p, err)
 	}
 	h.Sum(sum[:0])
 	return sum, tw.Tag(), nil

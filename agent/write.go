@@ -282,8 +282,8 @@ func writeFile(ctx context.Context, env *Env, r writeReq) (*wrote, error) {
 		return nil, err
 	}
 	if old != nil && !r.allowGenerated {
-		if why := generatedReason(r.path.Rel, old); why != "" {
-			return nil, &Error{Kind: KindPermission, Message: fmt.Sprintf("Refusing to overwrite %s: it looks generated (%s), so the next generator run would undo this write. Change its generator or source instead, or pass allowGenerated: true to write it anyway.", r.path.Rel, why), SuggestedAction: "Change the generator's input, or retry with allowGenerated: true."}
+		if err := refuseGenerated(r.path, old); err != nil {
+			return nil, err
 		}
 	}
 	w := &wrote{old: old, new: r.content}
@@ -318,6 +318,15 @@ func writeFile(ctx context.Context, env *Env, r writeReq) (*wrote, error) {
 	}
 	w.changes, w.existed, w.size = changes, old != nil, int64(len(w.new))
 	return w, nil
+}
+
+// refuseGenerated refuses to overwrite p, whose content starts with head,
+// when it looks generated (generatedReason).
+func refuseGenerated(p workspace.Path, head []byte) error {
+	if why := generatedReason(p.Rel, head); why != "" {
+		return &Error{Kind: KindPermission, Message: fmt.Sprintf("Refusing to overwrite %s: it looks generated (%s), so the next generator run would undo this write. Change its generator or source instead, or pass allowGenerated: true to write it anyway.", p.Rel, why), SuggestedAction: "Change the generator's input, or retry with allowGenerated: true."}
+	}
+	return nil
 }
 
 // checkExpectedSha is the stale-file gate of write: want "" means the file
