@@ -336,3 +336,38 @@ func TestRestoreFromTrashPieces(t *testing.T) {
 		t.Fatalf("temp files left: %v", left)
 	}
 }
+
+// A store of schema 8 gains the trash's chunks when it is next opened,
+// its trash as it was.
+func TestSchemaV9Migrates(t *testing.T) {
+	state := t.TempDir()
+	s, err := OpenStore(state, "/r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := s.Trash("/r/a", []byte("kept\n"), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.w.Exec(`DROP TRIGGER trash_chunk_added; DROP TRIGGER trash_chunks_dropped; DROP TABLE trash_chunks; PRAGMA user_version = 8`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if s, err = OpenStore(state, "/r"); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.limits = streamLimits
+	if _, c, err := s.TrashGet(id); err != nil || string(c) != "kept\n" {
+		t.Fatalf("the old entry: %q, %v", c, err)
+	}
+	big := bigContent(10000, "big")
+	bid, err := s.Trash("/r/b", big, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readTrash(t, s, bid); !bytes.Equal(got, big) {
+		t.Fatalf("a chunked entry after the migration: %d bytes", len(got))
+	}
+	checkTrashBytes(t, s)
+}
