@@ -12,6 +12,7 @@ import (
 
 	"github.com/hashls/hashls/edit"
 	"github.com/hashls/hashls/workspace"
+	"github.com/hashls/hashls/workspace/notebook"
 )
 
 type editTool struct{}
@@ -76,6 +77,9 @@ type pendingEdit struct {
 	// as cell text (res.Old and res.New are cell text then).
 	nbNew []byte
 	nb    bool
+	// big is such a notebook too large to hold: file is then a stand-in
+	// without its bytes, and its new JSON is pieces of the file.
+	big *bigNotebook
 }
 
 // content is the bytes the section's file gets.
@@ -97,6 +101,9 @@ func (pe *pendingEdit) base() []byte {
 // baseSum is the commit's base: base's sha256, from the engine's result
 // unless the file is a notebook (the engine saw its cell text).
 func (pe *pendingEdit) baseSum() workspace.Base {
+	if pe.big != nil {
+		return workspace.BaseSHA256(pe.big.sum)
+	}
 	if pe.nb {
 		return workspace.BaseOf(pe.file.Bytes)
 	}
@@ -184,20 +191,33 @@ const maxEditAttempts = 3
 func planAndCommitEdit(ctx context.Context, env *Env, a editArgs, secs []edit.Section, paths []workspace.Path, byKey map[string]string, opts edit.Options) (*Result, error) {
 	pending := make([]*pendingEdit, len(secs))
 	for i, sec := range secs {
-		f, err := env.WS.ReadFile(paths[i])
-		if err != nil {
-			var we *workspace.Error
-			if errors.As(err, &we) && we.Kind == workspace.KindNotFound {
-				return nil, &Error{Kind: KindNotFound, Message: fmt.Sprintf("File not found: %s. Use the write tool to create new files.", sec.Path), Err: err}
-			}
+		// A notebook too large to hold is read as its cell text alone.
+		big, err := openBigNotebook(ctx, env, paths[i])
+		if err != nil && !errors.Is(err, notebook.ErrShape) {
 			return nil, err
 		}
-		if workspace.IsBinary(f.Bytes) {
-			return nil, errBinary("edit", sec.Path, len(f.Bytes))
+		if big != nil {
+			defer big.Close()
+		}
+		f := &workspace.File{Path: paths[i]}
+		if big == nil {
+			if f, err = env.WS.ReadFile(paths[i]); err != nil {
+				var we *workspace.Error
+				if errors.As(err, &we) && we.Kind == workspace.KindNotFound {
+					return nil, &Error{Kind: KindNotFound, Message: fmt.Sprintf("File not found: %s. Use the write tool to create new files.", sec.Path), Err: err}
+				}
+				return nil, err
+			}
+			if workspace.IsBinary(f.Bytes) {
+				return nil, errBinary("edit", sec.Path, len(f.Bytes))
+			}
 		}
 		// A notebook is edited as its cell text, under the cell text's key.
 		key, text := paths[i], f.Bytes
 		nb, isNB, err := notebookView(paths[i], f.Bytes)
+		if big != nil {
+			nb, isNB, err = big.nb, true, nil
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -220,10 +240,28 @@ func planAndCommitEdit(ctx context.Context, env *Env, a editArgs, secs []edit.Se
 			}
 			return nil, err
 		}
-		pe := &pendingEdit{sec: sec, path: paths[i], file: f, res: res, nb: isNB}
+		pe := &pendingEdit{sec: sec, path: paths[i], file: f, res: res, nb: isNB, big: big}
+		if big != nil && res.MoveTo != "" {
+			// A move writes the destination whole: the notebook is read.
+			if pe.file, err = env.WS.ReadFile(paths[i]); err != nil {
+				return nil, err
+			}
+			if nb, err = notebook.Parse(pe.file.Bytes); err != nil {
+				return nil, notebookErr(paths[i], err)
+			}
+			pe.big = nil
+		}
 		if isNB && !res.NoOp && !res.Remove {
-			if pe.nbNew, err = nb.Rewrite(string(res.New)); err != nil {
+			if pe.big != nil {
+				err = pe.big.rewrite(ctx, env, paths[i], string(res.New))
+			} else {
+				pe.nbNew, err = nb.Rewrite(string(res.New))
+			}
+			if errors.Is(err, notebook.ErrShape) {
 				return nil, &Error{Kind: KindInput, Message: fmt.Sprintf("Edit of %s refused: the edited cell text is no longer notebook cell text: %v. Nothing was written; keep every \"# %%%% [TYPE] cell:N\" marker row intact.", sec.Path, err), Err: err}
+			}
+			if err != nil {
+				return nil, err
 			}
 		}
 		if res.MoveTo != "" {
@@ -254,7 +292,11 @@ func planAndCommitEdit(ctx context.Context, env *Env, a editArgs, secs []edit.Se
 		owner[i] = len(plans)
 		switch {
 		case pe.res.Remove:
-			plans = append(plans, plannedDelete(pe.path, pe.base(), "REM"))
+			pl := plannedDelete(pe.path, pe.base(), "REM")
+			if pe.big != nil {
+				pl.ch.Base, pl.oldTag = pe.baseSum(), pe.big.tag
+			}
+			plans = append(plans, pl)
 		case pe.dest != nil:
 			pw := plannedChange(*pe.dest, workspace.BaseAbsent(), nil, pe.content(), pe.newTag(), "moved from "+showName(pe.path.Rel))
 			pw.ch.NewSHA256 = pe.newSum()
@@ -267,6 +309,10 @@ func planAndCommitEdit(ctx context.Context, env *Env, a editArgs, secs []edit.Se
 				pw.ch.Seen = pe.seenNew()
 			}
 			plans = append(plans, pw, plannedDelete(pe.path, pe.base(), "moved to "+showName(pe.dest.Rel)))
+		case pe.big != nil:
+			pw := pe.big.change(pe.path, "")
+			pw.ch.Seen, pw.diff = nil, pe.res.Diff // as for any notebook
+			plans = append(plans, pw)
 		default:
 			pw := plannedChange(pe.path, pe.baseSum(), pe.base(), pe.content(), pe.newTag(), "")
 			pw.ch.NewSHA256 = pe.newSum()
@@ -349,6 +395,9 @@ func raceLost(env *Env, pending []*pendingEdit, err error) error {
 		return err
 	}
 	for _, pe := range pending {
+		if pe.big != nil {
+			continue // not read whole again: the commit's own refusal says it
+		}
 		f, rerr := env.WS.ReadFile(pe.path)
 		if rerr != nil || bytes.Equal(f.Bytes, pe.file.Bytes) {
 			continue

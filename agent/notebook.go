@@ -157,86 +157,136 @@ func (h *headSniffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// writeNotebookStreamed is writeFile of a notebook on disk too large to
-// hold (over streamThreshold, not open in the editor): nothing of it is
-// held but its cell text. One pass parses the old notebook (its sha256 and
-// tag beside); cell text becomes pieces of the file around the changed
-// sources (notebook.RewritePieces), which a second pass hashes, tags and
-// parses back; the commit writes them to the temp file and keeps the old
-// content in the trash in pieces (workspace.Change.NewPieces). Notebook
-// JSON is written as given. ok is false when the notebook is not one to
-// stream: writeFile then reads it whole.
-func writeNotebookStreamed(ctx context.Context, env *Env, r writeReq) (w *wrote, ok bool, err error) {
-	st, err := env.WS.Stat(r.path)
-	if err != nil || !st.Regular || st.Overlay || st.Size <= streamThreshold(env) {
-		return nil, false, nil
+// bigNotebook is a notebook on disk too large to hold (over the stream
+// threshold, not open in the editor), read in one pass that keeps only its
+// cell text, with its sha256, its tag and its first bytes beside; its file
+// stays open, and its new JSON (rewrite) is pieces of it, which the commit
+// writes without holding them (workspace.Change.NewPieces), and the old
+// JSON goes to the trash in pieces.
+type bigNotebook struct {
+	f    io.ReadCloser
+	at   io.ReaderAt
+	nb   *notebook.Notebook
+	sum  [32]byte
+	tag  string
+	head []byte
+	// The new notebook: its pieces, size, sha256, tag, lines and cell text.
+	pieces  []pieces.Piece
+	size    int64
+	newSum  [32]byte
+	newTag  string
+	lines   int
+	newView []byte
+}
+
+// openBigNotebook reads p as a bigNotebook; nil when it is not one (not a
+// notebook, absent, small enough to hold, or open in the editor). A file
+// that is not a notebook is an error wrapping notebook.ErrShape, for the
+// caller to word.
+func openBigNotebook(ctx context.Context, env *Env, p workspace.Path) (*bigNotebook, error) {
+	if !notebook.IsNotebook(p.Rel) {
+		return nil, nil
 	}
+	st, err := env.WS.Stat(p)
+	if err != nil || !st.Regular || st.Overlay || st.Size <= streamThreshold(env) {
+		return nil, nil
+	}
+	f, err := env.WS.OpenReader(p)
+	if err != nil {
+		return nil, err
+	}
+	at, ok := f.(io.ReaderAt)
+	if !ok {
+		f.Close()
+		return nil, nil
+	}
+	b := &bigNotebook{f: f, at: at}
+	h, tw, head := sha256.New(), &edit.TagWriter{}, &headSniffer{max: generatedHeadBytes}
+	if b.nb, err = notebook.ParseReader(io.TeeReader(ctxio.Reader(ctx, f), io.MultiWriter(h, tw, head))); err != nil {
+		f.Close()
+		if errors.Is(err, notebook.ErrShape) {
+			return nil, err
+		}
+		return nil, streamReadErr(p, err)
+	}
+	h.Sum(b.sum[:0])
+	b.tag, b.head = tw.Tag(), head.head
+	return b, nil
+}
+
+func (b *bigNotebook) Close() { b.f.Close() }
+
+// rewrite makes the new notebook from cell text: pieces of the file
+// around the changed sources (notebook.RewritePieces), then a pass over
+// them for the new notebook's sha256, tag, lines and cell text. Cell text
+// that does not fit the notebook is an error wrapping notebook.ErrShape.
+func (b *bigNotebook) rewrite(ctx context.Context, env *Env, p workspace.Path, text string) error {
+	ps, err := b.nb.RewritePieces(text, b.at)
+	if err != nil {
+		return err
+	}
+	h, tw := sha256.New(), &edit.TagWriter{}
+	lines := newLineStreamer(env.limits(), func(int) int { return math.MaxInt }, 0, 0)
+	nnb, err := notebook.ParseReader(io.TeeReader(ctxio.Reader(ctx, pieces.Reader(b.at, ps)), io.MultiWriter(h, tw, lines)))
+	if err != nil {
+		if errors.Is(err, notebook.ErrShape) {
+			return err
+		}
+		return streamReadErr(p, err)
+	}
+	b.pieces, b.size, b.newTag, b.lines, b.newView = ps, pieces.Size(ps), tw.Tag(), lines.finish().Len(), []byte(nnb.Text())
+	h.Sum(b.newSum[:0])
+	return nil
+}
+
+// change plans writing the new notebook over p, which holds the old one.
+func (b *bigNotebook) change(p workspace.Path, note string) planned {
+	pw := planned{ch: workspace.Change{Path: p, Base: workspace.BaseSHA256(b.sum), NewPieces: b.pieces, NewSize: b.size, NewSHA256: &b.newSum, NewTag: b.newTag, Note: note}, oldTag: b.tag}
+	pw.ch.Seen = nonNil(nil)
+	if b.lines > 0 {
+		pw.ch.Seen = []workspace.LineRange{{Start: 1, End: b.lines}}
+	}
+	return pw
+}
+
+// writeNotebookStreamed is writeFile of a notebook too large to hold
+// (bigNotebook): nothing of it is held but its cell text, and the cell
+// text written becomes pieces of the file. Notebook JSON is written as
+// given (it came whole with the call). ok is false when the notebook is
+// not one to stream: writeFile then reads it whole.
+func writeNotebookStreamed(ctx context.Context, env *Env, r writeReq) (w *wrote, ok bool, err error) {
+	b, err := openBigNotebook(ctx, env, r.path)
+	switch {
+	case errors.Is(err, notebook.ErrShape): // not a notebook: writeFile says so, or writes JSON over it
+		return nil, false, nil
+	case err != nil || b == nil:
+		return nil, err != nil, err
+	}
+	defer b.Close()
 	if r.create {
 		return nil, true, mustNotExist(env, r.tool, r.path)
 	}
-	rc, err := env.WS.OpenReader(r.path)
-	if err != nil {
-		return nil, true, err
-	}
-	defer rc.Close()
-	f, isFile := rc.(io.ReaderAt)
-	if !isFile {
-		return nil, false, nil
-	}
-	// The old notebook: its cells, sha256, tag and first bytes.
-	oldSum, oldTag := sha256.New(), &edit.TagWriter{}
-	head := &headSniffer{max: generatedHeadBytes}
-	nb, err := notebook.ParseReader(io.TeeReader(ctxio.Reader(ctx, rc), io.MultiWriter(oldSum, oldTag, head)))
-	if err != nil {
-		if errors.Is(err, notebook.ErrShape) {
-			return nil, true, notANotebookErr(r.path, err)
-		}
-		return nil, true, streamReadErr(r.path, err)
-	}
-	var base [32]byte
-	oldSum.Sum(base[:0])
-	if err := checkExpectedSum(r.path, true, hex.EncodeToString(base[:]), r.expected); err != nil {
+	if err := checkExpectedSum(r.path, true, hex.EncodeToString(b.sum[:]), r.expected); err != nil {
 		return nil, true, err
 	}
 	if !r.allowGenerated {
-		if err := refuseGenerated(r.path, head.head); err != nil {
+		if err := refuseGenerated(r.path, b.head); err != nil {
 			return nil, true, err
 		}
 	}
-	w = &wrote{existed: true, oldView: []byte(nb.Text())}
-	pw := planned{ch: workspace.Change{Path: r.path, Base: workspace.BaseSHA256(base)}, oldTag: oldTag.Tag()}
+	w = &wrote{existed: true, oldView: []byte(b.nb.Text())}
+	var pw planned
 	if content := string(r.content); strings.HasPrefix(strings.TrimSpace(content), "{") {
-		// Notebook JSON, written as it is (it came whole with the call).
 		if _, _, w.view, err = notebookWrite(r.path, nil, content); err != nil {
 			return nil, true, err
 		}
-		pw.ch.New, pw.ch.NewTag, w.size = r.content, edit.Tag(r.content), int64(len(r.content))
-		pw.ch.Seen = nonNil(allLines(r.content))
+		pw = planned{ch: workspace.Change{Path: r.path, Base: workspace.BaseSHA256(b.sum), New: r.content, NewTag: edit.Tag(r.content), Seen: nonNil(allLines(r.content))}, oldTag: b.tag}
+		w.size = int64(len(r.content))
 	} else {
-		ps, err := nb.RewritePieces(content, f)
-		if err != nil {
+		if err := b.rewrite(ctx, env, r.path, content); err != nil {
 			return nil, true, notebookShapeErr(r.path, err)
 		}
-		// The new notebook, in a pass over its pieces: sha256, tag, lines
-		// and cell text.
-		newSum, newTag := sha256.New(), &edit.TagWriter{}
-		lines := newLineStreamer(env.limits(), func(int) int { return math.MaxInt }, 0, 0)
-		nnb, err := notebook.ParseReader(io.TeeReader(ctxio.Reader(ctx, pieces.Reader(f, ps)), io.MultiWriter(newSum, newTag, lines)))
-		if err != nil {
-			if errors.Is(err, notebook.ErrShape) {
-				return nil, true, notebookShapeErr(r.path, err)
-			}
-			return nil, true, streamReadErr(r.path, err)
-		}
-		var sum [32]byte
-		newSum.Sum(sum[:0])
-		w.view, w.size = []byte(nnb.Text()), pieces.Size(ps)
-		pw.ch.NewPieces, pw.ch.NewSize, pw.ch.NewSHA256, pw.ch.NewTag = ps, w.size, &sum, newTag.Tag()
-		if n := lines.finish().Len(); n > 0 {
-			pw.ch.Seen = []workspace.LineRange{{Start: 1, End: n}}
-		} else {
-			pw.ch.Seen = nonNil(nil)
-		}
+		pw, w.view, w.size = b.change(r.path, ""), b.newView, b.size
 	}
 	// The diff is of the cell text, as an edit's is.
 	if pw.diff = edit.UnifiedDiff(r.path.Rel, w.oldView, w.view); pw.diff == "" {

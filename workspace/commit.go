@@ -189,7 +189,7 @@ type fileState struct {
 	// the content limit, it is not held (content and disk nil).
 	onDisk, streamed bool
 	diskSize         int64
-	// diskInfo is the file on disk as it was read (when disk is not nil):
+	// diskInfo is the file on disk as it was read (when onDisk):
 	// the commit checks just before its rename that it is still that one.
 	diskInfo fs.FileInfo
 }
