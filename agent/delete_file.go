@@ -110,12 +110,12 @@ func (restoreFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (
 		id = newest
 	}
 	// Never overwrite what the caller has not been shown.
-	gate := func(p workspace.Path, old []byte) error {
-		if old != nil && a.ExpectedSha256 == nil {
+	gate := func(p workspace.Path, exists bool, sum string) error {
+		if exists && a.ExpectedSha256 == nil {
 			return toolErr(KindAlreadyExists, "Read it with read_file and pass its sha256 as expectedSha256 to replace it, or restore to another path.",
 				"restore_file: %s exists; restoring over it needs expectedSha256 of its current content. Nothing was changed", p.Rel)
 		}
-		return checkExpectedSha(p, old, a.ExpectedSha256)
+		return checkExpectedSum(p, exists, sum, a.ExpectedSha256)
 	}
 	target := ""
 	if a.ID != nil {

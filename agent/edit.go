@@ -12,6 +12,7 @@ import (
 
 	"github.com/hashls/hashls/edit"
 	"github.com/hashls/hashls/workspace"
+	"github.com/hashls/hashls/workspace/notebook"
 )
 
 type editTool struct{}
@@ -76,6 +77,9 @@ type pendingEdit struct {
 	// as cell text (res.Old and res.New are cell text then).
 	nbNew []byte
 	nb    bool
+	// big is such a notebook too large to hold: file is then a stand-in
+	// without its bytes, and its new JSON is pieces of the file.
+	big *bigNotebook
 }
 
 // content is the bytes the section's file gets.
@@ -97,6 +101,9 @@ func (pe *pendingEdit) base() []byte {
 // baseSum is the commit's base: base's sha256, from the engine's result
 // unless the file is a notebook (the engine saw its cell text).
 func (pe *pendingEdit) baseSum() workspace.Base {
+	if pe.big != nil {
+		return workspace.BaseSHA256(pe.big.sum)
+	}
 	if pe.nb {
 		return workspace.BaseOf(pe.file.Bytes)
 	}
@@ -184,9 +191,12 @@ const maxEditAttempts = 3
 func planAndCommitEdit(ctx context.Context, env *Env, a editArgs, secs []edit.Section, paths []workspace.Path, byKey map[string]string, opts edit.Options) (*Result, error) {
 	pending := make([]*pendingEdit, len(secs))
 	for i, sec := range secs {
-		pe, err := applySection(env, sec, paths[i], byKey, opts)
+		pe, err := applySection(ctx, env, sec, paths[i], byKey, opts)
 		if err != nil {
 			return nil, err
+		}
+		if pe.big != nil {
+			defer pe.big.Close()
 		}
 		pending[i] = pe
 	}
@@ -214,21 +224,22 @@ func planAndCommitEdit(ctx context.Context, env *Env, a editArgs, secs []edit.Se
 // applySection applies one section to its file (path) as it is now; a
 // notebook is edited as its cell text. byKey maps each section's resolved
 // path to its header spelling (for a move's destination).
-func applySection(env *Env, sec edit.Section, path workspace.Path, byKey map[string]string, opts edit.Options) (*pendingEdit, error) {
-	f, err := env.WS.ReadFile(path)
+func applySection(ctx context.Context, env *Env, sec edit.Section, path workspace.Path, byKey map[string]string, opts edit.Options) (pe *pendingEdit, err error) {
+	f, big, err := readSectionFile(ctx, env, sec, path)
 	if err != nil {
-		var we *workspace.Error
-		if errors.As(err, &we) && we.Kind == workspace.KindNotFound {
-			return nil, &Error{Kind: KindNotFound, Message: fmt.Sprintf("File not found: %s. Use the write tool to create new files.", sec.Path), Err: err}
-		}
 		return nil, err
 	}
-	if workspace.IsBinary(f.Bytes) {
-		return nil, errBinary("edit", sec.Path, len(f.Bytes))
-	}
+	defer func() {
+		if big != nil && (pe == nil || pe.big == nil) {
+			big.Close()
+		}
+	}()
 	// A notebook is edited as its cell text, under the cell text's key.
 	key, text := path, f.Bytes
 	nb, isNB, err := notebookView(path, f.Bytes)
+	if big != nil {
+		nb, isNB, err = big.nb, true, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -251,10 +262,10 @@ func applySection(env *Env, sec edit.Section, path workspace.Path, byKey map[str
 		}
 		return nil, err
 	}
-	pe := &pendingEdit{sec: sec, path: path, file: f, res: res, nb: isNB}
-	if isNB && !res.NoOp && !res.Remove {
-		if pe.nbNew, err = nb.Rewrite(string(res.New)); err != nil {
-			return nil, &Error{Kind: KindInput, Message: fmt.Sprintf("Edit of %s refused: the edited cell text is no longer notebook cell text: %v. Nothing was written; keep every \"# %%%% [TYPE] cell:N\" marker row intact.", sec.Path, err), Err: err}
+	pe = &pendingEdit{sec: sec, path: path, file: f, res: res, nb: isNB, big: big}
+	if isNB && !res.NoOp {
+		if err := rewriteNotebook(ctx, env, pe, nb); err != nil {
+			return nil, err
 		}
 	}
 	if res.MoveTo != "" {
@@ -267,6 +278,58 @@ func applySection(env *Env, sec edit.Section, path workspace.Path, byKey map[str
 	return pe, nil
 }
 
+// readSectionFile reads the file a section edits: whole, or, for a
+// notebook too large to hold, as its cell text alone (big; f is then a
+// stand-in without its bytes).
+func readSectionFile(ctx context.Context, env *Env, sec edit.Section, path workspace.Path) (f *workspace.File, big *bigNotebook, err error) {
+	big, err = openBigNotebook(ctx, env, path)
+	if err != nil && !errors.Is(err, notebook.ErrShape) {
+		return nil, nil, err
+	}
+	if big != nil {
+		return &workspace.File{Path: path}, big, nil
+	}
+	if f, err = env.WS.ReadFile(path); err != nil {
+		var we *workspace.Error
+		if errors.As(err, &we) && we.Kind == workspace.KindNotFound {
+			return nil, nil, &Error{Kind: KindNotFound, Message: fmt.Sprintf("File not found: %s. Use the write tool to create new files.", sec.Path), Err: err}
+		}
+		return nil, nil, err
+	}
+	if workspace.IsBinary(f.Bytes) {
+		return nil, nil, errBinary("edit", sec.Path, len(f.Bytes))
+	}
+	return f, nil, nil
+}
+
+// rewriteNotebook makes pe's new notebook from its new cell text (nb is
+// the notebook as read). A move writes the destination whole, so a
+// notebook too large to hold is read whole for one; otherwise its new
+// JSON is pieces of the file (bigNotebook.rewrite).
+func rewriteNotebook(ctx context.Context, env *Env, pe *pendingEdit, nb *notebook.Notebook) (err error) {
+	if pe.big != nil && pe.res.MoveTo != "" {
+		if pe.file, err = env.WS.ReadFile(pe.path); err != nil {
+			return err
+		}
+		if nb, err = notebook.Parse(pe.file.Bytes); err != nil {
+			return notebookErr(pe.path, err)
+		}
+		pe.big = nil
+	}
+	if pe.res.Remove {
+		return nil
+	}
+	if pe.big != nil {
+		err = pe.big.rewrite(ctx, env, pe.path, string(pe.res.New))
+	} else {
+		pe.nbNew, err = nb.Rewrite(string(pe.res.New))
+	}
+	if errors.Is(err, notebook.ErrShape) {
+		return &Error{Kind: KindInput, Message: fmt.Sprintf("Edit of %s refused: the edited cell text is no longer notebook cell text: %v. Nothing was written; keep every \"# %%%% [TYPE] cell:N\" marker row intact.", pe.sec.Path, err), Err: err}
+	}
+	return err
+}
+
 // planEdits plans the changes of pending: a line edit writes the file; REM
 // deletes it; MV writes the destination (which must not exist) and deletes
 // the source. owner is the index of each section's main change.
@@ -276,7 +339,11 @@ func planEdits(pending []*pendingEdit) (plans []planned, owner []int) {
 		owner[i] = len(plans)
 		switch {
 		case pe.res.Remove:
-			plans = append(plans, plannedDelete(pe.path, pe.base(), "REM"))
+			pl := plannedDelete(pe.path, pe.base(), "REM")
+			if pe.big != nil {
+				pl.ch.Base, pl.oldTag = pe.baseSum(), pe.big.tag
+			}
+			plans = append(plans, pl)
 		case pe.dest != nil:
 			pw := plannedChange(*pe.dest, workspace.BaseAbsent(), nil, pe.content(), pe.newTag(), "moved from "+showName(pe.path.Rel))
 			pw.ch.NewSHA256 = pe.newSum()
@@ -289,6 +356,10 @@ func planEdits(pending []*pendingEdit) (plans []planned, owner []int) {
 				pw.ch.Seen = pe.seenNew()
 			}
 			plans = append(plans, pw, plannedDelete(pe.path, pe.base(), "moved to "+showName(pe.dest.Rel)))
+		case pe.big != nil:
+			pw := pe.big.change(pe.path, "")
+			pw.ch.Seen, pw.diff = nil, pe.res.Diff // as for any notebook
+			plans = append(plans, pw)
 		default:
 			pw := plannedChange(pe.path, pe.baseSum(), pe.base(), pe.content(), pe.newTag(), "")
 			pw.ch.NewSHA256 = pe.newSum()
@@ -377,6 +448,9 @@ func raceLost(env *Env, pending []*pendingEdit, err error) error {
 		return err
 	}
 	for _, pe := range pending {
+		if pe.big != nil {
+			continue // not read whole again: the commit's own refusal says it
+		}
 		f, rerr := env.WS.ReadFile(pe.path)
 		if rerr != nil || bytes.Equal(f.Bytes, pe.file.Bytes) {
 			continue

@@ -223,6 +223,16 @@ func (b *binarySniffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// streamReadErr is the error of a pass over p that failed: the
+// workspace's own error as it is, any other an I/O error naming p.
+func streamReadErr(p workspace.Path, err error) error {
+	var we *workspace.Error
+	if errors.As(err, &we) {
+		return err
+	}
+	return &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot read %s: %v. Check that it is readable and retry.", p.Rel, err), Err: err}
+}
+
 // readStreamed is read of a large file on disk without holding it: one
 // pass feeds the sha256, the tag (edit.TagWriter), the binary check and
 // the line splitter, which keeps only the lines the page shows. The
@@ -260,11 +270,7 @@ func readStreamed(ctx context.Context, env *Env, p workspace.Path, path string, 
 	// through 32 KiB pieces instead of this buffer.
 	size, err := io.CopyBuffer(io.MultiWriter(h, &tw, &sniff, ls), struct{ io.Reader }{ctxio.Reader(ctx, r)}, make([]byte, 1<<20))
 	if err != nil {
-		var we *workspace.Error
-		if errors.As(err, &we) {
-			return nil, err
-		}
-		return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot read %s: %v. Check that it is readable and retry.", p.Rel, err), Err: err}
+		return nil, streamReadErr(p, err)
 	}
 	// IsBinary looks at 8 KiB, and past them only to know that the file
 	// goes on: the head it is given answers as the whole file would.

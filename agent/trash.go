@@ -2,12 +2,18 @@ package agent
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/hashls/hashls/edit"
+	"github.com/hashls/hashls/internal/ctxio"
+	"github.com/hashls/hashls/internal/pieces"
 	"github.com/hashls/hashls/workspace"
 	"github.com/hashls/hashls/workspace/sqlitedb"
 )
@@ -180,15 +186,25 @@ type restored struct {
 
 // restoreTrash writes trash entry id back through the commit path, to
 // target ("" = the entry's own path); what it replaces goes to the trash.
-// gate, when set, sees what is there now (nil: nothing) and may refuse.
-func restoreTrash(ctx context.Context, env *Env, tool string, id int64, target string, allowVCS bool, gate func(p workspace.Path, old []byte) error) (*restored, error) {
+// gate, when set, sees what is there now (whether it exists, and its
+// sha256) and may refuse. An entry over the stream threshold is restored
+// without being held (restoreStreamed).
+func restoreTrash(ctx context.Context, env *Env, tool string, id int64, target string, allowVCS bool, gate restoreGate) (*restored, error) {
 	st, err := storeOf(env, tool)
 	if err != nil {
 		return nil, err
 	}
-	ent, content, err := st.TrashGet(id)
+	ent, rc, err := st.TrashOpen(id)
 	if err != nil {
 		return nil, err
+	}
+	defer rc.Close()
+	large := ent.Size > streamThreshold(env) && !strings.HasPrefix(ent.Reason, "sqlite ")
+	var content []byte
+	if !large {
+		if content, err = io.ReadAll(rc); err != nil {
+			return nil, err
+		}
 	}
 	if strings.HasPrefix(ent.Reason, "sqlite ") {
 		// A SQLite row (kept as JSON), not a file: writing it to a path
@@ -213,6 +229,14 @@ func restoreTrash(ctx context.Context, env *Env, tool string, id int64, target s
 	if err != nil {
 		return nil, err
 	}
+	if large {
+		if r, ok, err := restoreStreamed(ctx, env, tool, ent, p, allowVCS, gate); ok || err != nil {
+			return r, err
+		}
+		if content, err = io.ReadAll(rc); err != nil {
+			return nil, err
+		}
+	}
 	var old []byte
 	switch f, err := env.WS.ReadFile(p); {
 	case err == nil:
@@ -221,7 +245,7 @@ func restoreTrash(ctx context.Context, env *Env, tool string, id int64, target s
 		return nil, err
 	}
 	if gate != nil {
-		if err := gate(p, old); err != nil {
+		if err := gate(p, old != nil, shaOrEmpty(old)); err != nil {
 			return nil, err
 		}
 	}
@@ -230,6 +254,81 @@ func restoreTrash(ctx context.Context, env *Env, tool string, id int64, target s
 		return nil, err
 	}
 	return &restored{entry: ent, path: p, size: len(content), changes: changes}, nil
+}
+
+// restoreGate sees what a restore would replace (whether it exists, and
+// its sha256 in hex) and may refuse.
+type restoreGate func(p workspace.Path, exists bool, sum string) error
+
+// restoreStreamed restores trash entry ent, too large to hold, to p
+// without holding it or what p holds: one pass over the entry's pieces
+// hashes and tags it, the commit writes it from them to the temp file
+// (workspace.Change.NewPiecesOf), and a large p is hashed, not read whole.
+// The result has no diff. ok is false when p is open in the editor, whose
+// buffer takes the content whole.
+func restoreStreamed(ctx context.Context, env *Env, tool string, ent workspace.TrashEntry, p workspace.Path, allowVCS bool, gate restoreGate) (r *restored, ok bool, err error) {
+	info, err := env.WS.Stat(p)
+	if err != nil || info.Overlay {
+		return nil, false, nil
+	}
+	pl := planned{ch: workspace.Change{Path: p, Base: workspace.BaseAbsent(), Note: fmt.Sprintf("from trash #%d", ent.ID)}, binary: true}
+	exists, sum := false, ""
+	switch {
+	case info.Exists && info.Regular && info.Size > streamThreshold(env):
+		b, tag, err := hashTagFile(ctx, env, p)
+		if err != nil {
+			return nil, true, err
+		}
+		pl.ch.Base, pl.oldTag, exists, sum = workspace.BaseSHA256(b), tag, true, hex.EncodeToString(b[:])
+	default:
+		switch f, err := env.WS.ReadFile(p); {
+		case err == nil:
+			pl.ch.Base, pl.old, exists, sum = workspace.BaseOf(f.Bytes), f.Bytes, true, shaOrEmpty(f.Bytes)
+		case !workspace.IsKind(err, workspace.KindNotFound):
+			return nil, true, err
+		}
+	}
+	if gate != nil {
+		if err := gate(p, exists, sum); err != nil {
+			return nil, true, err
+		}
+	}
+	// The entry's sha256 and tag, in a pass over its pieces.
+	_, rc, err := env.WS.Store().TrashOpen(ent.ID)
+	if err != nil {
+		return nil, true, err
+	}
+	h, tw := sha256.New(), &edit.TagWriter{}
+	n, err := io.CopyBuffer(io.MultiWriter(h, tw), struct{ io.Reader }{ctxio.Reader(ctx, rc)}, make([]byte, 1<<20))
+	rc.Close()
+	if err != nil {
+		return nil, true, err
+	}
+	var newSum [32]byte
+	h.Sum(newSum[:0])
+	pl.ch.NewPieces, pl.ch.NewPiecesOf, pl.ch.NewSize, pl.ch.NewSHA256, pl.ch.NewTag = []pieces.Piece{pieces.Base(0, n)}, ent.ID, n, &newSum, tw.Tag()
+	changes, err := commit(ctx, env, tool, []planned{pl}, allowVCS)
+	if err != nil {
+		return nil, true, err
+	}
+	return &restored{entry: ent, path: p, size: int(n), changes: changes}, true, nil
+}
+
+// hashTagFile returns the sha256 and the tag of p's content on disk, read
+// in one pass without being held.
+func hashTagFile(ctx context.Context, env *Env, p workspace.Path) ([32]byte, string, error) {
+	var sum [32]byte
+	r, err := env.WS.OpenReader(p)
+	if err != nil {
+		return sum, "", err
+	}
+	defer r.Close()
+	h, tw := sha256.New(), &edit.TagWriter{}
+	if _, err := io.CopyBuffer(io.MultiWriter(h, tw), struct{ io.Reader }{ctxio.Reader(ctx, r)}, make([]byte, 1<<20)); err != nil {
+		return sum, "", streamReadErr(p, err)
+	}
+	h.Sum(sum[:0])
+	return sum, tw.Tag(), nil
 }
 
 type auditItem struct {

@@ -159,14 +159,14 @@ func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resul
 		return nil, err
 	}
 	isNotebook := !exact && notebook.IsNotebook(p.Rel)
-	newBytes, changes := w.new, w.changes
+	changes := w.changes
 	c := changes[0]
-	d.Op, d.KeptCRLF, d.KeptBOM, d.Bytes, d.MadeExecutable = c.Op, w.style.CRLF, w.style.BOM, len(newBytes), w.madeExecutable
+	d.Op, d.KeptCRLF, d.KeptBOM, d.Bytes, d.MadeExecutable = c.Op, w.style.CRLF, w.style.BOM, int(w.size), w.madeExecutable
 	d.Tag, d.SHA256, d.AuditID = c.NewTag, c.NewSHA256, c.AuditID
 	if len(c.TrashIDs) > 0 {
 		d.TrashID = c.TrashIDs[0]
 	}
-	if w.old != nil {
+	if w.existed {
 		d.Diff = c.Diff
 	}
 	shownTag := d.Tag
@@ -177,7 +177,7 @@ func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resul
 			return nil, err
 		}
 	}
-	text := fmt.Sprintf("%s\nSuccessfully wrote %d bytes to %s", header(p.Rel, shownTag), len(newBytes), showName(p.Rel))
+	text := fmt.Sprintf("%s\nSuccessfully wrote %d bytes to %s", header(p.Rel, shownTag), w.size, showName(p.Rel))
 	if isNotebook {
 		text += " (notebook JSON; the tag above is of its cell text, as read shows it)"
 	}
@@ -248,7 +248,11 @@ type writeReq struct {
 
 // wrote is what writeFile did.
 type wrote struct {
-	old, new       []byte // new as written (line style kept, notebook JSON)
+	// old and new as written (line style kept, notebook JSON); both nil
+	// for a notebook too large to hold (writeNotebookStreamed).
+	old, new       []byte
+	existed        bool   // the file existed
+	size           int64  // new's size
 	oldView, view  []byte // a notebook's cell text, before and after
 	style          edit.LineStyle
 	madeExecutable bool
@@ -257,6 +261,11 @@ type wrote struct {
 
 // writeFile writes r.content over r.path through the commit path.
 func writeFile(ctx context.Context, env *Env, r writeReq) (*wrote, error) {
+	if r.notebook {
+		if w, ok, err := writeNotebookStreamed(ctx, env, r); ok || err != nil {
+			return w, err
+		}
+	}
 	var old []byte
 	switch f, err := env.WS.ReadFile(r.path); {
 	case err == nil:
@@ -273,8 +282,8 @@ func writeFile(ctx context.Context, env *Env, r writeReq) (*wrote, error) {
 		return nil, err
 	}
 	if old != nil && !r.allowGenerated {
-		if why := generatedReason(r.path.Rel, old); why != "" {
-			return nil, &Error{Kind: KindPermission, Message: fmt.Sprintf("Refusing to overwrite %s: it looks generated (%s), so the next generator run would undo this write. Change its generator or source instead, or pass allowGenerated: true to write it anyway.", r.path.Rel, why), SuggestedAction: "Change the generator's input, or retry with allowGenerated: true."}
+		if err := refuseGenerated(r.path, old); err != nil {
+			return nil, err
 		}
 	}
 	w := &wrote{old: old, new: r.content}
@@ -307,8 +316,17 @@ func writeFile(ctx context.Context, env *Env, r writeReq) (*wrote, error) {
 		}
 		return nil, err
 	}
-	w.changes = changes
+	w.changes, w.existed, w.size = changes, old != nil, int64(len(w.new))
 	return w, nil
+}
+
+// refuseGenerated refuses to overwrite p, whose content starts with head,
+// when it looks generated (generatedReason).
+func refuseGenerated(p workspace.Path, head []byte) error {
+	if why := generatedReason(p.Rel, head); why != "" {
+		return &Error{Kind: KindPermission, Message: fmt.Sprintf("Refusing to overwrite %s: it looks generated (%s), so the next generator run would undo this write. Change its generator or source instead, or pass allowGenerated: true to write it anyway.", p.Rel, why), SuggestedAction: "Change the generator's input, or retry with allowGenerated: true."}
+	}
+	return nil
 }
 
 // checkExpectedSha is the stale-file gate of write: want "" means the file
@@ -317,13 +335,26 @@ func checkExpectedSha(p workspace.Path, old []byte, want *string) error {
 	if want == nil {
 		return nil
 	}
+	sum := ""
+	if old != nil && *want != "" {
+		sum = sha256Hex(old)
+	}
+	return checkExpectedSum(p, old != nil, sum, want)
+}
+
+// checkExpectedSha is checkExpectedSha for a caller that has the file's
+// sha256 (hex, when exists) and not its content.
+func checkExpectedSum(p workspace.Path, exists bool, sum string, want *string) error {
+	if want == nil {
+		return nil
+	}
 	switch {
-	case *want == "" && old != nil:
+	case *want == "" && exists:
 		return &Error{Kind: KindStale, Message: fmt.Sprintf("%s already exists, but expectedSha256 \"\" says it must not. Re-read the file to obtain the current sha256 and re-apply your edit.", p.Rel)}
-	case *want != "" && old == nil:
+	case *want != "" && !exists:
 		return &Error{Kind: KindStale, Message: fmt.Sprintf("%s does not exist any more, but expectedSha256 names a version of it. Re-read the file to obtain the current sha256 and re-apply your edit.", p.Rel)}
-	case *want != "" && !strings.EqualFold(*want, sha256Hex(old)):
-		return &Error{Kind: KindStale, Message: fmt.Sprintf("%s changed since it was read (its sha256 is %s, not %s). Re-read the file to obtain the current sha256 and re-apply your edit.", p.Rel, sha256Hex(old), *want)}
+	case *want != "" && !strings.EqualFold(*want, sum):
+		return &Error{Kind: KindStale, Message: fmt.Sprintf("%s changed since it was read (its sha256 is %s, not %s). Re-read the file to obtain the current sha256 and re-apply your edit.", p.Rel, sum, *want)}
 	}
 	return nil
 }

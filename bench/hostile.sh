@@ -8,7 +8,8 @@
 #             a write whose AFTER INSERT trigger inserts without end, and
 #             one whose trigger spins; a writer killed mid-write (a hot
 #             journal), then read, doctor, doctor --fix, read
-#   notebook  a notebook with a 200 MB output: read, write one cell
+#   notebook  a notebook with a 200 MB output: read, write one cell, read,
+#             edit one cell, restore the first notebook from the trash
 #   fullstate read and search with a full state directory (a 2 MB tmpfs,
 #             root only; skipped otherwise)
 #   names     a name with line breaks: search, list_directory, read, edit
@@ -106,6 +107,11 @@ for c in $CASES; do
     call notebook ok read '{"path":"big.ipynb"}'
     call notebook ok write '{"path":"big.ipynb","content":"# %% [code] cell:0\nprint(2)\nx = 2\n# %% [markdown] cell:1\n# Title\n"}'
     call notebook ok read '{"path":"big.ipynb"}'
+    hdr=$("$BIN" tool read '{"path":"big.ipynb"}' | sed -n 1p)
+    call notebook ok edit "{\"input\":\"$hdr\\nreplace 2..2:\\n+print(3)\"}"
+    # The first notebook back from the trash (kept in pieces).
+    id=$("$BIN" tool trash '{"path":"big.ipynb"}' | sed -n 's/^#\([0-9]*\) .*/\1/p' | tail -1)
+    call notebook ok restore "{\"id\":$id}"
     rm -f big.ipynb
     ;;
   fullstate)

@@ -8,9 +8,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/hashls/hashls/internal/pieces"
 )
 
 // Change is one planned change to a file: new content (creating the file
@@ -27,6 +32,20 @@ type Change struct {
 	Base Base
 	// New is the new content (ignored when Delete is set).
 	New []byte
+	// NewPieces, when not nil, is the new content instead of New, as
+	// pieces of the content the change replaces (Base must name its
+	// sha256) and new bytes: how a content too large to hold is given (a
+	// cell edit of a large notebook: the file's bytes around the new
+	// source). The commit writes the pieces to the temp file in one pass,
+	// reading the file it checked under the lock, and refuses the change
+	// (stale) unless they make NewSize bytes of sha256 NewSHA256, both
+	// required with it. Such a content is recorded by sha256 and size only.
+	NewPieces []pieces.Piece
+	NewSize   int64
+	// NewPiecesOf, when not 0, is the trash entry whose content the
+	// pieces are ranges of, instead of the file's (a restore of a content
+	// too large to hold: one piece, the whole entry); Base is then any.
+	NewPiecesOf int64
 	// NewTag is New's tag, recorded with its snapshot (the caller owns
 	// the tag function).
 	NewTag string
@@ -80,6 +99,11 @@ func BaseAbsent() Base { return Base{kind: baseAbsent} }
 func BaseOf(content []byte) Base {
 	return Base{kind: baseSHA, sum: sha256.Sum256(content), content: content}
 }
+
+// BaseSHA256 requires the file to hold the content whose sha256 is sum,
+// for a caller that does not hold it (a content too large to: see
+// Change.NewPieces).
+func BaseSHA256(sum [32]byte) Base { return Base{kind: baseSHA, sum: sum} }
 
 // BaseContent is BaseOf for a caller that has content's sha256 already
 // (sum must be sha256(content)).
@@ -149,17 +173,25 @@ func vcsRefused(rel string) *Error {
 	return &Error{Kind: KindPermission, Msg: fmt.Sprintf("%s is inside version-control metadata (.git, .hg, .svn): changes there are refused, because they can make git run code (hooks, core.fsmonitor). Pass allowVcs: true if you really mean it", rel)}
 }
 
-// fileState is a file as Commit finds it under the lock.
+// fileState is a file as Commit finds it under the lock. A file on disk
+// over the store's content limit that the caller does not hold (its Base
+// has no content) is not held here either: content and disk are nil, its
+// sums were taken in a streamed pass, and what needs its bytes reads the
+// file (the trash, in pieces) or the trash (an undo).
 type fileState struct {
 	exists  bool
-	content []byte // the buffer's text when overlay, else the disk's
+	content []byte // the buffer's text when overlay, else the disk's (nil: not held)
 	mode    fs.FileMode
 	overlay bool
 	version int32
-	disk    []byte   // the disk text of an overlaid file (nil when missing)
+	disk    []byte   // the disk text (of an overlaid file too; nil when missing or not held)
 	sum     [32]byte // sha256 of content (when exists)
-	diskSum [32]byte // sha256 of disk (when not nil)
-	// diskInfo is the file on disk as it was read (when disk is not nil):
+	diskSum [32]byte // sha256 of disk (when onDisk)
+	// onDisk: the file is on disk, diskSize bytes long; streamed: over
+	// the content limit, it is not held (content and disk nil).
+	onDisk, streamed bool
+	diskSize         int64
+	// diskInfo is the file on disk as it was read (when onDisk):
 	// the commit checks just before its rename that it is still that one.
 	diskInfo fs.FileInfo
 }
@@ -200,6 +232,7 @@ func (w *Workspace) Commit(ctx context.Context, tool string, changes []Change, o
 	if err := w.storeDownErr(); err != nil {
 		return nil, err
 	}
+	changes = slices.Clone(changes) // an open buffer's pieces are made New here
 	ents, paths, err := commitEntries(changes, opts)
 	if err != nil {
 		return nil, err
@@ -253,6 +286,9 @@ func commitEntries(changes []Change, opts CommitOptions) ([]*entry, []Path, erro
 		if c.Base.kind == baseUnset {
 			return nil, nil, &Error{Kind: KindInternal, Msg: fmt.Sprintf("commit %s: the change has no base state (a hashls bug)", c.Path.Rel)}
 		}
+		if c.NewPieces != nil && (c.Delete || c.Base.kind != baseSHA && c.NewPiecesOf == 0 || c.NewSHA256 == nil || c.NewSize != pieces.Size(c.NewPieces)) {
+			return nil, nil, &Error{Kind: KindInternal, Msg: fmt.Sprintf("commit %s: new content as pieces needs a base sha256 (or a trash entry), its sha256 and its size (a hashls bug)", c.Path.Rel)}
+		}
 		if c.Path.Abs == "" || c.Path.Rel == "." {
 			return nil, nil, &Error{Kind: KindInvalid, Msg: fmt.Sprintf("commit: %q is not a file path inside the root; give a file path", c.Path.Rel)}
 		}
@@ -300,6 +336,18 @@ func (w *Workspace) checkEntry(e *entry, editor BufferEditor) error {
 	if err := checkBase(e.ch, st); err != nil {
 		return err
 	}
+	if e.ch.NewPieces != nil && st.overlay {
+		// The editor takes text: the pieces, made whole.
+		base, err := w.piecesBase(e)
+		if err != nil {
+			return err
+		}
+		b := make([]byte, e.ch.NewSize)
+		if _, err := io.ReadFull(pieces.Reader(base, e.ch.NewPieces), b); err != nil || sha256.Sum256(b) != *e.ch.NewSHA256 {
+			return staleError(e.ch.Path, "in the editor")
+		}
+		e.ch.New, e.ch.NewPieces = b, nil
+	}
 	if e.ch.Delete && !st.exists {
 		return notFound(e.ch.Path, nil)
 	}
@@ -344,7 +392,7 @@ func planRenames(ents []*entry, r BufferRenamer) {
 			continue
 		}
 		src := deleted[e.ch.MovedFrom]
-		if src == nil || src.renamed || !src.cur.overlay || src.cur.disk == nil ||
+		if src == nil || src.renamed || !src.cur.overlay || src.cur.disk == nil || e.ch.NewPieces != nil ||
 			!bytes.Equal(e.ch.New, src.cur.content) || !r.CanRenameBuffer(src.ch.Path) {
 			continue
 		}
@@ -401,6 +449,7 @@ func (w *Workspace) fileState(p Path, at fileAt, buffers bool, base Base) (fileS
 		st = fileState{exists: true, content: text, mode: 0o644, overlay: true, version: version, sum: base.sumOf(text)}
 		if b, fi, err := readDisk(at.dir, at.name, p); err == nil {
 			st.disk, st.mode, st.diskSum, st.diskInfo = b, keptMode(fi), base.sumOf(b), fi
+			st.onDisk, st.diskSize = true, fi.Size()
 		}
 		return st, nil
 	}
@@ -410,14 +459,16 @@ func (w *Workspace) fileState(p Path, at fileAt, buffers bool, base Base) (fileS
 		// reported from what was read. The state then shares base's
 		// bytes (the commit only reads content and disk).
 		if same, fi, err := diskHolds(at.dir, at.name, p, base.content); err == nil && same {
-			return fileState{exists: true, content: base.content, disk: base.content, sum: base.sum, diskSum: base.sum, mode: keptMode(fi), diskInfo: fi}, nil
+			return fileState{exists: true, content: base.content, disk: base.content, sum: base.sum, diskSum: base.sum, mode: keptMode(fi), diskInfo: fi, onDisk: true, diskSize: fi.Size()}, nil
 		}
 	}
-	b, fi, err := readDisk(at.dir, at.name, p)
+	b, sum, fi, err := w.readOrHash(at, p)
 	switch {
 	case err == nil:
-		sum := base.sumOf(b)
-		return fileState{exists: true, content: b, disk: b, sum: sum, diskSum: sum, mode: keptMode(fi), diskInfo: fi}, nil
+		if b != nil {
+			sum = base.sumOf(b)
+		}
+		return fileState{exists: true, content: b, disk: b, sum: sum, diskSum: sum, mode: keptMode(fi), diskInfo: fi, onDisk: true, diskSize: fi.Size(), streamed: b == nil}, nil
 	case IsKind(err, KindNotFound):
 		return fileState{}, nil
 	default:
@@ -425,12 +476,36 @@ func (w *Workspace) fileState(p Path, at fileAt, buffers bool, base Base) (fileS
 	}
 }
 
+// readOrHash reads the file name in at whole, or, when it is over the
+// store's content limit, only hashes it (b nil): the commit then holds
+// none of it (see fileState).
+func (w *Workspace) readOrHash(at fileAt, p Path) (b []byte, sum [32]byte, fi fs.FileInfo, err error) {
+	f, fi, err := openDisk(at.dir, at.name, p)
+	if err != nil {
+		return nil, sum, nil, err
+	}
+	defer f.Close()
+	if w.store == nil || fi.Size() <= int64(w.store.ContentLimit()) {
+		b, err := readAll(f, fi.Size())
+		if err != nil {
+			return nil, sum, nil, fsError("read", p.Rel, err)
+		}
+		return b, sum, fi, nil
+	}
+	h := sha256.New()
+	if _, err := io.CopyBuffer(h, struct{ io.Reader }{f}, make([]byte, 1<<20)); err != nil {
+		return nil, sum, nil, fsError("read", p.Rel, err)
+	}
+	h.Sum(sum[:0])
+	return nil, sum, fi, nil
+}
+
 // commitLocked runs the protocol once every path is locked and checked:
 // the intent (1), the temp files (2), the renames (3), the open documents
 // (4) and the record (5), each a step of a commitRun; a failure in 2 to 5
 // undoes what was done (abandon).
 func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry, opts CommitOptions, editor BufferEditor) (*Committed, error) {
-	r := &commitRun{ctx: ctx, st: w.store, tool: tool, ents: ents, opts: opts, editor: editor, label: opts.Label}
+	r := &commitRun{w: w, ctx: ctx, st: w.store, tool: tool, ents: ents, opts: opts, editor: editor, label: opts.Label}
 	if r.label == "" {
 		r.label = "hashls " + tool
 	}
@@ -456,6 +531,7 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 
 // commitRun is one commit under its locks.
 type commitRun struct {
+	w      *Workspace
 	ctx    context.Context
 	st     *Store
 	tool   string
@@ -477,7 +553,7 @@ type commitRun struct {
 // operation.
 func (r *commitRun) beginIntent() error {
 	for _, e := range r.ents {
-		if e.buffer || e.ch.Delete && e.cur.disk == nil {
+		if e.buffer || e.ch.Delete && !e.cur.onDisk {
 			continue // the editor's, or an unsaved buffer with nothing on disk to remove
 		}
 		r.disk = append(r.disk, e)
@@ -487,6 +563,11 @@ func (r *commitRun) beginIntent() error {
 		return &Error{Kind: KindIO, Msg: fmt.Sprintf("commit: no randomness for temp file names: %v", err), Err: err}
 	}
 	r.in = &intent{Tool: r.tool, Call: r.opts.Call, Who: r.opts.Who}
+	for _, e := range r.ents {
+		if e.ch.NewPiecesOf != 0 {
+			r.in.reads = append(r.in.reads, e.ch.NewPiecesOf)
+		}
+	}
 	for i, e := range r.disk {
 		r.in.Entries = append(r.in.Entries, intentEntryOf(e, nonce, i))
 	}
@@ -528,7 +609,7 @@ func intentEntryOf(e *entry, nonce string, i int) intentEntry {
 		ie.Tmp = filepath.Join(filepath.Dir(e.ch.Path.Abs), tempName(e.at.name, nonce, i))
 		e.tmp = filepath.Base(ie.Tmp)
 	}
-	if e.cur.disk != nil {
+	if e.cur.onDisk {
 		ie.Old = hex.EncodeToString(e.cur.diskSum[:])
 	}
 	ie.Mode = uint32(e.newMode())
@@ -556,9 +637,19 @@ func trashRequests(tool string, ents, disk []*entry) []trashReq {
 			reason += ": " + e.ch.Note
 		}
 		i, onDisk := diskIndex[e]
-		same := e.cur.disk != nil && bytes.Equal(e.cur.disk, e.cur.content)
-		trash = append(trash, trashReq{entry: e, key: e.ch.Path.Abs, content: e.cur.content, sum: &e.cur.sum, reason: reason, journal: onDisk && same, index: i})
-		if e.cur.disk != nil && !same && (onDisk || e.ch.Delete) {
+		same := e.cur.onDisk && (!e.cur.overlay || bytes.Equal(e.cur.disk, e.cur.content))
+		t := trashReq{entry: e, key: e.ch.Path.Abs, content: e.cur.content, sum: &e.cur.sum, reason: reason, journal: onDisk && same, index: i}
+		if e.cur.streamed { // not held: read from the file, in pieces
+			t.size, t.open = e.cur.diskSize, func() (io.ReadCloser, error) {
+				f, err := e.openDisk()
+				if err != nil {
+					return nil, err
+				}
+				return f, nil
+			}
+		}
+		trash = append(trash, t)
+		if e.cur.onDisk && !same && (onDisk || e.ch.Delete) {
 			trash = append(trash, trashReq{entry: e, key: e.ch.Path.Abs, content: e.cur.disk, sum: &e.cur.diskSum, reason: reason + " (disk text of an open buffer)", journal: onDisk, index: i})
 		}
 	}
@@ -567,8 +658,13 @@ func trashRequests(tool string, ents, disk []*entry) []trashReq {
 
 // abandon undoes everything done on disk so far and closes the intent.
 func (r *commitRun) abandon(cause error) (*Committed, error) {
-	disk := r.disk
-	rerr := rollBack(r.ops, func(i int) []byte { return disk[i].cur.disk })
+	disk, ops, st := r.disk, r.ops, r.st
+	rerr := rollBack(ops, func(i int) (io.ReadCloser, error) {
+		if !disk[i].cur.streamed {
+			return io.NopCloser(bytes.NewReader(disk[i].cur.disk)), nil
+		}
+		return st.oldContent(ops[i].intentEntry) // not held: from the trash
+	})
 	if r.st != nil && r.in.ID != 0 {
 		if rerr == nil {
 			_ = r.st.closeIntent(r.in.ID, nil)
@@ -594,7 +690,7 @@ func (r *commitRun) undoEditor(cause error) error {
 // encoded when it is stored; one the store does not keep needs none).
 func (r *commitRun) startDeltas() {
 	for _, e := range r.ents {
-		if !e.ch.Delete && e.cur.exists && r.st != nil && deltaAsyncWorth(len(e.cur.content), len(e.ch.New), r.st.ContentLimit()) {
+		if !e.ch.Delete && e.cur.exists && !e.cur.streamed && e.ch.NewPieces == nil && r.st != nil && deltaAsyncWorth(len(e.cur.content), len(e.ch.New), r.st.ContentLimit()) {
 			e.delta = deltaAsync(e.cur.content, e.ch.New)
 		}
 	}
@@ -615,6 +711,12 @@ func (r *commitRun) writeTemps() error {
 		}
 		if e.renameFrom != nil {
 			continue // the editor moves the file into the directory made
+		}
+		if e.ch.NewPieces != nil {
+			if err := r.w.writePieces(e, fs.FileMode(r.in.Entries[i].Mode)); err != nil {
+				return err
+			}
+			continue
 		}
 		if err := writeTemp(e.at.dir, e.tmp, e.ch.New, fs.FileMode(r.in.Entries[i].Mode), e.cur.diskInfo); err != nil {
 			return fsError("write", e.ch.Path.Rel, err)
@@ -706,7 +808,10 @@ func (r *commitRun) record() (*Committed, error) {
 		for _, e := range r.ents {
 			if !e.ch.Delete {
 				rec := Recording{Key: e.ch.Path.Abs, Tag: e.ch.NewTag, Content: e.ch.New, SHA256: &e.newSum, Seen: e.ch.Seen}
-				if e.cur.exists { // kept as a delta against the content it replaces
+				if e.ch.NewPieces != nil { // streamed to disk, not held: by sha256 and size
+					rec.Size = e.ch.NewSize
+				}
+				if e.cur.exists && !e.cur.streamed { // kept as a delta against the content it replaces
 					rec.From, rec.FromSHA256, rec.fromDelta = e.cur.content, &e.cur.sum, e.delta
 				}
 				recs = append(recs, rec)
@@ -805,7 +910,7 @@ func (e *entry) newMode() fs.FileMode {
 	switch {
 	case e.ch.Mode != 0:
 		return e.ch.Mode
-	case e.cur.disk != nil:
+	case e.cur.onDisk:
 		return e.cur.mode
 	default:
 		return 0o644
@@ -817,6 +922,11 @@ type trashReq struct {
 	entry   *entry
 	key     string
 	content []byte
+	// size and open, when content is nil, are the size of a content the
+	// commit does not hold and how to read it (its file), checked against
+	// sum as it is read.
+	size    int64
+	open    func() (io.ReadCloser, error)
 	sum     *[32]byte // content's sha256 when known (nil: computed)
 	reason  string
 	journal bool // the disk text of intent entry index: its Trash field
@@ -844,4 +954,66 @@ func (w *Workspace) bufferEditor() BufferEditor {
 	w.mu.RLock()
 	defer w.mu.RUnlock()
 	return w.editor
+}
+
+// openDisk opens e's file on disk for reading, if it is still the one the
+// commit checked (same file, size and modification time), else the error
+// is stale: what the commit reads of a file it does not hold (its old
+// content for the trash, the pieces of its new one) is the content it
+// checked.
+func (e *entry) openDisk() (*os.File, error) {
+	f, fi, err := openDisk(e.at.dir, e.at.name, e.ch.Path)
+	if err != nil {
+		return nil, err
+	}
+	if e.cur.diskInfo == nil || !sameVersion(fi, e.cur.diskInfo) {
+		f.Close()
+		return nil, &Error{Kind: KindStale, Msg: fmt.Sprintf("%s changed on disk (another program wrote it) while hashls was writing it; re-read it and retry", e.ch.Path.Rel)}
+	}
+	return f, nil
+}
+
+// piecesBase reads what e's pieces are ranges of: the trash entry
+// NewPiecesOf, or the file's content (the buffer's of an open one, else
+// the disk's as the commit checked it).
+func (w *Workspace) piecesBase(e *entry) (io.ReaderAt, error) {
+	switch {
+	case e.ch.NewPiecesOf != 0:
+		return w.store.trashBase(e.ch.NewPiecesOf)
+	case e.cur.overlay:
+		return bytes.NewReader(e.cur.content), nil
+	}
+	f, err := e.openDisk()
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// writePieces writes e's new content, given as pieces
+// (Change.NewPieces), to its temp file in one pass, and checks that it is
+// the content the caller hashed.
+func (w *Workspace) writePieces(e *entry, mode fs.FileMode) error {
+	base, err := w.piecesBase(e)
+	if err != nil {
+		return err
+	}
+	if c, ok := base.(io.Closer); ok {
+		defer c.Close()
+	}
+	h := sha256.New()
+	err = writeTempFrom(e.at.dir, e.tmp, io.TeeReader(pieces.Reader(base, e.ch.NewPieces), h), mode, e.cur.diskInfo, func(n int64) error {
+		if n != e.ch.NewSize || [32]byte(h.Sum(nil)) != e.newSum {
+			return &Error{Kind: KindStale, Msg: fmt.Sprintf("%s changed on disk (another program wrote it) while hashls was writing it: its new content is not what was planned; re-read it and retry", e.ch.Path.Rel)}
+		}
+		return nil
+	})
+	var we *Error
+	if errors.As(err, &we) {
+		return we
+	}
+	if err != nil {
+		return fsError("write", e.ch.Path.Rel, err)
+	}
+	return nil
 }

@@ -303,7 +303,7 @@ func writeOldStore(t testing.TB, path, script string, versions int) {
 }
 
 // TestStoreMigratesV6: a store made by schema 6 opens (through schema 7's
-// step, then schema 8's and 9's) with every version still kept and byte-exact, the
+// step, then schema 8's, 9's and 10's) with every version still kept and byte-exact, the
 // versions of a file kept as deltas against the one before (a whole copy
 // every maxDeltaDepth+1), the trash restoring what it pointed at, and the
 // bookkeeping counted again; a row whose sha256 is not its content's

@@ -78,15 +78,30 @@
 //     the result shows are accepted by the next edit), one audit row per
 //     file, and deletes the intent.
 //
+// Contents too large to hold (over the store's content limit, 16 MiB by
+// default) take the same steps without being held whole. A file over it
+// that the caller does not hold (its Base names only a sha256) is hashed in
+// step 1, not kept in memory; its trash entry in step 2 is read from the file
+// in pieces of 1 MiB, each a row of trash_chunks, and checked against the
+// sum as it is read (trashchunks.go; a bound blob that size would be copied
+// twice more by SQLite). A new content may be given as pieces of the content
+// it replaces and new bytes (Change.NewPieces: a cell edit of a notebook with
+// a 200 MB output is the file's bytes around the new source): step 3 writes
+// them from the file to the temp file in one pass and checks that they make
+// the sha256 the caller gave, which the intent already names. Undo and
+// recovery read such an old content back from the trash one piece at a
+// time. The pieces' content is recorded by sha256 and size, as any content
+// over the limit.
+//
 // A failure before or in step 6 undoes what was done: the editor's moves
 // and edits are reverted through the editor (newest first), the disk from
-// the in-memory old contents (renames of the old content into place,
-// through the same temp names), and the intent is deleted; the error says
-// that nothing was changed. When the editor refuses to revert a buffer
-// edit, that buffer keeps the new text while its file goes back: the error
-// says so instead, naming the buffer, and the editor's user is told
-// (BufferNotifier: the LSP server shows a warning), since the caller may
-// be another process.
+// the in-memory old contents, or the trash for those not held (renames of
+// the old content into place, through the same temp names), and the
+// intent is deleted; the error says that nothing was changed. When the
+// editor refuses to revert a buffer edit, that buffer keeps the new text
+// while its file goes back: the error says so instead, naming the buffer,
+// and the editor's user is told (BufferNotifier: the LSP server shows a
+// warning), since the caller may be another process.
 // When the undo itself fails, the intent stays and the next open finishes
 // it from the trash.
 //

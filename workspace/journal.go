@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -33,6 +34,9 @@ type intent struct {
 	Call    string        `json:"call,omitempty"` // CommitOptions.Call
 	Who     Attribution   `json:"who,omitzero"`   // CommitOptions.Who
 	Entries []intentEntry `json:"entries"`
+	// reads are the trash entries the commit reads after its intent (a
+	// restore's Change.NewPiecesOf): the intent's pruning keeps them.
+	reads []int64
 }
 
 // intentEntry is one disk operation of an intent.
@@ -65,20 +69,18 @@ func (s *Store) beginIntent(in *intent, trash []trashReq, durable bool) error {
 		var first int64
 		for i := range trash {
 			t := &trash[i]
-			id, err := trashTx(tx, t.key, t.content, t.sum, t.reason)
-			if err != nil {
+			if err := s.trashTx(tx, t); err != nil {
 				return err
 			}
-			t.id = id
 			if first == 0 {
-				first = id
+				first = t.id
 			}
 			if t.journal {
-				in.Entries[t.index].Trash = id
+				in.Entries[t.index].Trash = t.id
 			}
 		}
 		if first != 0 {
-			if err := pruneTrash(tx, first, s.limits); err != nil {
+			if err := pruneTrash(tx, first, s.limits, in.reads...); err != nil {
 				return err
 			}
 		}
@@ -97,6 +99,10 @@ func (s *Store) beginIntent(in *intent, trash []trashReq, durable bool) error {
 		in.ID, err = res.LastInsertId()
 		return err
 	})
+	var we *Error
+	if errors.As(err, &we) && we.Kind != KindStore {
+		return we // a file that changed or cannot be read while its old content was kept
+	}
 	if err != nil {
 		return storeErr(s.path, err)
 	}
@@ -399,13 +405,13 @@ func rollForward(ops []diskOp) error {
 }
 
 // rollBack puts every file of ops that holds its new content (for a
-// delete: is gone) back to its old disk content (old(i) returns it; nil
-// when it cannot be had) and removes every temp file. A file that holds
+// delete: is gone) back to its old disk content (old(i) reads it; an
+// error when it cannot be had) and removes every temp file. A file that holds
 // neither was changed by someone else since, and an entry a later commit
 // superseded (Later) is that commit's: both are left alone. Restores are
 // atomic: the old content is written to the entry's temp name (a name the
 // journal knows) and renamed into place.
-func rollBack(ops []diskOp, old func(i int) []byte) error {
+func rollBack(ops []diskOp, old func(i int) (io.ReadCloser, error)) error {
 	var errs []string
 	for i := len(ops) - 1; i >= 0; i-- {
 		op := ops[i]
@@ -436,12 +442,14 @@ func rollBack(ops []diskOp, old func(i int) []byte) error {
 			}
 			continue
 		}
-		content := old(i)
-		if content == nil {
-			errs = append(errs, fmt.Sprintf("%s: its old content is not in the trash (entry %d)", op.Rel, op.Trash))
+		content, err := old(i)
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("%s: %v", op.Rel, err))
 			continue
 		}
-		if err := writeTemp(dir, tmp, content, fs.FileMode(op.Mode), nil); err != nil {
+		err = writeTempFrom(dir, tmp, content, fs.FileMode(op.Mode), nil, nil)
+		content.Close()
+		if err != nil {
 			errs = append(errs, fmt.Sprintf("restore %s: %v", op.Rel, err))
 			continue
 		}
@@ -455,6 +463,19 @@ func rollBack(ops []diskOp, old func(i int) []byte) error {
 		return errors.New(strings.Join(errs, "; "))
 	}
 	return nil
+}
+
+// oldContent reads the old disk text of journal entry e from the trash
+// entry that keeps it, in pieces when it was kept so.
+func (s *Store) oldContent(e intentEntry) (io.ReadCloser, error) {
+	if e.Trash == 0 {
+		return nil, errors.New("its old content is not in the trash")
+	}
+	_, r, err := s.TrashOpen(e.Trash)
+	if err != nil {
+		return nil, fmt.Errorf("its old content is not in the trash (entry %d): %w", e.Trash, err)
+	}
+	return r, nil
 }
 
 // Recovery is what Recover did with one interrupted commit.
@@ -640,16 +661,7 @@ func (st *Store) roll(ops []diskOp, states []entryState, forward bool, r *Recove
 	if !forward || r.Err != nil {
 		forward = false
 		r.Outcome = "rolled back"
-		r.Err = rollBack(ops, func(i int) []byte {
-			if ops[i].Trash == 0 {
-				return nil
-			}
-			_, c, err := st.TrashGet(ops[i].Trash)
-			if err != nil {
-				return nil
-			}
-			return c
-		})
+		r.Err = rollBack(ops, func(i int) (io.ReadCloser, error) { return st.oldContent(ops[i].intentEntry) })
 	}
 	return forward
 }

@@ -25,6 +25,8 @@ func TestMain(m *testing.M) {
 		exitChild(childLock())
 	case "killrename":
 		exitChild(childKillAtRename())
+	case "killrenamebig":
+		exitChild(childKillAtRenameBig())
 	case "writer":
 		exitChild(childWriter())
 	case "editonce":

@@ -1,7 +1,11 @@
 package workspace
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -117,17 +121,25 @@ func fileSHA(dir *os.Root, name string) (string, error) {
 	if !st.Mode().IsRegular() {
 		return notAFile, nil
 	}
-	b, err := readAll(f, st.Size())
-	if err != nil {
+	h := sha256.New()
+	if _, err := io.CopyBuffer(h, struct{ io.Reader }{f}, make([]byte, 1<<20)); err != nil {
 		return "", err
 	}
-	return SHA256Hex(b), nil
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // writeTemp creates name in dir (it must not exist), writes data, fsyncs it
 // and gives it mode (and old's owner when the process may). It removes the
 // file on failure.
-func writeTemp(dir *os.Root, name string, data []byte, mode fs.FileMode, old fs.FileInfo) (err error) {
+func writeTemp(dir *os.Root, name string, data []byte, mode fs.FileMode, old fs.FileInfo) error {
+	return writeTempFrom(dir, name, bytes.NewReader(data), mode, old, nil)
+}
+
+// writeTempFrom is writeTemp of what r reads (a content too large to hold,
+// copied through a buffer of 1 MiB); check, when not nil, is given the
+// number of bytes written, and the temp file is kept only when it returns
+// nil.
+func writeTempFrom(dir *os.Root, name string, r io.Reader, mode fs.FileMode, old fs.FileInfo, check func(n int64) error) (err error) {
 	f, err := dir.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
@@ -138,8 +150,19 @@ func writeTemp(dir *os.Root, name string, data []byte, mode fs.FileMode, old fs.
 			dir.Remove(name)
 		}
 	}()
-	if _, err = f.Write(data); err != nil {
+	var n int64
+	if b, ok := r.(*bytes.Reader); ok {
+		n, err = b.WriteTo(f) // one write
+	} else {
+		n, err = io.CopyBuffer(struct{ io.Writer }{f}, struct{ io.Reader }{r}, make([]byte, 1<<20))
+	}
+	if err != nil {
 		return err
+	}
+	if check != nil {
+		if err = check(n); err != nil {
+			return err
+		}
 	}
 	if err = f.Sync(); err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -63,7 +64,7 @@ var busyTimeoutMS = 10000
 const walFoldPages = 256
 
 // schemaVersion is the store's PRAGMA user_version.
-const schemaVersion = 9
+const schemaVersion = 10
 
 // schemaV1 creates the version 1 schema.
 const schemaV1 = `
@@ -330,6 +331,33 @@ CREATE INDEX IF NOT EXISTS audit_turn ON audit(turn) WHERE turn != '';
 CREATE INDEX IF NOT EXISTS audit_session ON audit(session) WHERE session != '';
 `
 
+// schemaV10 keeps a replaced content over the content limit
+// (MaxContentBytes) in the trash in pieces (trashchunks.go): trash_chunks
+// holds it in rows of trashChunk bytes, written and read one at a time, so
+// that neither hashls nor SQLite holds it whole (a 200 MB content bound as
+// one blob was copied twice more in SQLite's heap). Its trash row holds no
+// content (an empty blob) and points at snapshot -1 (chunkedTrash), which no
+// snapshot is: a hashls of schema 9 finds no content there and refuses the
+// entry, never reads it as empty. The triggers count the chunks in meta
+// trash_bytes as they are added and drop an entry's chunks with it,
+// whoever writes, taking its size (the sum of its chunks') off the total:
+// a chunk's blob is not read again to be counted.
+const schemaV10 = `
+CREATE TABLE IF NOT EXISTS trash_chunks(
+	trash_id INTEGER NOT NULL,
+	seq      INTEGER NOT NULL,
+	data     BLOB NOT NULL,
+	PRIMARY KEY(trash_id, seq)
+);
+CREATE TRIGGER IF NOT EXISTS trash_chunk_added AFTER INSERT ON trash_chunks BEGIN
+	UPDATE meta SET value = value + length(NEW.data) WHERE name = 'trash_bytes';
+END;
+CREATE TRIGGER IF NOT EXISTS trash_chunks_dropped AFTER DELETE ON trash WHEN OLD.snapshot_id = -1 BEGIN
+	DELETE FROM trash_chunks WHERE trash_id = OLD.id;
+	UPDATE meta SET value = max(0, value - OLD.size) WHERE name = 'trash_bytes';
+END;
+`
+
 // Store is the persistent record: snapshots, audit log and trash. It is one
 // SQLite database (WAL) per workspace root, shared by every hashls process on
 // that root: one writer connection (immediate transactions) and a read-only
@@ -516,6 +544,9 @@ func (s *Store) migrate() error {
 	if v > schemaVersion {
 		return storeErr(s.path, fmt.Errorf("its schema version %d is newer than this hashls (%d); upgrade hashls", v, schemaVersion))
 	}
+	if v < 0 {
+		return storeErr(s.path, fmt.Errorf("its schema version %d is not one hashls made; move it aside (hashls doctor names it) and start a new store", v))
+	}
 	tx, err := s.w.Begin()
 	if err != nil {
 		return storeErr(s.path, err)
@@ -527,62 +558,19 @@ func (s *Store) migrate() error {
 	if v == schemaVersion {
 		return nil
 	}
-	if v == 0 {
-		if _, err := tx.Exec(schemaV1); err != nil {
-			return storeErr(s.path, err)
-		}
-		v = 1
-	}
-	if v == 1 {
-		if _, err := tx.Exec(schemaV2); err != nil {
-			return storeErr(s.path, err)
-		}
-		v = 2
-	}
-	if v == 2 {
-		if _, err := tx.Exec(schemaV3); err != nil {
-			return storeErr(s.path, err)
-		}
-		v = 3
-	}
-	if v == 3 {
-		if _, err := tx.Exec(schemaV4); err != nil {
-			return storeErr(s.path, err)
-		}
-		v = 4
-	}
-	if v == 4 {
-		if _, err := tx.Exec(schemaV5); err != nil {
-			return storeErr(s.path, err)
-		}
-		v = 5
-	}
-	if v == 5 {
-		if _, err := tx.Exec(schemaV6); err != nil {
-			return storeErr(s.path, err)
-		}
-		v = 6
-	}
-	if v == 6 {
-		if _, err := tx.Exec(schemaV7); err != nil {
-			return storeErr(s.path, err)
-		}
-		v = 7
-	}
+	// Each step takes the schema from its index to the next version;
+	// schema 8's moves the kept contents too.
+	steps := []string{schemaV1, schemaV2, schemaV3, schemaV4, schemaV5, schemaV6, schemaV7, schemaV8, schemaV9, schemaV10}
 	movedContents := false
-	if v == 7 {
-		if _, err := tx.Exec(schemaV8); err != nil {
+	for ; v < schemaVersion; v++ {
+		if _, err := tx.Exec(steps[v]); err != nil {
 			return storeErr(s.path, err)
 		}
-		if err := s.migrateContents(wtx{tx, &s.wstmts}); err != nil {
-			return storeErr(s.path, fmt.Errorf("moving its contents to schema 8: %w", err))
-		}
-		movedContents = true
-		v = 8
-	}
-	if v == 8 {
-		if _, err := tx.Exec(schemaV9); err != nil {
-			return storeErr(s.path, err)
+		if v == 7 {
+			if err := s.migrateContents(wtx{tx, &s.wstmts}); err != nil {
+				return storeErr(s.path, fmt.Errorf("moving its contents to schema 8: %w", err))
+			}
+			movedContents = true
 		}
 	}
 	if _, err := tx.Exec("PRAGMA user_version = " + strconv.Itoa(schemaVersion)); err != nil {
@@ -1289,62 +1277,90 @@ func (s *Store) Trash(key string, content []byte, reason string) (int64, error) 
 	if err := s.check(); err != nil {
 		return 0, err
 	}
-	var id int64
-	err := s.write(func(tx wtx) (err error) {
-		if id, err = trashTx(tx, key, content, nil, reason); err != nil {
+	t := trashReq{key: key, content: content, reason: reason}
+	err := s.write(func(tx wtx) error {
+		if err := s.trashTx(tx, &t); err != nil {
 			return err
 		}
-		return pruneTrash(tx, id, s.limits)
+		return pruneTrash(tx, t.id, s.limits)
 	})
 	if err != nil {
 		return 0, storeErr(s.path, err)
 	}
-	return id, nil
+	return t.id, nil
 }
 
-// trashTx adds a trash entry inside a write transaction; the caller prunes
-// (pruneTrash) once all of its entries are in.
-// sum is content's sha256 when the caller has it (nil: computed).
-func trashTx(tx wtx, key string, content []byte, sum *[32]byte, reason string) (int64, error) {
+// trashTx adds trash entry t inside a write transaction, setting t.id;
+// the caller prunes (pruneTrash) once all of its entries are in. A content
+// over the content limit is kept in pieces (trashChunkedTx).
+func (s *Store) trashTx(tx wtx, t *trashReq) error {
+	size := t.size
+	if t.content != nil || t.open == nil {
+		size = int64(len(t.content))
+	}
+	if size > int64(s.limits.MaxContentBytes) {
+		return s.trashChunkedTx(tx, t, size)
+	}
+	content := t.content
+	if content == nil && t.open != nil { // not held, but small enough to
+		r, err := t.open()
+		if err != nil {
+			return err
+		}
+		content, err = io.ReadAll(r)
+		r.Close()
+		if err != nil {
+			return err
+		}
+	}
 	if content == nil {
 		content = []byte{}
 	}
+	sum := t.sum
 	if sum == nil {
 		s := sha256.Sum256(content)
 		sum = &s
+	} else if t.open != nil && sha256.Sum256(content) != *sum {
+		return t.changed()
 	}
 	// The content is usually a recorded snapshot (the edit's read): point
 	// at it and pin it instead of storing a second copy.
 	var snapID int64
 	err := tx.QueryRow(`SELECT id FROM snapshots WHERE key = ? AND sha256 = ? AND (length(content) IS NOT NULL OR content_id IS NOT NULL)
-		ORDER BY id DESC LIMIT 1`, key, sum[:]).Scan(&snapID)
+		ORDER BY id DESC LIMIT 1`, t.key, sum[:]).Scan(&snapID)
 	// (The trash_added trigger pins it and counts it: schemaV6.)
 	var res sql.Result
 	switch {
 	case err == nil:
 		res, err = tx.Exec(`INSERT INTO trash(key, content, size, reason, time, snapshot_id) VALUES (?, x'', ?, ?, ?, ?)`,
-			key, len(content), reason, time.Now().UnixNano(), snapID)
+			t.key, len(content), t.reason, time.Now().UnixNano(), snapID)
 		if err != nil {
-			return 0, err
+			return err
 		}
 	case errors.Is(err, sql.ErrNoRows):
 		res, err = tx.Exec(`INSERT INTO trash(key, content, size, reason, time) VALUES (?, ?, ?, ?, ?)`,
-			key, content, len(content), reason, time.Now().UnixNano())
+			t.key, content, len(content), t.reason, time.Now().UnixNano())
 		if err != nil {
-			return 0, err
+			return err
 		}
 	default:
-		return 0, err
+		return err
 	}
-	return res.LastInsertId()
+	t.id, err = res.LastInsertId()
+	return err
 }
 
 // trashBytesSQL counts the trash's size from the rows (what meta
 // trash_bytes keeps as a running total): its own blobs plus the stored
-// content of the snapshots it points at.
+// content of the snapshots it points at (as schema 8 did, whose migration
+// uses it: trashChunksBytesSQL adds the chunks of schema 9).
 const trashBytesSQL = `(SELECT coalesce(sum(length(content)), 0) FROM trash) +
 	(SELECT coalesce(sum(coalesce(length(s.content), (SELECT length(data) FROM contents WHERE id = s.content_id), 0)), 0)
 		FROM snapshots s WHERE s.id IN (SELECT snapshot_id FROM trash))`
+
+// trashChunksBytesSQL is the size of the trash's chunks (schemaV10), which
+// trash_bytes counts besides trashBytesSQL.
+const trashChunksBytesSQL = `(SELECT coalesce(sum(length(data)), 0) FROM trash_chunks)`
 
 // pruneTrash drops the oldest trash entries older than keepFrom (the first
 // entry of the current transaction, which are all kept) beyond the newest
@@ -1355,8 +1371,9 @@ const trashBytesSQL = `(SELECT coalesce(sum(length(content)), 0) FROM trash) +
 // snapshot when no other entry points at it, and the total drops by what
 // left the trash). Each call drops at most 512 entries over the cap, so a
 // store that had more than the cap is brought within it over a few
-// commits, none of them slow.
-func pruneTrash(tx wtx, keepFrom int64, limits Limits) error {
+// commits, none of them slow. The entries keep names (those a commit is
+// restoring, which it reads after this) are kept too.
+func pruneTrash(tx wtx, keepFrom int64, limits Limits, keep ...int64) error {
 	maxEntries := int64(limits.MaxTrashEntries)
 	if maxEntries <= 0 {
 		maxEntries = int64(DefaultLimits().MaxTrashEntries)
@@ -1369,9 +1386,14 @@ func pruneTrash(tx wtx, keepFrom int64, limits Limits) error {
 		coalesce((SELECT min(id) FROM trash), 0), coalesce((SELECT max(id) FROM trash), 0)`).Scan(&total, &oldest, &newest); err != nil {
 		return err
 	}
+	kept := "[]"
+	if len(keep) > 0 {
+		b, _ := json.Marshal(keep)
+		kept = string(b)
+	}
 	if oldest <= newest-maxEntries {
 		if _, err := tx.Exec(`DELETE FROM trash WHERE id IN (SELECT id FROM trash
-			WHERE id <= ?1 AND id < ?2 ORDER BY id LIMIT 512)`, newest-maxEntries, keepFrom); err != nil {
+			WHERE id <= ?1 AND id < ?2 AND id NOT IN (SELECT value FROM json_each(?3)) ORDER BY id LIMIT 512)`, newest-maxEntries, keepFrom, kept); err != nil {
 			return err
 		}
 		total.Valid = false // read it again
@@ -1380,7 +1402,7 @@ func pruneTrash(tx wtx, keepFrom int64, limits Limits) error {
 		var n int64
 		err := tx.QueryRow(`SELECT value FROM meta WHERE name = 'trash_bytes'`).Scan(&n)
 		if errors.Is(err, sql.ErrNoRows) { // a store edited by hand: count it again
-			err = tx.QueryRow(`INSERT INTO meta(name, value) VALUES ('trash_bytes', ` + trashBytesSQL + `) RETURNING value`).Scan(&n)
+			err = tx.QueryRow(`INSERT INTO meta(name, value) VALUES ('trash_bytes', ` + trashBytesSQL + ` + ` + trashChunksBytesSQL + `) RETURNING value`).Scan(&n)
 		}
 		return n, err
 	}
@@ -1394,7 +1416,7 @@ func pruneTrash(tx wtx, keepFrom int64, limits Limits) error {
 	if t <= limits.MaxTrashBytes {
 		return nil
 	}
-	ids, err := queryInts(tx, `SELECT id FROM trash WHERE id < ? ORDER BY id LIMIT 256`, keepFrom)
+	ids, err := queryInts(tx, `SELECT id FROM trash WHERE id < ?1 AND id NOT IN (SELECT value FROM json_each(?2)) ORDER BY id LIMIT 256`, keepFrom, kept)
 	if err != nil {
 		return err
 	}
@@ -1469,8 +1491,8 @@ func (s *Store) TrashList(key string, limit int) ([]TrashEntry, error) {
 	return out, nil
 }
 
-// TrashGet returns trash entry id and its content; a missing id is
-// KindNotFound.
+// TrashGet returns trash entry id and its content (whole: TrashOpen reads
+// a large one in pieces); a missing id is KindNotFound.
 func (s *Store) TrashGet(id int64) (TrashEntry, []byte, error) {
 	if err := s.check(); err != nil {
 		return TrashEntry{}, nil, err
@@ -1487,7 +1509,13 @@ func (s *Store) TrashGet(id int64) (TrashEntry, []byte, error) {
 	if err != nil {
 		return TrashEntry{}, nil, storeErr(s.path, err)
 	}
-	if snapID.Valid {
+	switch {
+	case snapID.Valid && snapID.Int64 == chunkedTrash: // kept in pieces: put together (TrashOpen reads them one at a time)
+		content = make([]byte, e.Size)
+		if _, err := io.ReadFull(&chunkReader{s: s, id: id, size: e.Size, left: e.Size}, content); err != nil {
+			return TrashEntry{}, nil, err
+		}
+	case snapID.Valid:
 		c, kept, err := s.SnapshotContent(snapID.Int64)
 		if err != nil {
 			return TrashEntry{}, nil, err

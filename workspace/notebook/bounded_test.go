@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/hashls/hashls/internal/pieces"
 )
 
 // repeatReader yields n bytes of c.
@@ -26,19 +28,52 @@ func (r *repeatReader) Read(p []byte) (int, error) {
 	return k, nil
 }
 
+// bigNotebook is a notebook with one output of n bytes of 'x': read from
+// a stream (Reader) and at random (ReadAt), without being held.
+type bigNotebook struct{ n int64 }
+
+const (
+	bigHead = `{"cells": [{"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [{"name": "stdout", "output_type": "stream", "text": ["`
+	bigTail = `"]}], "source": ["print(1)\n", "x = 2"]}, {"cell_type": "markdown", "metadata": {}, "source": "# Title"}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}`
+)
+
+func (b bigNotebook) size() int64 { return int64(len(bigHead)) + b.n + int64(len(bigTail)) }
+
+func (b bigNotebook) Reader() io.Reader {
+	return io.MultiReader(strings.NewReader(bigHead), &repeatReader{c: 'x', n: b.n}, strings.NewReader(bigTail))
+}
+
+func (b bigNotebook) ReadAt(p []byte, off int64) (int, error) {
+	n := 0
+	for n < len(p) {
+		at := off + int64(n)
+		switch h := int64(len(bigHead)); {
+		case at < h:
+			n += copy(p[n:], bigHead[at:])
+		case at < h+b.n:
+			k := min(int64(len(p)-n), h+b.n-at)
+			for i := range k {
+				p[n+int(i)] = 'x'
+			}
+			n += int(k)
+		case at < b.size():
+			n += copy(p[n:], bigTail[at-h-b.n:])
+		default:
+			return n, io.EOF
+		}
+	}
+	return n, nil
+}
+
 // A notebook with a 256 MiB output is read in a pass that never holds the
 // output: the cell text says what was elided, and the read allocates a
-// few megabytes.
+// few megabytes. Its rewrite is pieces of the file around the new source,
+// which read back as the edited notebook.
 func TestParseReaderHoldsNoOutputs(t *testing.T) {
-	const size = 256 << 20
-	r := io.MultiReader(
-		strings.NewReader(`{"cells": [{"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [{"name": "stdout", "output_type": "stream", "text": ["`),
-		&repeatReader{c: 'x', n: size},
-		strings.NewReader(`"]}], "source": ["print(1)\n", "x = 2"]}, {"cell_type": "markdown", "metadata": {}, "source": "# Title"}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}`),
-	)
+	big := bigNotebook{n: 256 << 20}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	nb, err := ParseReader(r)
+	nb, err := ParseReader(big.Reader())
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		t.Fatal(err)
@@ -50,8 +85,69 @@ func TestParseReaderHoldsNoOutputs(t *testing.T) {
 	if got := nb.Text(); got != want {
 		t.Errorf("Text:\n%s\nwant\n%s", got, want)
 	}
+	if nb.Size() != big.size() {
+		t.Errorf("Size %d, want %d", nb.Size(), big.size())
+	}
 	if _, err := nb.Rewrite(want); err == nil {
-		t.Error("a streamed notebook was rewritten")
+		t.Error("a streamed notebook was rewritten whole")
+	}
+	edited := strings.Replace(want, "x = 2", "x = 3", 1)
+	ps, err := nb.RewritePieces(edited, big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lit := 0
+	for _, p := range ps {
+		lit += len(p.Data)
+	}
+	if lit > 100 || pieces.Size(ps) < big.n {
+		t.Errorf("pieces: %d new bytes, %d in all", lit, pieces.Size(ps))
+	}
+	again, err := ParseReader(pieces.Reader(big, ps))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := again.Text(); got != edited {
+		t.Errorf("the rewritten notebook reads as\n%s", got)
+	}
+	if ps, err := nb.RewritePieces(want, big); err != nil || len(ps) != 1 || ps[0].Data != nil || ps[0].Off != 0 || ps[0].Len != big.size() {
+		t.Errorf("unchanged cell text: %v, %v", ps, err)
+	}
+}
+
+// A notebook read from a stream rewrites to the bytes Parse's rewrites to,
+// for every kind of change.
+func TestRewritePiecesMatchesRewrite(t *testing.T) {
+	src := "{\n \"cells\": [\n  {\n   \"cell_type\": \"code\",\n   \"metadata\": {},\n   \"outputs\": [],\n   \"source\": [\n    \"a = 1\\n\",\n    \"b = 2\"\n   ]\n  },\n  {\n   \"cell_type\": \"markdown\",\n   \"metadata\": {},\n   \"source\": \"# T\"\n  }\n ],\n \"metadata\": {},\n \"nbformat\": 4,\n \"nbformat_minor\": 5\n}\n"
+	nb, err := Parse([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sr, err := ParseReader(strings.NewReader(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := nb.Text()
+	for _, edited := range []string{
+		text,
+		strings.Replace(text, "b = 2", "b = 3\nc = 4", 1),
+		strings.Replace(text, "[markdown] cell:1", "[code] cell:1", 1),
+		text + "# %% [code]\nnew()\n",
+		"# %% [markdown] cell:1\n# T\n# %% [code] cell:0\na = 1\nb = 2\n",
+		"",
+	} {
+		want, err := nb.Rewrite(edited)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps, err := sr.RewritePieces(edited, strings.NewReader(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(pieces.Reader(strings.NewReader(src), ps))
+		if err != nil || string(got) != string(want) {
+			t.Errorf("cell text %q: pieces make\n%s\nRewrite makes\n%s (%v)", edited, got, want, err)
+		}
 	}
 }
 

@@ -29,6 +29,7 @@ import (
 	"strings"
 
 	"github.com/hashls/hashls/internal/lazy"
+	"github.com/hashls/hashls/internal/pieces"
 )
 
 // ErrShape wraps every error about content that is not cell text or a
@@ -44,62 +45,51 @@ type Cell struct {
 	Source      string
 	Outputs     int   // number of outputs (code cells)
 	OutputBytes int64 // their JSON's size (never held: the cell text elides them)
-	// raw is the cell's JSON bytes exactly as they are in the file (a
-	// piece of Notebook.data, not a copy); its "source" value is
-	// raw[srcStart:srcEnd] (0, 0: none).
-	raw              []byte
-	srcStart, srcEnd int
+	// Where the cell is in the notebook's bytes: the cell object is
+	// start:end, its "source" value srcStart:srcEnd (0, 0: none), whose
+	// bytes srcRaw holds (the cell text holds its source anyway); the rest
+	// of the cell, its outputs too, is never held.
+	start, end       int64
+	srcStart, srcEnd int64
+	srcRaw           []byte
 	hasID            bool
 }
 
-// Notebook is a parsed notebook with the byte layout of its cells array.
-// One read from a stream (ParseReader) has no bytes: it shows its cell
-// text but cannot be rewritten.
+// Notebook is a parsed notebook with the byte layout of its cells array:
+// offsets into its bytes, which it holds when it was parsed from them
+// (Parse) and reads again from its file when it is rewritten otherwise
+// (ParseReader, RewritePieces).
 type Notebook struct {
 	Cells []Cell
-	data  []byte
-	// The cells array: data[arrStart] is '[', data[arrEnd-1] is ']'.
-	arrStart, arrEnd int
-	// Bytes before the first cell, between cells, after the last.
-	lead, sep, trail string
+	data  []byte // Parse's bytes; nil from ParseReader
+	size  int64  // the notebook's length in bytes
+	// The cells array: byte arrStart is '[', byte arrEnd-1 is ']'.
+	arrStart, arrEnd int64
 	ids              bool // cells carry "id" (nbformat 4.5)
 }
 
 // Parse reads notebook JSON. The top level must be an object with a
-// "cells" array of objects, each with a string "cell_type". The cells keep
-// their bytes as pieces of data (nothing is copied but the cell text).
+// "cells" array of objects, each with a string "cell_type". Nothing of
+// data is copied but the cell text; Rewrite rewrites it from data.
 func Parse(data []byte) (*Notebook, error) {
-	nb, lay, err := scan(bytes.NewReader(data))
+	nb, err := scan(bytes.NewReader(data))
 	if err != nil {
 		return nil, err
 	}
 	nb.data = data
-	prevEnd := nb.arrStart + 1
-	for i, l := range lay {
-		c := &nb.Cells[i]
-		c.raw = data[l.start:l.end]
-		if l.srcEnd > 0 {
-			c.srcStart, c.srcEnd = int(l.srcStart-l.start), int(l.srcEnd-l.start)
-		}
-		gap := string(data[prevEnd:l.start])
-		if i == 0 {
-			nb.lead = gap
-		} else if i == 1 {
-			nb.sep = gap
-		}
-		prevEnd = int(l.end)
-	}
-	nb.trail = string(data[prevEnd : nb.arrEnd-1])
 	return nb, nil
 }
 
 // ParseReader reads a notebook from r as Parse does, keeping only its
-// cells (for the cell text): memory is its cell text, whatever its outputs
-// weigh. The result cannot be rewritten.
+// cell text and layout: memory is its cell text, whatever its outputs
+// weigh. RewritePieces rewrites it, reading the bytes it keeps from the
+// file again.
 func ParseReader(r io.Reader) (*Notebook, error) {
-	nb, _, err := scan(r)
-	return nb, err
+	return scan(r)
 }
+
+// Size is the notebook's length in bytes.
+func (nb *Notebook) Size() int64 { return nb.size }
 
 // sourceText joins a cell source: a string or a list of strings.
 func sourceText(raw json.RawMessage) (string, error) {
@@ -247,24 +237,53 @@ func clip(s string) string {
 	return s
 }
 
-// Rewrite returns the notebook JSON for edited cell text. Unchanged cells
-// keep their bytes; a changed cell keeps its other fields (metadata,
-// outputs, id) and gets the new source and type; new cells are added with
-// empty metadata (and outputs). When nothing changed, the result is the
-// original bytes. It writes the result once, from pieces of the original:
-// no cell is copied but into it.
+// Rewrite returns the notebook JSON for edited cell text (RewritePieces,
+// made whole from the bytes Parse read). When nothing changed, the result
+// is the original bytes.
 func (nb *Notebook) Rewrite(text string) ([]byte, error) {
 	if nb.data == nil {
-		return nil, fmt.Errorf("%w: a notebook read from a stream cannot be rewritten (a hashls bug)", ErrShape)
+		return nil, fmt.Errorf("%w: a notebook read from a stream is rewritten with RewritePieces (a hashls bug)", ErrShape)
+	}
+	ps, err := nb.RewritePieces(text, nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(ps) == 1 && ps[0].Data == nil && ps[0].Off == 0 && ps[0].Len == nb.size {
+		return nb.data, nil
+	}
+	out := make([]byte, pieces.Size(ps))
+	if _, err := io.ReadFull(pieces.Reader(bytes.NewReader(nb.data), ps), out); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrShape, err)
+	}
+	return out, nil
+}
+
+// RewritePieces returns the notebook JSON for edited cell text as pieces
+// of the notebook's bytes and new bytes: unchanged cells keep their
+// bytes; a changed cell keeps its other fields (metadata, outputs, id)
+// and gets the new source and type; new cells are added with empty
+// metadata (and outputs). An edit of one cell's source is the bytes
+// before the source, the new source, and the bytes after it: what the
+// pieces name of the notebook is never read here. base reads the
+// notebook's bytes (the file it was parsed from; nil: Parse's bytes), of
+// which only a cell whose type changes and a few bytes of layout are read.
+func (nb *Notebook) RewritePieces(text string, base io.ReaderAt) ([]pieces.Piece, error) {
+	if base == nil {
+		if nb.data == nil {
+			return nil, fmt.Errorf("%w: a notebook read from a stream is rewritten from its file (a hashls bug)", ErrShape)
+		}
+		base = bytes.NewReader(nb.data)
 	}
 	tcs, err := ParseText(text)
 	if err != nil {
 		return nil, err
 	}
-	indent := nb.cellIndent()
-	var out [][]byte
+	indent, err := nb.cellIndent(base)
+	if err != nil {
+		return nil, err
+	}
+	var out [][]pieces.Piece
 	changed := len(tcs) != len(nb.Cells)
-	size := 0
 	for i, tc := range tcs {
 		if tc.Index >= len(nb.Cells) {
 			return nil, fmt.Errorf("%w: cell:%d does not exist (the notebook has %d cells, 0 to %d); drop \" cell:N\" from the marker to add a new cell", ErrShape, tc.Index, len(nb.Cells), len(nb.Cells)-1)
@@ -272,13 +291,11 @@ func (nb *Notebook) Rewrite(text string) ([]byte, error) {
 		if tc.Index != i {
 			changed = true
 		}
-		var b []byte
 		if tc.Index >= 0 {
 			orig := nb.Cells[tc.Index]
 			// Unchanged: the text shows the cell as its own text does.
 			if own, ok := orig.shownAs(); ok && orig.Type == tc.Type && own.Body == tc.Body && own.hasRow == tc.hasRow {
-				out = append(out, orig.raw)
-				size += len(orig.raw)
+				out = append(out, []pieces.Piece{pieces.Base(orig.start, orig.end-orig.start)})
 				continue
 			}
 			changed = true
@@ -286,70 +303,103 @@ func (nb *Notebook) Rewrite(text string) ([]byte, error) {
 			if strings.HasSuffix(orig.Source, "\n") {
 				src += "\n"
 			}
-			if b, err = editCell(orig, tc.Type, src, indent); err != nil {
+			ps, err := editCell(base, orig, tc.Type, src, indent)
+			if err != nil {
 				return nil, err
 			}
+			out = append(out, ps)
 		} else {
 			changed = true
-			if b, err = newCell(tc.Type, tc.Body, nb.ids, i, indent); err != nil {
+			b, err := newCell(tc.Type, tc.Body, nb.ids, i, indent)
+			if err != nil {
 				return nil, err
 			}
+			out = append(out, []pieces.Piece{pieces.Bytes(b)})
 		}
-		out = append(out, b)
-		size += len(b)
 	}
 	if !changed {
-		return nb.data, nil
+		return []pieces.Piece{pieces.Base(0, nb.size)}, nil
 	}
-	lead, sep, trail := nb.lead, nb.sep, nb.trail
-	if len(nb.Cells) == 0 {
-		lead, trail = "\n"+indent, "\n"+strings.TrimSuffix(indent, " ")
+	// The bytes between '[' and the first cell, between the first two,
+	// and after the last: kept as they are.
+	lead := []pieces.Piece{pieces.Bytes([]byte("\n" + indent))}
+	trail := []pieces.Piece{pieces.Bytes([]byte("\n" + strings.TrimSuffix(indent, " ")))}
+	if n := len(nb.Cells); n > 0 {
+		first, last := nb.Cells[0], nb.Cells[n-1]
+		lead = []pieces.Piece{pieces.Base(nb.arrStart+1, first.start-nb.arrStart-1)}
+		trail = []pieces.Piece{pieces.Base(last.end, nb.arrEnd-1-last.end)}
 	}
-	if sep == "" {
-		sep = "," + lead
+	sep := append([]pieces.Piece{pieces.Bytes([]byte(","))}, lead...)
+	if len(nb.Cells) > 1 {
+		sep = []pieces.Piece{pieces.Base(nb.Cells[0].end, nb.Cells[1].start-nb.Cells[0].end)}
 	}
-	var buf bytes.Buffer
-	buf.Grow(nb.arrStart + 1 + len(lead) + size + len(out)*len(sep) + len(trail) + len(nb.data) - nb.arrEnd + 1)
-	buf.Write(nb.data[:nb.arrStart+1])
+	ps := []pieces.Piece{pieces.Base(0, nb.arrStart+1)}
 	if len(out) > 0 {
-		buf.WriteString(lead)
-		for i, b := range out {
+		ps = append(ps, lead...)
+		for i, c := range out {
 			if i > 0 {
-				buf.WriteString(sep)
+				ps = append(ps, sep...)
 			}
-			buf.Write(b)
+			ps = append(ps, c...)
 		}
-		buf.WriteString(trail)
+		ps = append(ps, trail...)
 	}
-	buf.Write(nb.data[nb.arrEnd-1:])
-	return buf.Bytes(), nil
+	return append(ps, pieces.Base(nb.arrEnd-1, nb.size-nb.arrEnd+1)), nil
+}
+
+// layoutWindow bounds the bytes of layout read back from the notebook to
+// find an indentation: the end of the line before a cell or a source.
+const layoutWindow = 64 << 10
+
+// lineBefore reads the bytes of base from the last newline after from and
+// before to (at most layoutWindow of them); nl reports whether there was
+// one.
+func lineBefore(base io.ReaderAt, from, to int64) (line []byte, nl bool, err error) {
+	start := max(from, to-layoutWindow)
+	b := make([]byte, to-start)
+	if _, err := base.ReadAt(b, start); err != nil && !(err == io.EOF && len(b) == 0) {
+		return nil, false, fmt.Errorf("%w: reading the notebook's layout again: %v", ErrShape, err)
+	}
+	i := bytes.LastIndexByte(b, '\n')
+	if i < 0 && start > from {
+		return nil, false, nil // a line longer than the window: taken as none
+	}
+	return b[i+1:], i >= 0, nil
 }
 
 // cellIndent is the indentation of a cell object in the file (the
 // whitespace after the last newline before the first cell); nbformat
 // writes one space per level, so cells sit at two.
-func (nb *Notebook) cellIndent() string {
-	if i := strings.LastIndexByte(nb.lead, '\n'); i >= 0 {
-		return nb.lead[i+1:]
+func (nb *Notebook) cellIndent(base io.ReaderAt) (string, error) {
+	if len(nb.Cells) == 0 {
+		return "  ", nil
 	}
-	return "  "
+	line, nl, err := lineBefore(base, nb.arrStart+1, nb.Cells[0].start)
+	if err != nil || !nl {
+		return "  ", err
+	}
+	return string(line), nil
 }
 
 // editCell sets the type and source of a cell, keeping its other fields.
 // When the type stays, only the source value's bytes are replaced (in the
 // layout the old value had): every other byte of the cell, its outputs
-// too, is kept as it is, and never decoded.
-func editCell(orig Cell, typ, src, indent string) ([]byte, error) {
-	raw := orig.raw
+// too, is kept as it is, and never read. A type change rewrites the cell
+// from its JSON (read from base).
+func editCell(base io.ReaderAt, orig Cell, typ, src, indent string) ([]pieces.Piece, error) {
 	if typ == orig.Type && orig.srcEnd > 0 {
-		old := raw[orig.srcStart:orig.srcEnd]
+		old := orig.srcRaw
 		var v []byte
 		if bytes.HasPrefix(old, []byte(`"`)) {
 			v = marshalJSON(src)
 		} else {
 			v = sourceJSON(src)
 			if bytes.ContainsRune(old, '\n') {
-				keyIndent := lineIndent(raw, orig.srcStart)
+				line, _, err := lineBefore(base, orig.start, orig.srcStart)
+				if err != nil {
+					return nil, err
+				}
+				keyIndent := lineIndent(line)
 				var ind bytes.Buffer
 				if err := json.Indent(&ind, v, keyIndent, indentUnit(old, keyIndent)); err != nil {
 					return nil, fmt.Errorf("%w: %v", ErrShape, err)
@@ -357,9 +407,11 @@ func editCell(orig Cell, typ, src, indent string) ([]byte, error) {
 				v = ind.Bytes()
 			}
 		}
-		out := make([]byte, 0, len(raw)-len(old)+len(v))
-		out = append(append(append(out, raw[:orig.srcStart]...), v...), raw[orig.srcEnd:]...)
-		return out, nil
+		return []pieces.Piece{pieces.Base(orig.start, orig.srcStart-orig.start), pieces.Bytes(v), pieces.Base(orig.srcEnd, orig.end-orig.srcEnd)}, nil
+	}
+	raw := make([]byte, orig.end-orig.start)
+	if _, err := base.ReadAt(raw, orig.start); err != nil {
+		return nil, fmt.Errorf("%w: reading the cell again: %v", ErrShape, err)
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
@@ -380,17 +432,16 @@ func editCell(orig Cell, typ, src, indent string) ([]byte, error) {
 		delete(m, "execution_count")
 	}
 	s, err := marshalCell(m, indent)
-	return []byte(s), err
+	return []pieces.Piece{pieces.Bytes([]byte(s))}, err
 }
 
-// lineIndent is the white space that starts the line of b holding i.
-func lineIndent(b []byte, i int) string {
-	start := bytes.LastIndexByte(b[:i], '\n') + 1
-	end := start
-	for end < i && (b[end] == ' ' || b[end] == '\t') {
+// lineIndent is the white space (spaces and tabs) that starts line.
+func lineIndent(line []byte) string {
+	end := 0
+	for end < len(line) && (line[end] == ' ' || line[end] == '\t') {
 		end++
 	}
-	return string(b[start:end])
+	return string(line[:end])
 }
 
 // indentUnit is the indentation a multi-line JSON value adds per level:
@@ -401,7 +452,8 @@ func indentUnit(v []byte, prefix string) string {
 	if i < 0 {
 		return " "
 	}
-	line := lineIndent(v, min(i+1+len(prefix)+8, len(v)))
+	head := v[:min(i+1+len(prefix)+8, len(v))]
+	line := lineIndent(head[bytes.LastIndexByte(head, '\n')+1:])
 	if u, ok := strings.CutPrefix(line, prefix); ok && u != "" {
 		return u
 	}

@@ -48,7 +48,8 @@ func (s *scanner) next() (byte, error) {
 	return c, nil
 }
 
-// peek returns the next byte after white space (skipped, not kept).
+// peek returns the next byte after white space (skipped; kept inside a
+// kept value).
 func (s *scanner) peek() (byte, error) {
 	for {
 		b, err := s.r.Peek(1)
@@ -58,12 +59,15 @@ func (s *scanner) peek() (byte, error) {
 			}
 			return 0, err
 		}
-		switch b[0] {
+		switch c := b[0]; c {
 		case ' ', '\t', '\n', '\r':
 			s.r.ReadByte()
 			s.off++
+			if s.keep != nil { // inside a kept value: its bytes as they are
+				s.keep.WriteByte(c)
+			}
 		default:
-			return b[0], nil
+			return c, nil
 		}
 	}
 }
@@ -302,30 +306,22 @@ func (s *scanner) key() (string, error) {
 	return k, s.expect(':')
 }
 
-// cellLayout is where a cell's parts are in the notebook's bytes (offsets
-// from the file's start).
-type cellLayout struct {
-	start, end       int64 // the cell object
-	srcStart, srcEnd int64 // its "source" value (0, 0: none)
-}
-
 // scan reads a notebook: the cells (with their outputs counted, not
-// kept), where they are, and whether they carry ids.
-func scan(r io.Reader) (*Notebook, []cellLayout, error) {
+// kept), where they are in its bytes, and whether they carry ids.
+func scan(r io.Reader) (*Notebook, error) {
 	s := &scanner{r: bufio.NewReaderSize(r, 64<<10)}
 	nb := &Notebook{arrStart: -1}
-	var lay []cellLayout
 	if c, err := s.peek(); err != nil || c != '{' {
 		if err != nil && !errors.Is(err, errSyntax) {
-			return nil, nil, err
+			return nil, err
 		}
-		return nil, nil, fmt.Errorf("%w: the top level is not a JSON object", ErrShape)
+		return nil, fmt.Errorf("%w: the top level is not a JSON object", ErrShape)
 	}
 	s.next()
 	for first := true; ; first = false {
 		c, err := s.peek()
 		if err != nil {
-			return nil, nil, shapeErr(err)
+			return nil, shapeErr(err)
 		}
 		if first && c == '}' {
 			s.next()
@@ -333,13 +329,13 @@ func scan(r io.Reader) (*Notebook, []cellLayout, error) {
 		}
 		key, err := s.key()
 		if err != nil {
-			return nil, nil, shapeErr(err)
+			return nil, shapeErr(err)
 		}
 		switch key {
 		case "nbformat_minor":
 			raw, err := s.kept()
 			if err != nil {
-				return nil, nil, shapeErr(err)
+				return nil, shapeErr(err)
 			}
 			var minor json.Number
 			if json.Unmarshal(raw, &minor) == nil {
@@ -349,18 +345,18 @@ func scan(r io.Reader) (*Notebook, []cellLayout, error) {
 			}
 		case "cells":
 			if nb.arrStart >= 0 {
-				return nil, nil, fmt.Errorf("%w: \"cells\" appears twice", ErrShape)
+				return nil, fmt.Errorf("%w: \"cells\" appears twice", ErrShape)
 			}
-			if lay, err = nb.scanCells(s); err != nil {
-				return nil, nil, err
+			if err := nb.scanCells(s); err != nil {
+				return nil, err
 			}
 		default:
 			if err := s.value(1); err != nil {
-				return nil, nil, shapeErr(err)
+				return nil, shapeErr(err)
 			}
 		}
 		if done, err := s.more('}'); err != nil {
-			return nil, nil, shapeErr(err)
+			return nil, shapeErr(err)
 		} else if done {
 			break
 		}
@@ -372,16 +368,18 @@ func scan(r io.Reader) (*Notebook, []cellLayout, error) {
 			break
 		}
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
+		s.off++
 		if b != ' ' && b != '\t' && b != '\n' && b != '\r' {
-			return nil, nil, fmt.Errorf("%w: the file is not valid JSON: data after the top-level value", ErrShape)
+			return nil, fmt.Errorf("%w: the file is not valid JSON: data after the top-level value", ErrShape)
 		}
 	}
 	if nb.arrStart < 0 {
-		return nil, nil, fmt.Errorf("%w: there is no \"cells\" array", ErrShape)
+		return nil, fmt.Errorf("%w: there is no \"cells\" array", ErrShape)
 	}
-	return nb, lay, nil
+	nb.size = s.off
+	return nb, nil
 }
 
 func shapeErr(err error) error {
@@ -392,49 +390,47 @@ func shapeErr(err error) error {
 }
 
 // scanCells reads the cells array.
-func (nb *Notebook) scanCells(s *scanner) ([]cellLayout, error) {
+func (nb *Notebook) scanCells(s *scanner) error {
 	if c, err := s.peek(); err != nil || c != '[' {
 		if err != nil {
-			return nil, shapeErr(err)
+			return shapeErr(err)
 		}
-		return nil, fmt.Errorf("%w: \"cells\" is not an array", ErrShape)
+		return fmt.Errorf("%w: \"cells\" is not an array", ErrShape)
 	}
-	nb.arrStart = int(s.off)
+	nb.arrStart = s.off
 	s.next()
-	var lay []cellLayout
 	for first := true; ; first = false {
 		c, err := s.peek()
 		if err != nil {
-			return nil, shapeErr(err)
+			return shapeErr(err)
 		}
 		if first && c == ']' {
 			s.next()
 			break
 		}
 		if c != '{' {
-			return nil, fmt.Errorf("%w: cell %d: not an object with cell_type and source", ErrShape, len(nb.Cells))
+			return fmt.Errorf("%w: cell %d: not an object with cell_type and source", ErrShape, len(nb.Cells))
 		}
-		cell, l, err := scanCell(s)
+		cell, err := scanCell(s)
 		if err != nil {
 			if errors.Is(err, errSyntax) {
-				return nil, fmt.Errorf("%w: cell %d: %v", ErrShape, len(nb.Cells), err)
+				return fmt.Errorf("%w: cell %d: %v", ErrShape, len(nb.Cells), err)
 			}
 			if errors.Is(err, errCell) {
-				return nil, fmt.Errorf("%w: cell %d: %v", ErrShape, len(nb.Cells), errors.Unwrap(err))
+				return fmt.Errorf("%w: cell %d: %v", ErrShape, len(nb.Cells), errors.Unwrap(err))
 			}
-			return nil, err
+			return err
 		}
 		nb.Cells = append(nb.Cells, cell)
-		lay = append(lay, l)
 		nb.ids = nb.ids || cell.hasID
 		if done, err := s.more(']'); err != nil {
-			return nil, shapeErr(err)
+			return shapeErr(err)
 		} else if done {
 			break
 		}
 	}
-	nb.arrEnd = int(s.off)
-	return lay, nil
+	nb.arrEnd = s.off
+	return nil
 }
 
 var errCell = errors.New("cell")
@@ -445,18 +441,17 @@ func cellErr(format string, args ...any) error {
 
 // scanCell reads one cell object. Keys are matched exactly, as nbformat's
 // are (encoding/json would match "Cell_Type" to cell_type).
-func scanCell(s *scanner) (Cell, cellLayout, error) {
-	l := cellLayout{start: s.off}
+func scanCell(s *scanner) (Cell, error) {
+	cell := Cell{start: s.off}
 	s.next() // '{'
 	var (
-		cell               Cell
 		haveType           bool
 		rawType, rawSource []byte
 	)
 	for first := true; ; first = false {
 		c, err := s.peek()
 		if err != nil {
-			return cell, l, err
+			return cell, err
 		}
 		if first && c == '}' {
 			s.next()
@@ -464,47 +459,47 @@ func scanCell(s *scanner) (Cell, cellLayout, error) {
 		}
 		key, err := s.key()
 		if err != nil {
-			return cell, l, err
+			return cell, err
 		}
 		switch key {
 		case "cell_type":
 			if rawType, err = s.kept(); err != nil {
-				return cell, l, err
+				return cell, err
 			}
 			haveType = true
 		case "source":
 			if _, err := s.peek(); err != nil {
-				return cell, l, err
+				return cell, err
 			}
-			l.srcStart = s.off
+			cell.srcStart = s.off
 			if rawSource, err = s.kept(); err != nil {
-				return cell, l, err
+				return cell, err
 			}
-			l.srcEnd = s.off
+			cell.srcEnd, cell.srcRaw = s.off, rawSource
 		case "outputs":
 			if cell.Outputs, cell.OutputBytes, err = scanOutputs(s); err != nil {
-				return cell, l, err
+				return cell, err
 			}
 		case "id":
 			raw, err := s.kept()
 			if err != nil {
-				return cell, l, err
+				return cell, err
 			}
 			var id string
 			cell.hasID = string(raw) != "null" && json.Unmarshal(raw, &id) == nil
 		default:
 			if err := s.value(1); err != nil {
-				return cell, l, err
+				return cell, err
 			}
 		}
 		if done, err := s.more('}'); err != nil {
-			return cell, l, err
+			return cell, err
 		} else if done {
 			break
 		}
 	}
-	l.end = s.off
-	return cell, l, finishCell(&cell, haveType, rawType, rawSource)
+	cell.end = s.off
+	return cell, finishCell(&cell, haveType, rawType, rawSource)
 }
 
 // scanOutputs skips a cell's outputs list, counting its outputs and
