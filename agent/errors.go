@@ -5,7 +5,6 @@ import (
 
 	"github.com/hashls/hashls/edit"
 	"github.com/hashls/hashls/internal/kinded"
-	"github.com/hashls/hashls/langserver"
 )
 
 // KindOf decides the tool error kind of any error, in one place: a tool's
@@ -57,15 +56,6 @@ func KindOf(err error) string {
 		case kinded.Internal:
 			return KindInternal
 		}
-	}
-	// The language servers' errors (the lsp tool adds the next step).
-	var me *langserver.MissingError
-	if errors.As(err, &me) {
-		return KindNotFound
-	}
-	var ne *langserver.NoServerError
-	if errors.As(err, &ne) {
-		return KindUsage
 	}
 	return KindIO
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hashls/hashls/edit"
+	"github.com/hashls/hashls/internal/kinded"
 	"github.com/hashls/hashls/langserver"
 	"github.com/hashls/hashls/workspace"
 	"github.com/hashls/hashls/workspace/sqlitedb"
@@ -29,8 +30,8 @@ func TestKindOf(t *testing.T) {
 		{&sqlitedb.Error{Kind: sqlitedb.KindTooLarge}, KindTooLarge},
 		{&sqlitedb.Error{Kind: sqlitedb.KindIO}, KindIO},
 		{fmt.Errorf("wrapped: %w", &sqlitedb.Error{Kind: sqlitedb.KindTooLarge}), KindTooLarge},
-		{&langserver.MissingError{Server: "gopls", Binary: "gopls"}, KindNotFound},
-		{&langserver.NoServerError{Path: "a.xyz"}, KindUsage},
+		{&langserver.Error{Kind: kinded.NotFound, Msg: "language server gopls is not installed"}, KindNotFound},
+		{&langserver.Error{Kind: kinded.Usage, Msg: "no language server handles a.xyz"}, KindUsage},
 		{errors.New("anything else"), KindIO},
 	}
 	for _, c := range cases {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -171,13 +172,11 @@ func runLSPFace(ctx context.Context, env *Env, tool string, actions []string, ra
 // lspError gives a language-server failure its kind (KindOf) and next
 // step; an error that has a kind of its own already is kept.
 func lspError(action string, err error) error {
-	var me *langserver.MissingError
-	var ne *langserver.NoServerError
 	ae := &Error{Kind: KindOf(err), Message: "lsp " + action + ": " + err.Error(), Err: err}
 	switch {
-	case errors.As(err, &me):
+	case errors.Is(err, exec.ErrNotFound): // a server not installed
 		ae.SuggestedAction = "Install the server (see the message) or configure another in .hashls.json."
-	case errors.As(err, &ne):
+	case ae.Kind == KindUsage: // no server for the file
 	case ae.Kind != KindInternal && ae.Kind != KindIO:
 		return err
 	case errors.Is(err, langserver.ErrTimeout), errors.Is(err, context.DeadlineExceeded):

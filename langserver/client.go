@@ -101,7 +101,7 @@ func logWriter(name string, logf func(string, ...any)) io.WriteCloser {
 func start(ctx context.Context, srv Server, root string, logf func(string, ...any), timeout time.Duration) (*client, error) {
 	bin, ok := srv.Available()
 	if !ok {
-		return nil, &MissingError{Server: srv.Name, Binary: srv.Command[0], Install: srv.Install}
+		return nil, missingErr(srv)
 	}
 	cmd := exec.Command(bin, srv.Command[1:]...)
 	cmd.Dir = root

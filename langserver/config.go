@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/hashls/hashls/internal/kinded"
 )
 
 // ConfigFile is the per-root settings file read for server overrides.
@@ -210,17 +212,19 @@ func (s Server) Available() (string, bool) {
 	return p, err == nil
 }
 
-// MissingError is returned when a server's program is not installed.
-type MissingError struct {
-	Server  string
-	Binary  string
-	Install string
-}
+// Error is the package's one error type (internal/kinded's, as package
+// workspace's is): its kind is kinded.NotFound for a server whose program
+// is not installed (it wraps exec.ErrNotFound: missingErr) and
+// kinded.Usage for a file no configured server handles (noServerErr).
+type Error = kinded.Error
 
-func (e *MissingError) Error() string {
-	msg := fmt.Sprintf("language server %s is not installed: %q was not found in PATH", e.Server, e.Binary)
-	if e.Install != "" {
-		msg += "; install it with `" + e.Install + "`"
+// missingErr is the error of a server whose program is not installed:
+// what to install, or where to point the configuration.
+func missingErr(s Server) error {
+	msg := fmt.Sprintf("language server %s is not installed: %q was not found in PATH", s.Name, s.Command[0])
+	if s.Install != "" {
+		msg += "; install it with `" + s.Install + "`"
 	}
-	return msg + ", or point " + ConfigFile + " languageServers." + e.Server + ".command at it"
+	msg += ", or point " + ConfigFile + " languageServers." + s.Name + ".command at it"
+	return &Error{Kind: kinded.NotFound, Msg: msg, Err: exec.ErrNotFound}
 }

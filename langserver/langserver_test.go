@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashls/hashls/internal/kinded"
 	"github.com/hashls/hashls/internal/lsptest"
 	"github.com/hashls/hashls/workspace"
 )
@@ -131,13 +133,11 @@ func TestMissingServerNamesBinaryAndInstall(t *testing.T) {
 	f := filepath.Join(root, "a.zz")
 	os.WriteFile(f, []byte("x\n"), 0o644)
 	_, err := m.Hover(ctxFor(t, 5*time.Second), f, Pos{Line: 1})
-	var me *MissingError
-	if !errors.As(err, &me) || !strings.Contains(err.Error(), "hashls-no-such-zzls") || !strings.Contains(err.Error(), "go install example.com/zzls@latest") {
+	if !kinded.Is(err, kinded.NotFound) || !errors.Is(err, exec.ErrNotFound) || !strings.Contains(err.Error(), "hashls-no-such-zzls") || !strings.Contains(err.Error(), "go install example.com/zzls@latest") {
 		t.Fatalf("err = %v", err)
 	}
 	_, err = m.Hover(ctxFor(t, 5*time.Second), filepath.Join(root, "b.unknownext"), Pos{Line: 1})
-	var ne *NoServerError
-	if !errors.As(err, &ne) {
+	if !kinded.Is(err, kinded.Usage) {
 		t.Fatalf("unknown type: err = %v", err)
 	}
 }

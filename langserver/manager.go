@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hashls/hashls/internal/kinded"
 	"github.com/hashls/hashls/workspace"
 	"go.lsp.dev/jsonrpc2"
 )
@@ -146,11 +147,9 @@ func (m *Manager) Config() (*Config, error) {
 	return m.cfg, m.cfgErr
 }
 
-// NoServerError is returned for a file no configured server handles.
-type NoServerError struct{ Path string }
-
-func (e *NoServerError) Error() string {
-	return fmt.Sprintf("no language server handles %s (%s); configure one in %s under languageServers, or run `status` to see the configured servers", filepath.Base(e.Path), extOf(e.Path), ConfigFile)
+// noServerErr is the error of a file no configured server handles.
+func noServerErr(path string) error {
+	return &Error{Kind: kinded.Usage, Msg: fmt.Sprintf("no language server handles %s (%s); configure one in %s under languageServers, or run `status` to see the configured servers", filepath.Base(path), extOf(path), ConfigFile)}
 }
 
 func extOf(p string) string {
@@ -197,7 +196,7 @@ func (m *Manager) clientFor(ctx context.Context, path string) (*client, error) {
 		}
 		if _, ok := s.Available(); !ok {
 			if missing == nil {
-				missing = &MissingError{Server: s.Name, Binary: s.Command[0], Install: s.Install}
+				missing = missingErr(s)
 			}
 			continue
 		}
@@ -206,7 +205,7 @@ func (m *Manager) clientFor(ctx context.Context, path string) (*client, error) {
 	if missing != nil {
 		return nil, missing
 	}
-	return nil, &NoServerError{Path: path}
+	return nil, noServerErr(path)
 }
 
 // client returns the running client of s, starting (or restarting) it.
