@@ -1,6 +1,7 @@
 package ignore
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -161,16 +162,37 @@ func (f *Frame) ChildIf(rel string, hasFile bool) *Frame {
 // f's directory, with rel/.gitignore loaded. A .gitignore that is a symlink
 // is not followed, as in git.
 func (f *Frame) Child(rel string) *Frame {
-	abs := filepath.Join(f.m.top, filepath.FromSlash(rel), ".gitignore")
-	fi, err := os.Lstat(abs)
-	if err != nil || !fi.Mode().IsRegular() {
+	b, ok := f.m.readGitignore(rel)
+	if !ok {
 		return f // nothing new: share the frame
 	}
-	b, err := os.ReadFile(abs)
-	if err != nil {
-		return f
-	}
 	return f.ChildFrom(rel, b)
+}
+
+// readGitignore reads rel/.gitignore beneath Top (os.Root): no link, nor a
+// directory swapped for one while it is read, leads the read out of Top. A
+// .gitignore that is not a regular file (a symlink, as in git) is not
+// read; ok is false when there is nothing to read.
+func (m *Matcher) readGitignore(rel string) (b []byte, ok bool) {
+	r, err := os.OpenRoot(m.top)
+	if err != nil {
+		return nil, false
+	}
+	defer r.Close()
+	name := filepath.Join(filepath.FromSlash(rel), ".gitignore")
+	if fi, err := r.Lstat(name); err != nil || !fi.Mode().IsRegular() {
+		return nil, false
+	}
+	file, err := r.Open(name)
+	if err != nil {
+		return nil, false
+	}
+	defer file.Close()
+	if fi, err := file.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, false
+	}
+	b, err = io.ReadAll(file)
+	return b, err == nil
 }
 
 // ChildFrom is Child with rel/.gitignore's content given: a walker that
