@@ -211,6 +211,11 @@ func planAndCommitEdit(ctx context.Context, env *Env, a editArgs, secs []edit.Se
 		}
 	}
 	plans, owner := planEdits(pending)
+	for _, pe := range pending {
+		if pe.big != nil {
+			pe.big.Close() // before the commit replaces it (bigNotebook.Close)
+		}
+	}
 	changes, err := commit(ctx, env, "edit", plans, a.AllowVCS)
 	if err != nil {
 		return nil, raceLost(env, pending, err)

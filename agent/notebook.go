@@ -209,7 +209,15 @@ func openBigNotebook(ctx context.Context, env *Env, p workspace.Path) (*bigNoteb
 	return b, nil
 }
 
-func (b *bigNotebook) Close() { b.f.Close() }
+// Close closes the notebook's file; it may be called again. The file is
+// closed before the commit that replaces it: Windows does not replace or
+// remove a file held open (the commit reads it through its own handle).
+func (b *bigNotebook) Close() {
+	if b.f != nil {
+		b.f.Close()
+		b.f, b.at = nil, nil
+	}
+}
 
 // rewrite makes the new notebook from cell text: pieces of the file
 // around the changed sources (notebook.RewritePieces), then a pass over
@@ -287,6 +295,7 @@ func writeNotebookStreamed(ctx context.Context, env *Env, r writeReq) (w *wrote,
 	if pw.diff = edit.UnifiedDiff(r.path.Rel, w.oldView, w.view); pw.diff == "" {
 		pw.binary = true
 	}
+	b.Close()
 	if w.changes, err = commit(ctx, env, r.tool, []planned{pw}, r.allowVCS); err != nil {
 		return nil, true, err
 	}
