@@ -51,7 +51,7 @@ func readConflicts(env *Env, p workspace.Path, data []byte, d *readDetails) (*Re
 	var out []conflictRegion
 	var seen []workspace.LineRange
 	for _, r := range regs {
-		target := fmt.Sprintf("%s:conflict:%d", p.Rel, r.ID)
+		target := fmt.Sprintf("%s:conflict:%d", showName(p.Rel), r.ID)
 		out = append(out, conflictRegion{ID: r.ID, Start: r.Start, End: r.End, OursLabel: r.OursLabel, TheirsLabel: r.TheirsLabel, Diff3: r.HasBase, Target: target})
 		if sb.Len() > env.limits().ReadBytes {
 			continue // the ids and ranges are in details; the text stays in its cap
@@ -65,9 +65,9 @@ func readConflicts(env *Env, p workspace.Path, data []byte, d *readDetails) (*Re
 		writeSide(&sb, "theirs", r.TheirsLabel, r.TheirsStart, r.Theirs)
 	}
 	if sb.Len() > env.limits().ReadBytes {
-		fmt.Fprintf(&sb, "\n[Listing cut at %d KiB; every region's id and lines are in details.conflicts. Read %s:A-B for a region's text.]\n", env.limits().ReadBytes/1024, p.Rel)
+		fmt.Fprintf(&sb, "\n[Listing cut at %d KiB; every region's id and lines are in details.conflicts. Read %s:A-B for a region's text.]\n", env.limits().ReadBytes/1024, showName(p.Rel))
 	}
-	fmt.Fprintf(&sb, "\nResolve a region with write path %s:conflict:N and its replacement text as content (the markers go too); ids stay valid until the file changes.\n", p.Rel)
+	fmt.Fprintf(&sb, "\nResolve a region with write path %s:conflict:N and its replacement text as content (the markers go too); ids stay valid until the file changes.\n", showName(p.Rel))
 	// The rows shown are anchors an edit may use as well.
 	if err := record(env, p, tag, data, nil, nonNil(seen)); err != nil {
 		return nil, err

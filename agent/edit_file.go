@@ -95,7 +95,7 @@ func (editFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Re
 	for _, c := range out.counts {
 		n += c
 	}
-	res := fileWriteResult(changes, notes, fmt.Sprintf("Edited %s: %d replacement%s", p.Rel, n, plural(n)))
+	res := fileWriteResult(changes, notes, fmt.Sprintf("Edited %s: %d replacement%s", showName(p.Rel), n, plural(n)))
 	res.Details.(*fileWriteDetails).Replacements = out.counts
 	return res, nil
 }

@@ -176,7 +176,7 @@ func readFileCut(d *readFileDetails, ls displayLines, start, end, maxBytes int) 
 func readFileText(d *readFileDetails, maxBytes int) string {
 	total := d.TotalLines
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "%s (sha256 %s, tag %s, ", d.Path, d.SHA256, d.Tag)
+	fmt.Fprintf(&sb, "%s (sha256 %s, tag %s, ", showName(d.Path), d.SHA256, d.Tag)
 	switch {
 	case total == 0:
 		sb.WriteString("empty file)\n")

@@ -102,7 +102,7 @@ func (revertTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resu
 	var text string
 	d := map[string]any{"path": p.Rel, "revertedAuditId": row.ID, "auditId": c.AuditID}
 	if plan.ch.Delete {
-		text = fmt.Sprintf("Reverted audit #%d: deleted %s, which that change created", row.ID, p.Rel)
+		text = fmt.Sprintf("Reverted audit #%d: deleted %s, which that change created", row.ID, showName(p.Rel))
 	} else {
 		text = fmt.Sprintf("%s\nReverted audit #%d: %s has its content from before that change (%d bytes)", header(p.Rel, c.NewTag), row.ID, showName(p.Rel), len(plan.ch.New))
 		d["tag"], d["sha256"] = c.NewTag, c.NewSHA256

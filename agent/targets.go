@@ -234,7 +234,7 @@ func readArchive(env *Env, path string, p workspace.Path, c archive.Candidate) (
 			} else if !strings.HasPrefix(target, "/") {
 				target = pathpkg.Join(archive.Dir(member), target)
 			}
-			return &Result{Text: fmt.Sprintf("%s is %s to %s (no content of its own). Read %s:%s for its content; a write through the link is refused.\n", display, what, e.Link, p.Rel, target), Details: d}, nil
+			return &Result{Text: fmt.Sprintf("%s is %s to %s (no content of its own). Read %s:%s for its content; a write through the link is refused.\n", display, what, e.Link, showName(p.Rel), target), Details: d}, nil
 		}
 		if e.Size > archive.MaxMemberBytes {
 			return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot read %s: the member is %s, over the %d MiB limit. Extract it with an archive tool instead.", display, humanSize(e.Size), archive.MaxMemberBytes>>20)}
@@ -271,7 +271,7 @@ func readArchive(env *Env, path string, p workspace.Path, c archive.Candidate) (
 	d.Kind, d.IsDirectory, d.Entries = "archive", true, len(children)
 	var sb strings.Builder
 	if member == "" {
-		fmt.Fprintf(&sb, "%s:\n", p.Rel)
+		fmt.Fprintf(&sb, "%s:\n", showName(p.Rel))
 	} else {
 		fmt.Fprintf(&sb, "%s/\n", display)
 	}
@@ -281,7 +281,7 @@ func readArchive(env *Env, path string, p workspace.Path, c archive.Candidate) (
 	for i, e := range children {
 		if i == archiveListLimit {
 			d.Limits = &targetListLimit{ResultLimit: archiveListLimit, Total: len(children)}
-			fmt.Fprintf(&sb, "[Showing %d of %d entries; read a subdirectory (%s:dir) to see the rest.]\n", archiveListLimit, len(children), p.Rel)
+			fmt.Fprintf(&sb, "[Showing %d of %d entries; read a subdirectory (%s:dir) to see the rest.]\n", archiveListLimit, len(children), showName(p.Rel))
 			break
 		}
 		switch {
@@ -426,7 +426,7 @@ func writeArchiveMember(ctx context.Context, env *Env, path string, p workspace.
 	if len(changes[0].TrashIDs) > 0 {
 		d.TrashID = changes[0].TrashIDs[0]
 	}
-	text := fmt.Sprintf("Successfully wrote %d bytes to %s:%s", len(body), p.Rel, member)
+	text := fmt.Sprintf("Successfully wrote %d bytes to %s:%s", len(body), showName(p.Rel), member)
 	if stripped {
 		text += "\nNote: removed the pasted read header and N: prefixes; content must be the raw member text."
 	}

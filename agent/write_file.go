@@ -89,7 +89,7 @@ func (createFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*
 	if err != nil {
 		return nil, err
 	}
-	return fileWriteResult(w.changes, w.notes(), fmt.Sprintf("Created %s (%d bytes)", p.Rel, len(w.new))), nil
+	return fileWriteResult(w.changes, w.notes(), fmt.Sprintf("Created %s (%d bytes)", showName(p.Rel), len(w.new))), nil
 }
 
 func (writeFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
@@ -114,7 +114,7 @@ func (writeFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*R
 	if err != nil {
 		return nil, err
 	}
-	return fileWriteResult(w.changes, w.notes(), fmt.Sprintf("Wrote %d bytes to %s", len(w.new), p.Rel)), nil
+	return fileWriteResult(w.changes, w.notes(), fmt.Sprintf("Wrote %d bytes to %s", len(w.new), showName(p.Rel))), nil
 }
 
 // notes are what a file tool says of a write beside its result: the line
@@ -187,7 +187,7 @@ func fileWriteResult(changes []Change, notes []string, head string) *Result {
 	var sb strings.Builder
 	sb.WriteString(head)
 	if d.SHA256 != "" {
-		fmt.Fprintf(&sb, "\n%s sha256 %s (tag %s)", d.Path, d.SHA256, d.Tag)
+		fmt.Fprintf(&sb, "\n%s sha256 %s (tag %s)", showName(d.Path), d.SHA256, d.Tag)
 	}
 	if len(d.TrashIDs) > 0 {
 		ids := make([]string, len(d.TrashIDs))
