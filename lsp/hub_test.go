@@ -68,7 +68,7 @@ func TestHubForwardedCalls(t *testing.T) {
 	buffer := "package a\n\n// unsaved\nvar x = 1\n"
 	u := c.open("a.go", disk, buffer)
 	c.barrier()
-	noDirect := func(context.Context, bool) (*agent.Result, error) {
+	noDirect := func(context.Context, hub.Fallback) (*agent.Result, error) {
 		t.Error("the call ran directly although the hub runs")
 		return nil, errors.New("direct")
 	}
