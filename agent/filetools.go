@@ -122,10 +122,9 @@ func readExisting(env *Env, tool string, p workspace.Path, binaryOK bool) (*work
 	switch {
 	case err == nil:
 	case workspace.IsKind(err, workspace.KindNotFound):
-		return nil, toolErr(KindNotFound, "Check the path with list_directory or glob; create a new file with create_file.",
-			"%s: %s does not exist", tool, p.Rel)
+		return nil, &Error{Kind: KindNotFound, Message: fmt.Sprintf("%s: %s does not exist", tool, p.Rel), Err: err}
 	case workspace.IsKind(err, workspace.KindIsDir):
-		return nil, toolErr(KindUsage, "Give the path of a file; list a directory with list_directory.", "%s: %s is a directory, not a file", tool, p.Rel)
+		return nil, toolErr(KindUsage, "Give the path of a file; list a directory with {list}.", "%s: %s is a directory, not a file", tool, p.Rel)
 	default:
 		return nil, err
 	}
