@@ -286,7 +286,7 @@ func (c *cli) runTool(ctx context.Context, name string, raw []byte) (*agent.Resu
 	if err != nil {
 		return nil, err
 	}
-	res, _, err := hub.Forward(ctx, "", root, hub.Request{ID: id, Tool: name, Args: raw, Transport: "cli", TextOnly: !c.opts.JSON, Who: who}, direct)
+	res, _, err := hub.Forward(ctx, "", root, hub.Request{ID: id, Tool: name, Args: raw, Transport: "cli", TextOnly: !c.opts.JSON, Who: who, Toolsets: c.sets.String()}, direct)
 	return res, err
 }
 

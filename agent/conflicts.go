@@ -67,7 +67,9 @@ func readConflicts(env *Env, p workspace.Path, data []byte, d *readDetails) (*Re
 	if sb.Len() > env.limits().ReadBytes {
 		fmt.Fprintf(&sb, "\n[Listing cut at %d KiB; every region's id and lines are in details.conflicts. Read %s:A-B for a region's text.]\n", env.limits().ReadBytes/1024, showName(p.Rel))
 	}
-	fmt.Fprintf(&sb, "\nResolve a region with write path %s:conflict:N and its replacement text as content (the markers go too); ids stay valid until the file changes.\n", showName(p.Rel))
+	if h := env.hint("[Resolve a region with {write} path %s:conflict:N and its replacement text as content (the markers go too); ids stay valid until the file changes.]"); h != "" {
+		fmt.Fprintf(&sb, "\n"+h+"\n", showName(p.Rel))
+	}
 	// The rows shown are anchors an edit may use as well.
 	if err := record(env, p, tag, data, nil, nonNil(seen)); err != nil {
 		return nil, err
@@ -111,7 +113,8 @@ func writeConflict(ctx context.Context, env *Env, path string, id int, content s
 	}
 	st := env.WS.Store()
 	if st == nil {
-		return nil, &Error{Kind: KindStore, Message: fmt.Sprintf("Cannot resolve %s:conflict:%d: the store is unavailable, so the conflict listing cannot be checked. Fix the state directory (hashls doctor), or edit the markers with edit.", p.Rel, id)}
+		return nil, &Error{Kind: KindStore, Message: fmt.Sprintf("Cannot resolve %s:conflict:%d: the store is unavailable, so the conflict listing cannot be checked.", showName(p.Rel), id),
+			SuggestedAction: "Fix the state directory (hashls doctor), or edit the markers[ with {edit}]."}
 	}
 	tag := edit.Tag(f.Bytes)
 	snap, ok, err := st.LookupMeta(conflictsKey(p).Abs, tag)

@@ -97,7 +97,7 @@ func (restoreFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (
 	var id int64
 	switch {
 	case a.ID != nil && *a.ID < 1:
-		return nil, toolErr(KindUsage, "List the trash with the trash tool.", "restore_file: id %d is not a trash entry id", *a.ID)
+		return nil, toolErr(KindUsage, "Pass the id of a trash entry[ ({trash} lists them)], or the path of the deleted file.", "restore_file: id %d is not a trash entry id", *a.ID)
 	case a.ID != nil:
 		id = *a.ID
 	case a.Path == "":
@@ -143,7 +143,7 @@ func newestTrash(env *Env, spelled string) (int64, error) {
 		return 0, err
 	}
 	if len(ents) == 0 {
-		return 0, toolErr(KindNotFound, "List what the trash holds with the trash tool, and restore by id.", "restore_file: the trash holds nothing for %s", p.Rel)
+		return 0, toolErr(KindNotFound, "Check the path[; {trash} lists what the trash holds, to restore by id].", "restore_file: the trash holds nothing for %s", p.Rel)
 	}
 	return ents[0].ID, nil
 }

@@ -60,7 +60,7 @@ func (readFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Re
 		return nil, err
 	}
 	if info, err := env.WS.Stat(p); err == nil && info.Size > readFileMaxSize {
-		return nil, toolErr(KindTooLarge, "Search it with search_files, or read it outside the file tools.",
+		return nil, toolErr(KindTooLarge, "Search it[ with {search}], or read it outside these tools.",
 			"read_file: %s is %s, over the %d MiB limit", p.Rel, humanSize(info.Size), readFileMaxSize>>20)
 	}
 	// The loading core of both reads: the same bytes, proofs and line

@@ -104,7 +104,8 @@ func archiveTarget(env *Env, path string, forWrite bool) (p workspace.Path, c ar
 	if !last.HasMember {
 		return workspace.Path{}, archive.Candidate{}, false, nil // plain read reports the missing file
 	}
-	return workspace.Path{}, archive.Candidate{}, false, &Error{Kind: KindNotFound, Message: fmt.Sprintf("Archive %s not found. Check the path (list its directory with read), or write a member to create it.", last.Archive)}
+	return workspace.Path{}, archive.Candidate{}, false, &Error{Kind: KindNotFound, Message: fmt.Sprintf("Archive %s not found.", last.Archive),
+		SuggestedAction: "Check the path[ (list its directory with {list})], or write a member to create it."}
 }
 
 // sqliteTarget picks the SQLite reading of path: an existing file with a
@@ -157,11 +158,11 @@ func sqliteTarget(env *Env, path, verb string) (p workspace.Path, c sqlitedb.Can
 	if last.Rest == "" {
 		return workspace.Path{}, sqlitedb.Candidate{}, false, nil // a plain (missing or new) file
 	}
-	msg := fmt.Sprintf("SQLite database '%s' not found. Check the path; the write tool never creates databases.", last.DB)
+	msg := fmt.Sprintf("SQLite database '%s' not found; a write never creates databases.", last.DB)
 	if verb == "read" {
-		msg = fmt.Sprintf("SQLite database '%s' not found. Check the path (list its directory with read).", last.DB)
+		msg = fmt.Sprintf("SQLite database '%s' not found.", last.DB)
 	}
-	return workspace.Path{}, sqlitedb.Candidate{}, false, &Error{Kind: KindNotFound, Message: msg}
+	return workspace.Path{}, sqlitedb.Candidate{}, false, &Error{Kind: KindNotFound, Message: msg, SuggestedAction: "Check the path[ (list its directory with {list})]."}
 }
 
 // readTarget reads an archive member or a SQLite target named by path. ok

@@ -149,7 +149,7 @@ func mustNotExist(env *Env, tool string, p workspace.Path) error {
 	} else if info.Overlay {
 		what = "a file open in the editor"
 	}
-	return toolErr(KindAlreadyExists, "Read it with read_file and change it with write_file or edit_file (its sha256 as expectedSha256), or choose another path.",
+	return toolErr(KindAlreadyExists, "Read it[ with {read}] and change it[ with {write} or {edit}] (its sha256 as expectedSha256), or choose another path.",
 		"%s: %s already exists (%s); nothing was changed", tool, p.Rel, what)
 }
 

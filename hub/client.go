@@ -152,7 +152,8 @@ func call(ctx context.Context, ep endpoint, req Request) (*agent.Result, error) 
 }
 
 func cancelled(tool string, err error) error {
-	return &agent.Error{Kind: agent.KindIO, Message: fmt.Sprintf("%s: cancelled while the hub ran it (%v); it may or may not have been applied: check with the audit tool", tool, err), Err: err}
+	return &agent.Error{Kind: agent.KindIO, Message: fmt.Sprintf("%s: cancelled while the hub ran it (%v); it may or may not have been applied", tool, err), Err: err,
+		SuggestedAction: "Check whether it was applied[ ({audit} lists the changes)] before you call it again."}
 }
 
 // removeStale clears the endpoint when no live hub holds its lock.

@@ -237,7 +237,7 @@ func (s *Server) handler(name string) sdk.ToolHandler {
 		} else {
 			// An editor's server on the root is its hub: the call runs
 			// there, against the open buffers (package hub).
-			res, _, err = hub.Forward(ctx, s.opts.StateDir, root, hub.Request{ID: call.ID, Tool: name, Args: args, Transport: "mcp", Who: call.Who}, direct)
+			res, _, err = hub.Forward(ctx, s.opts.StateDir, root, hub.Request{ID: call.ID, Tool: name, Args: args, Transport: "mcp", Who: call.Who, Toolsets: s.opts.Tools.Sets.String()}, direct)
 		}
 		if ctx.Err() != nil {
 			// The client cancelled (or went away): it reads no result.
