@@ -150,7 +150,9 @@ type origin struct {
 	callID    string // "" = a new one
 	forwarded bool
 	who       workspace.Attribution // the agent, session and turn of a forwarded call
-	offered   *agent.Sets           // a forwarded call's toolsets: what its hints may name (nil: every tool)
+	// offered are the caller's toolsets, what its hints may name: a
+	// forwarded call's (nil: every tool); the editor's are its settings'.
+	offered *agent.Sets
 }
 
 // person reports whether o is the person at this editor (a command run
@@ -190,7 +192,12 @@ func (s *server) runWith(ctx context.Context, tool string, args []byte, token pr
 	if o.person() {
 		edit.AllowUnseen = true
 	}
-	env := &agent.Env{WS: ws, Resolver: &s.resolver, Progress: prog.report, Edit: edit, Transport: o.transport, CallID: o.callID, Who: o.who, Offered: o.offered}
+	offered := o.offered
+	if o.person() {
+		sets := s.currentSettings().sets
+		offered = &sets
+	}
+	env := &agent.Env{WS: ws, Resolver: &s.resolver, Progress: prog.report, Edit: edit, Transport: o.transport, CallID: o.callID, Who: o.who, Offered: offered}
 	ctx = withRunInfo(ctx, ri)
 	start := time.Now()
 	res, err := f(ctx, env)
