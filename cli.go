@@ -269,21 +269,24 @@ func (c *cli) tool(args []string) int {
 func (c *cli) runTool(ctx context.Context, name string, raw []byte) (*agent.Result, error) {
 	id := hub.NewCallID()
 	who := agent.CLIAttribution(c.opts.Agent, c.opts.Turn)
-	direct := func(ctx context.Context, retry bool) (*agent.Result, error) {
+	direct := func(ctx context.Context, fb hub.Fallback) (*agent.Result, error) {
+		if fb.Why != "" {
+			c.logf("the hub of the root (an editor's hashls serve) did not run %s (%s); running it here, on the files on disk", name, fb.Why)
+		}
 		tools, err := c.toolset()
 		if err != nil {
 			return nil, err
 		}
-		return tools.Run(ctx, name, raw, agent.Call{Transport: "cli", ID: id, Retry: retry, Who: who})
+		return tools.Run(ctx, name, raw, agent.Call{Transport: "cli", ID: id, Retry: fb.Retry, Who: who})
 	}
 	if c.opts.NoHub {
-		return direct(ctx, false)
+		return direct(ctx, hub.Fallback{})
 	}
 	root, err := c.rootDir()
 	if err != nil {
 		return nil, err
 	}
-	res, _, err := hub.Forward(ctx, "", root, hub.Request{ID: id, Tool: name, Args: raw, Transport: "cli", TextOnly: !c.opts.JSON, Who: who}, direct)
+	res, _, err := hub.Forward(ctx, "", root, hub.Request{ID: id, Tool: name, Args: raw, Transport: "cli", TextOnly: !c.opts.JSON, Who: who, Toolsets: c.sets.String()}, direct)
 	return res, err
 }
 

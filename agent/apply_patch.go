@@ -217,10 +217,10 @@ func patchContents(steps []*patchStep) error {
 				return &Error{Kind: KindIO, Message: fmt.Sprintf("Failed to delete file %s: it is a directory. Delete File removes one file; delete the files inside it one by one.", op.Path)}
 			}
 			if src.file == nil {
-				return &Error{Kind: KindNotFound, Message: fmt.Sprintf("Failed to delete file %s: it does not exist. Check the path (find lists files); nothing was changed.", op.Path)}
+				return &Error{Kind: KindNotFound, Message: fmt.Sprintf("Failed to delete file %s: it does not exist; nothing was changed.", op.Path), SuggestedAction: "Check the path[ ({find} lists files)]."}
 			}
 			if src.symlink {
-				return &Error{Kind: KindInput, Message: fmt.Sprintf("Failed to delete file %s: it is a symbolic link to %s. apply_patch does not delete through links; name the target path instead.", op.Path, src.path.Rel)}
+				return &Error{Kind: KindInput, Message: fmt.Sprintf("Failed to delete file %s: it is a symbolic link to %s. A patch does not delete through links; name the target path instead.", op.Path, src.path.Rel)}
 			}
 		case edit.PatchUpdate:
 			if src.isDir {
@@ -233,7 +233,7 @@ func patchContents(steps []*patchStep) error {
 				return errBinary("apply_patch", op.Path, -1)
 			}
 			if s.dst != nil && src.symlink {
-				return &Error{Kind: KindInput, Message: fmt.Sprintf("Failed to move %s: it is a symbolic link to %s. apply_patch does not move links; update the target path instead.", op.Path, src.path.Rel)}
+				return &Error{Kind: KindInput, Message: fmt.Sprintf("Failed to move %s: it is a symbolic link to %s. A patch does not move links; update the target path instead.", op.Path, src.path.Rel)}
 			}
 			if s.dst != nil && s.dst.isDir {
 				return &Error{Kind: KindIO, Message: fmt.Sprintf("Failed to move %s to %s: the destination is a directory. Give the full new file path in '*** Move to:'.", op.Path, op.MoveTo)}

@@ -51,7 +51,7 @@ func readConflicts(env *Env, p workspace.Path, data []byte, d *readDetails) (*Re
 	var out []conflictRegion
 	var seen []workspace.LineRange
 	for _, r := range regs {
-		target := fmt.Sprintf("%s:conflict:%d", p.Rel, r.ID)
+		target := fmt.Sprintf("%s:conflict:%d", showName(p.Rel), r.ID)
 		out = append(out, conflictRegion{ID: r.ID, Start: r.Start, End: r.End, OursLabel: r.OursLabel, TheirsLabel: r.TheirsLabel, Diff3: r.HasBase, Target: target})
 		if sb.Len() > env.limits().ReadBytes {
 			continue // the ids and ranges are in details; the text stays in its cap
@@ -65,9 +65,11 @@ func readConflicts(env *Env, p workspace.Path, data []byte, d *readDetails) (*Re
 		writeSide(&sb, "theirs", r.TheirsLabel, r.TheirsStart, r.Theirs)
 	}
 	if sb.Len() > env.limits().ReadBytes {
-		fmt.Fprintf(&sb, "\n[Listing cut at %d KiB; every region's id and lines are in details.conflicts. Read %s:A-B for a region's text.]\n", env.limits().ReadBytes/1024, p.Rel)
+		fmt.Fprintf(&sb, "\n[Listing cut at %d KiB; every region's id and lines are in details.conflicts. Read %s:A-B for a region's text.]\n", env.limits().ReadBytes/1024, showName(p.Rel))
 	}
-	fmt.Fprintf(&sb, "\nResolve a region with write path %s:conflict:N and its replacement text as content (the markers go too); ids stay valid until the file changes.\n", p.Rel)
+	if h := env.hint("[Resolve a region with {write} path %s:conflict:N and its replacement text as content (the markers go too); ids stay valid until the file changes.]"); h != "" {
+		fmt.Fprintf(&sb, "\n"+h+"\n", showName(p.Rel))
+	}
 	// The rows shown are anchors an edit may use as well.
 	if err := record(env, p, tag, data, nil, nonNil(seen)); err != nil {
 		return nil, err
@@ -111,7 +113,8 @@ func writeConflict(ctx context.Context, env *Env, path string, id int, content s
 	}
 	st := env.WS.Store()
 	if st == nil {
-		return nil, &Error{Kind: KindStore, Message: fmt.Sprintf("Cannot resolve %s:conflict:%d: the store is unavailable, so the conflict listing cannot be checked. Fix the state directory (hashls doctor), or edit the markers with edit.", p.Rel, id)}
+		return nil, &Error{Kind: KindStore, Message: fmt.Sprintf("Cannot resolve %s:conflict:%d: the store is unavailable, so the conflict listing cannot be checked.", showName(p.Rel), id),
+			SuggestedAction: "Fix the state directory (hashls doctor), or edit the markers[ with {edit}]."}
 	}
 	tag := edit.Tag(f.Bytes)
 	snap, ok, err := st.LookupMeta(conflictsKey(p).Abs, tag)

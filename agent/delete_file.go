@@ -74,7 +74,7 @@ func (deleteFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*
 	if err != nil {
 		return nil, err
 	}
-	head := fmt.Sprintf("Deleted %s", f.Path.Rel)
+	head := fmt.Sprintf("Deleted %s", showName(f.Path.Rel))
 	if ids := changes[0].TrashIDs; len(ids) > 0 {
 		head += fmt.Sprintf(`; restore it with restore_file {"id": %d}`, ids[0])
 	}
@@ -97,7 +97,7 @@ func (restoreFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (
 	var id int64
 	switch {
 	case a.ID != nil && *a.ID < 1:
-		return nil, toolErr(KindUsage, "List the trash with the trash tool.", "restore_file: id %d is not a trash entry id", *a.ID)
+		return nil, toolErr(KindUsage, "Pass the id of a trash entry[ ({trash} lists them)], or the path of the deleted file.", "restore_file: id %d is not a trash entry id", *a.ID)
 	case a.ID != nil:
 		id = *a.ID
 	case a.Path == "":
@@ -125,7 +125,7 @@ func (restoreFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (
 	if err != nil {
 		return nil, err
 	}
-	return fileWriteResult(r.changes, nil, fmt.Sprintf("Restored %s (%d bytes) from trash #%d", r.path.Rel, r.size, r.entry.ID)), nil
+	return fileWriteResult(r.changes, nil, fmt.Sprintf("Restored %s (%d bytes) from trash #%d", showName(r.path.Rel), r.size, r.entry.ID)), nil
 }
 
 // newestTrash returns the id of the newest trash entry of the file spelled.
@@ -143,7 +143,7 @@ func newestTrash(env *Env, spelled string) (int64, error) {
 		return 0, err
 	}
 	if len(ents) == 0 {
-		return 0, toolErr(KindNotFound, "List what the trash holds with the trash tool, and restore by id.", "restore_file: the trash holds nothing for %s", p.Rel)
+		return 0, toolErr(KindNotFound, "Check the path[; {trash} lists what the trash holds, to restore by id].", "restore_file: the trash holds nothing for %s", p.Rel)
 	}
 	return ents[0].ID, nil
 }
@@ -190,7 +190,7 @@ func (moveFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Re
 	if err != nil {
 		return nil, existsOnStale(env, "move_file", dst, err)
 	}
-	return fileWriteResult(changes, nil, fmt.Sprintf("Moved %s to %s", src.Path.Rel, dst.Rel)), nil
+	return fileWriteResult(changes, nil, fmt.Sprintf("Moved %s to %s", showName(src.Path.Rel), showName(dst.Rel))), nil
 }
 
 // gatedSource reads the one existing file a delete or move acts on: a

@@ -54,9 +54,9 @@ func readDirectory(ctx context.Context, env *Env, p workspace.Path) (*Result, er
 	}
 	t.render(ctx, p, ents, 1)
 	if t.lim.Cut {
-		fmt.Fprintf(&t.sb, "[Listing cut at the %d-line / %d KiB read limit; read a subdirectory (%s/NAME) to see more.]\n", env.limits().ReadLines, env.limits().ReadBytes/1024, p.Rel)
+		fmt.Fprintf(&t.sb, "[Listing cut at the %d-line / %d KiB read limit; read a subdirectory (%s/NAME) to see more.]\n", env.limits().ReadLines, env.limits().ReadBytes/1024, showName(p.Rel))
 	} else if t.lim.Elided > 0 {
-		fmt.Fprintf(&t.sb, "[%d entries not shown (at most %d per directory, %d levels deep); read a subdirectory to list it, or use find for a pattern.]\n", t.lim.Elided, dirTreePerDir, dirTreeDepth)
+		fmt.Fprintf(&t.sb, "[%d entries not shown (at most %d per directory, %d levels deep); read a subdirectory to list it%s.]\n", t.lim.Elided, dirTreePerDir, dirTreeDepth, env.hint("[, or use {find} for a pattern]"))
 	}
 	d := &readDetails{Path: p.Rel, ResolvedPath: p.Rel, IsDirectory: true, Lines: len(ents), Kind: "directory", Tree: t.lim}
 	return &Result{Text: t.sb.String(), Details: d}, nil

@@ -22,11 +22,11 @@
 // which Deps.Sets chooses the ones a Toolset offers. Where two tools do one
 // job for the two families (read/read_file, write/write_file/create_file,
 // search/search_files, find/glob, restore/restore_file), they are faces of
-// one core (displayLines, the line model of both reads; writeFile;
-// runSearch; runFind; restoreTrash). Every error is an *Error with a kind from one taxonomy
-// (KindStale and the constants beside it, decided in KindOf) and a
-// suggested action whose tools are jobs ({read}, {create}, ...) that a
-// transport renders for its caller with Caller.Explain.
+// one core (loadText, the loading core of both reads; writeFile;
+// runSearch; runFind; restoreTrash). Every error is an *Error with a kind
+// from one taxonomy (KindStale and the constants beside it, decided in
+// KindOf) and a suggested action whose tools are jobs ({read}, {create},
+// ...) that a transport renders for its caller with Caller.Explain.
 //
 // The entry points are New, Deps.For and Toolset.Tools (the registry),
 // Toolset.Run (validate arguments and execute one tool against an Env),

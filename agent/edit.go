@@ -223,7 +223,7 @@ func planAndCommitEdit(ctx context.Context, env *Env, a editArgs, secs []edit.Se
 	if err := recordNotebookCells(env, pending); err != nil {
 		return nil, err
 	}
-	return editResult(pending, changes, owner), nil
+	return editResult(pending, changes, owner, env.hint), nil
 }
 
 // applySection applies one section to its file (path) as it is now; a
@@ -399,7 +399,7 @@ func recordNotebookCells(env *Env, pending []*pendingEdit) error {
 
 // editResult renders the committed edit: each section's text, notes on
 // what the commit did, the details.
-func editResult(pending []*pendingEdit, changes []Change, owner []int) *Result {
+func editResult(pending []*pendingEdit, changes []Change, owner []int, hint func(string) string) *Result {
 	details := &editDetails{Op: "update"}
 	var texts, diffs, warnings []string
 	var notes []string
@@ -415,7 +415,13 @@ func editResult(pending []*pendingEdit, changes []Change, owner []int) *Result {
 			fr.Tag = ""
 		}
 		details.PerFileResults = append(details.PerFileResults, fr)
-		texts = append(texts, pe.res.Text)
+		text := pe.res.Text
+		if pe.res.Remove && fr.TrashID != 0 {
+			if h := hint(fmt.Sprintf(`[Restore it with {restore} {"id": %d}.]`, fr.TrashID)); h != "" {
+				text += "\n" + h
+			}
+		}
+		texts = append(texts, text)
 		diffs = append(diffs, c.Diff)
 		for _, w := range pe.res.Warnings {
 			warnings = append(warnings, c.Path+": "+w)
@@ -464,7 +470,7 @@ func raceLost(env *Env, pending []*pendingEdit, err error) error {
 		if rerr := record(env, pe.path, tag, f.Bytes, nil, nil); rerr != nil {
 			return fmt.Errorf("%w (and recording the current content failed: %v)", err, rerr)
 		}
-		return &Error{Kind: KindStale, Message: fmt.Sprintf("Edit rejected for %s: the file changed while this edit was being applied (another change won the race), so nothing was written. It now hashes to #%s; re-read it with `read` and retry.", pe.sec.Path, tag), Err: err}
+		return &Error{Kind: KindStale, Message: fmt.Sprintf("Edit rejected for %s: the file changed while this edit was being applied (another change won the race), so nothing was written. It now hashes to #%s.", pe.sec.Path, tag), Err: err}
 	}
 	return err
 }

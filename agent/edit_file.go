@@ -59,7 +59,7 @@ func (editFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Re
 		return nil, err
 	}
 	if *a.ExpectedSha256 == "" {
-		return nil, toolErr(KindUsage, "Create a new file with create_file.", "edit_file: expectedSha256 \"\" says %s must not exist, but edit_file changes an existing file", shortQuote(a.Path))
+		return nil, toolErr(KindUsage, "Create a new file[ with {create}].", "edit_file: expectedSha256 \"\" says %s must not exist, but this tool changes an existing file", shortQuote(a.Path))
 	}
 	p, err := resolveFile(env, "edit_file", "path", a.Path)
 	if err != nil {
@@ -95,7 +95,7 @@ func (editFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Re
 	for _, c := range out.counts {
 		n += c
 	}
-	res := fileWriteResult(changes, notes, fmt.Sprintf("Edited %s: %d replacement%s", p.Rel, n, plural(n)))
+	res := fileWriteResult(changes, notes, fmt.Sprintf("Edited %s: %d replacement%s", showName(p.Rel), n, plural(n)))
 	res.Details.(*fileWriteDetails).Replacements = out.counts
 	return res, nil
 }
@@ -122,7 +122,7 @@ func applyTextEdits(path string, content []byte, edits []textEdit) (*textEditOut
 	out := &textEditOutcome{counts: make([]int, len(edits))}
 	for i, e := range edits {
 		if e.OldText == "" {
-			return nil, toolErr(KindUsage, "Give the exact text to replace; to write a whole file use write_file, to create one create_file.", "edit_file: edits[%d].oldText is empty", i)
+			return nil, toolErr(KindUsage, "Give the exact text to replace[; to write a whole file use {write}][, to create one {create}].", "edit_file: edits[%d].oldText is empty", i)
 		}
 		if e.OldText == e.NewText {
 			return nil, toolErr(KindUsage, "Leave the edit out, or give the newText you want.", "edit_file: edits[%d] changes nothing (newText equals oldText)", i)

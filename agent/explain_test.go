@@ -33,6 +33,11 @@ func TestExplain(t *testing.T) {
 		// Only the other family's face is offered: it is named.
 		{"patch caller", Caller{Transport: "mcp", Sets: MustParseSets("patch,stale-file")}, "apply_patch", notFound, "File not found: a.txt.",
 			"Check the path (glob lists what exists); create a new file with create_file."},
+		// Neither face is offered: the clause naming it is left out.
+		{"patch alone", Caller{Transport: "mcp", Sets: MustParseSets("patch")}, "apply_patch", notFound, "File not found: a.txt.",
+			"Check the path; create a new file."},
+		{"history alone", Caller{Transport: "mcp", Sets: MustParseSets("history")}, "restore", &Error{Kind: KindAlreadyExists, Message: "m"}, "m",
+			"Read the existing file and change it, or choose another path."},
 		{"stale, hashline", Caller{Transport: "mcp", Sets: hashline}, "edit", stale, "stale",
 			"Re-read the file to obtain the current ¶PATH#TAG and re-apply your edit."},
 		{"stale, file tools", Caller{Transport: "mcp", Sets: files}, "edit_file", stale, "stale",

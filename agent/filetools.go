@@ -27,15 +27,15 @@ func SuggestedAction(kind string) string {
 	case KindUnseen:
 		return "Retry the same edit, under the header the refusal shows: it showed you those lines, so they are seen now."
 	case KindNotFound:
-		return "Check the path ({find} lists what exists); create a new file with {create}."
+		return "Check the path[ ({find} lists what exists)]; create a new file[ with {create}]."
 	case KindAlreadyExists:
-		return "Read the existing file with {read} and change it with {edit}, or choose another path."
+		return "Read the existing file[ with {read}] and change it[ with {edit}], or choose another path."
 	case KindPermission:
 		return "Check the permissions of the file and its directory; for a deliberate change under .git, .hg or .svn pass allowVcs: true."
 	case KindUsage:
 		return "Fix the arguments as the message says."
 	case KindEdit:
-		return "Re-read the file with {read} and base the change on its current content."
+		return "Re-read the file[ with {read}] and base the change on its current content."
 	case KindTooLarge:
 		return "Ask for less: a smaller slice of the file, or a narrower path or pattern."
 	case KindBinary:
@@ -45,7 +45,7 @@ func SuggestedAction(kind string) string {
 	case KindInput:
 		return "Fix the edit or patch text as the message says and send it again."
 	case KindNoChange:
-		return "The file already holds that content: re-read it with {read} before changing it again."
+		return "The file already holds that content: re-read it[ with {read}] before changing it again."
 	case KindStore:
 		return "Retry; if it persists, check the state directory (HASHLS_STATE_DIR) and its disk."
 	case KindInternal:
@@ -75,7 +75,7 @@ func toolErr(kind, action, format string, args ...any) *Error {
 func checkSHAArg(tool, field string, v *string, required bool) error {
 	if v == nil {
 		if required {
-			return toolErr(KindUsage, "Read the file with read_file and pass its sha256 as "+field+" (\"\" when the file must not exist).",
+			return toolErr(KindUsage, "Read the file[ with {read}] and pass its sha256 as "+field+" (\"\" when the file must not exist).",
 				"%s: %s is required: the sha256 of the file as you last read it", tool, field)
 		}
 		return nil
@@ -84,7 +84,7 @@ func checkSHAArg(tool, field string, v *string, required bool) error {
 		return nil
 	}
 	if b, err := hex.DecodeString(*v); err != nil || len(b) != 32 {
-		return toolErr(KindUsage, "Pass the 64 hex digits of read_file's sha256, or \"\" for a file that must not exist.",
+		return toolErr(KindUsage, "Pass the 64 hex digits of the file's sha256 as a read[ with {read}] shows it, or \"\" for a file that must not exist.",
 			"%s: %s %q is not a sha256", tool, field, shortQuote(*v))
 	}
 	return nil
@@ -122,10 +122,9 @@ func readExisting(env *Env, tool string, p workspace.Path, binaryOK bool) (*work
 	switch {
 	case err == nil:
 	case workspace.IsKind(err, workspace.KindNotFound):
-		return nil, toolErr(KindNotFound, "Check the path with list_directory or glob; create a new file with create_file.",
-			"%s: %s does not exist", tool, p.Rel)
+		return nil, &Error{Kind: KindNotFound, Message: fmt.Sprintf("%s: %s does not exist", tool, p.Rel), Err: err}
 	case workspace.IsKind(err, workspace.KindIsDir):
-		return nil, toolErr(KindUsage, "Give the path of a file; list a directory with list_directory.", "%s: %s is a directory, not a file", tool, p.Rel)
+		return nil, toolErr(KindUsage, "Give the path of a file[; list a directory with {list}].", "%s: %s is a directory, not a file", tool, p.Rel)
 	default:
 		return nil, err
 	}

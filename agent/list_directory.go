@@ -103,9 +103,9 @@ func (listDirectoryTool) Run(ctx context.Context, env *Env, raw json.RawMessage)
 	case err != nil:
 		return nil, err
 	case !info.Exists:
-		return nil, toolErr(KindNotFound, "Check the path: list its parent directory, or search with glob.", "list_directory: %s does not exist", p.Rel)
+		return nil, toolErr(KindNotFound, "Check the path: list its parent directory[, or search for it with {find}].", "list_directory: %s does not exist", p.Rel)
 	case info.Kind != workspace.InfoDir:
-		return nil, toolErr(KindUsage, "Read a file with read_file; list_directory lists directories.", "list_directory: %s is a %s, not a directory", p.Rel, info.Kind)
+		return nil, toolErr(KindUsage, "Give the path of a directory[; read a file with {read}].", "list_directory: %s is a %s, not a directory", p.Rel, info.Kind)
 	}
 
 	dir, err := env.WS.OpenDir(p)
@@ -136,7 +136,7 @@ func (listDirectoryTool) Run(ctx context.Context, env *Env, raw json.RawMessage)
 		return true
 	})
 	if err != nil {
-		return nil, fmt.Errorf("list_directory %s: %w", p.Rel, err)
+		return nil, fmt.Errorf("list_directory: %s: %w", p.Rel, err)
 	}
 	ents = withOverlays(env, p, depth, wo, ents)
 	sort.Slice(ents, func(i, j int) bool { return ents[i].Path < ents[j].Path })

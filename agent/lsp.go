@@ -412,14 +412,14 @@ func renderLocations(env *Env, locs []langserver.Location, limit int) (string, [
 		}
 		if n >= limit {
 			for _, l := range fl {
-				rest = append(rest, fmt.Sprintf("%s:%d:%d", p.Rel, l.Start.Line, l.Start.Col+1))
+				rest = append(rest, fmt.Sprintf("%s:%d:%d", showName(p.Rel), l.Start.Line, l.Start.Col+1))
 			}
 			continue
 		}
 		f, err := env.WS.ReadFile(p)
 		if err != nil || workspace.IsBinary(f.Bytes) {
 			for _, l := range fl {
-				rest = append(rest, fmt.Sprintf("%s:%d:%d", p.Rel, l.Start.Line, l.Start.Col+1))
+				rest = append(rest, fmt.Sprintf("%s:%d:%d", showName(p.Rel), l.Start.Line, l.Start.Col+1))
 			}
 			continue
 		}
@@ -429,7 +429,7 @@ func renderLocations(env *Env, locs []langserver.Location, limit int) (string, [
 				hits[l.Start.Line] = true
 				n++
 			} else {
-				rest = append(rest, fmt.Sprintf("%s:%d:%d", p.Rel, l.Start.Line, l.Start.Col+1))
+				rest = append(rest, fmt.Sprintf("%s:%d:%d", showName(p.Rel), l.Start.Line, l.Start.Col+1))
 			}
 		}
 		tag := edit.Tag(f.Bytes)
@@ -987,7 +987,7 @@ func lspDiagnostics(ctx context.Context, env *Env, a *lspArgs) (*Result, error) 
 			if len(targets) == 1 {
 				return nil, err
 			}
-			fmt.Fprintf(&sb, "%s: %v\n", p.Rel, err)
+			fmt.Fprintf(&sb, "%s: %v\n", showName(p.Rel), err)
 			continue
 		}
 		for _, x := range ds {

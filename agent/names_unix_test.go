@@ -3,9 +3,12 @@
 package agent
 
 import (
+	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -122,5 +125,52 @@ func TestHostileNames(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(env.WS.Root(), "bad\xff.txt")); string(b) != "edited\n" {
 		t.Fatalf("after the edit: %q", b)
+	}
+}
+
+// TestFileToolResultsQuoteNames: the file tools' results and the notes
+// of a cut directory listing show a name as every other result does
+// (showName): a name with line breaks cannot forge a line, and the shown
+// name reads the file back.
+func TestFileToolResultsQuoteNames(t *testing.T) {
+	env := newTestEnv(t)
+	const evil, shown = "a\n12:fake\nb.txt", `$'a\n12:fake\nb.txt'`
+	const dir, shownDir = "d\n1:x", `$'d\n1:x'`
+	noForgery := func(what, text string) {
+		t.Helper()
+		for _, l := range strings.Split(text, "\n") {
+			if l == "12:fake" || strings.HasPrefix(l, "b.txt") || strings.HasPrefix(l, "1:x") {
+				t.Errorf("%s: a forged line %q in:\n%s", what, l, text)
+			}
+		}
+	}
+	ts := New(Deps{WS: env.WS, Limits: Limits{ReadLines: 3}})
+	run := func(tool string, args map[string]any) *Result {
+		t.Helper()
+		raw, _ := json.Marshal(args)
+		res, err := ts.Run(context.Background(), tool, raw, Call{Transport: "test"})
+		if err != nil {
+			t.Fatalf("%s: %v", tool, err)
+		}
+		noForgery(tool, res.Text)
+		if !strings.Contains(res.Text, strings.TrimSuffix(shown, "'")) && !strings.Contains(res.Text, shownDir) {
+			t.Errorf("%s does not show the quoted name:\n%s", tool, res.Text)
+		}
+		return res
+	}
+	res := run("create_file", map[string]any{"path": evil, "content": "one\n"})
+	sha := res.Details.(*fileWriteDetails).SHA256
+	res = run("write_file", map[string]any{"path": shown, "content": "two\n", "expectedSha256": sha})
+	sha = res.Details.(*fileWriteDetails).SHA256
+	run("read_file", map[string]any{"path": shown})
+	run("edit_file", map[string]any{"path": shown, "edits": []map[string]any{{"oldText": "two", "newText": "three"}}, "expectedSha256": sha})
+	run("move_file", map[string]any{"source": shown, "destination": evil + "2"})
+	run("delete_file", map[string]any{"path": shown + "2"})
+	for i := range 6 {
+		writeRootFile(t, env, dir+"/f"+strconv.Itoa(i), "x\n")
+	}
+	res = run("read", map[string]any{"path": shownDir})
+	if !strings.Contains(res.Text, "[Listing cut") || !strings.Contains(res.Text, "("+shownDir+"/NAME)") {
+		t.Errorf("the cut listing's note does not name %s:\n%s", shownDir, res.Text)
 	}
 }

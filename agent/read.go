@@ -104,11 +104,11 @@ func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 			return res, err
 		}
 	}
-	f, err := env.WS.ReadFile(p)
+	l, err := loadText(env, "read", p)
 	if err != nil {
 		return nil, err
 	}
-	return readText(ctx, env, p, f, a.Path, sel)
+	return readText(ctx, env, l, a.Path, sel)
 }
 
 // readByKind reads what is not a text file held whole (ok false: it is
@@ -145,11 +145,55 @@ func readByKind(ctx context.Context, env *Env, p workspace.Path, st workspace.In
 	return nil, false, nil
 }
 
-// readText reads a file held whole (f): raw rows, merge conflicts, a
+// loaded is a file loaded for reading by loadText: the bytes a reader
+// sees (the editor's open buffer over the disk), the proofs of that
+// snapshot (sha256, tag) and its lines as both reads number them.
+type loaded struct {
+	p      workspace.Path
+	f      *workspace.File
+	sum    [32]byte
+	tag    string
+	lines  displayLines
+	binary bool // not text (read shows an image of it, read_file refuses it)
+}
+
+// loadText is the one loading core of both reads, read and read_file
+// (they differ only in what they gate and how they render): it reads the
+// file at p as a reader sees it and computes its proofs and its line
+// model. A missing file and a directory are refused with the contract's
+// kinds (readExisting); binary content is loaded and marked.
+func loadText(env *Env, tool string, p workspace.Path) (*loaded, error) {
+	f, err := readExisting(env, tool, p, true)
+	if err != nil {
+		return nil, err
+	}
+	l := &loaded{p: p, f: f, sum: sha256.Sum256(f.Bytes), binary: workspace.IsBinary(f.Bytes)}
+	if !l.binary {
+		l.tag, l.lines = edit.Tag(f.Bytes), newDisplayLines(f.Bytes)
+	}
+	return l, nil
+}
+
+func (l *loaded) sha256() string { return hex.EncodeToString(l.sum[:]) }
+
+// record records the snapshot and the lines of it a result shows (seen;
+// nil for none) in one store transaction: what an edit of either family
+// may then name.
+func (l *loaded) record(env *Env, seen []workspace.LineRange) error {
+	return record(env, l.p, l.tag, l.f.Bytes, &l.sum, nonNil(seen))
+}
+
+// shown is the file as a result shows it under its tag.
+func (l *loaded) shown() []Shown {
+	return []Shown{{Path: l.p.Rel, Tag: l.tag, SHA256: l.sha256()}}
+}
+
+// readText reads a file held whole (l): raw rows, merge conflicts, a
 // notebook open in the editor, a code file's summary, or its numbered
 // rows under its tag, the snapshot and the lines shown recorded.
-func readText(ctx context.Context, env *Env, p workspace.Path, f *workspace.File, arg string, sel workspace.Selector) (*Result, error) {
-	if workspace.IsBinary(f.Bytes) {
+func readText(ctx context.Context, env *Env, l *loaded, arg string, sel workspace.Selector) (*Result, error) {
+	p, f := l.p, l.f
+	if l.binary {
 		if !f.Overlay {
 			if res, ok, err := readImage(env, p, int64(len(f.Bytes))); ok || err != nil {
 				return res, err
@@ -157,13 +201,10 @@ func readText(ctx context.Context, env *Env, p workspace.Path, f *workspace.File
 		}
 		return nil, errBinary("read", p.Rel, len(f.Bytes))
 	}
-	sum := sha256.Sum256(f.Bytes)
-	d := &readDetails{Path: arg, ResolvedPath: p.Rel, SHA256: hex.EncodeToString(sum[:]), Raw: sel.Raw, Overlay: f.Overlay}
+	d := &readDetails{Path: arg, ResolvedPath: p.Rel, SHA256: l.sha256(), Raw: sel.Raw, Overlay: f.Overlay, Lines: l.lines.Len()}
 	if sel.Raw {
 		// Raw reads show no anchors, so nothing is recorded.
-		lines := newDisplayLines(f.Bytes)
-		d.Lines = lines.Len()
-		text, shown, tr, _ := env.limits().renderRowsFrom(p.Rel, lines, sel, false)
+		text, shown, tr, _ := env.limits().renderRowsFrom(p.Rel, l.lines, sel, false)
 		d.Shown, d.Truncation = shown, tr
 		return &Result{Text: text, Details: d}, nil
 	}
@@ -176,29 +217,22 @@ func readText(ctx context.Context, env *Env, p workspace.Path, f *workspace.File
 		}
 		return readNotebook(env, p, nb, d, sel)
 	}
-	// The snapshot and the lines shown of it are recorded in one store
-	// transaction.
-	tag := edit.Tag(f.Bytes)
-	d.Tag = tag
-	shownFile := []Shown{{Path: p.Rel, Tag: tag, SHA256: d.SHA256}}
+	d.Tag = l.tag
 	if len(sel.Ranges) == 0 {
-		if text, details, seen, ok := env.limits().summarizeForReadSeen(ctx, p.Rel, tag, f.Bytes); ok {
-			if err := record(env, p, tag, f.Bytes, &sum, nonNil(seen)); err != nil {
+		if text, details, seen, ok := env.limits().summarizeForReadSeen(ctx, p.Rel, l.tag, f.Bytes); ok {
+			if err := l.record(env, seen); err != nil {
 				return nil, err
 			}
 			d.Summary = details
-			d.Lines = newDisplayLines(f.Bytes).Len()
-			return &Result{Text: text, Details: d, Shown: shownFile}, nil
+			return &Result{Text: text, Details: d, Shown: l.shown()}, nil
 		}
 	}
-	lines := newDisplayLines(f.Bytes)
-	d.Lines = lines.Len()
-	body, shown, tr, seen := env.limits().renderRowsFrom(p.Rel, lines, sel, true)
-	if err := record(env, p, tag, f.Bytes, &sum, nonNil(seen)); err != nil {
+	body, shown, tr, seen := env.limits().renderRowsFrom(p.Rel, l.lines, sel, true)
+	if err := l.record(env, seen); err != nil {
 		return nil, err
 	}
 	d.Shown, d.Truncation = shown, tr
-	return &Result{Text: header(p.Rel, tag) + "\n" + body, Details: d, Shown: shownFile}, nil
+	return &Result{Text: header(p.Rel, l.tag) + "\n" + body, Details: d, Shown: l.shown()}, nil
 }
 
 // record records a snapshot of content for p in the store, if there is one

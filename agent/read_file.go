@@ -2,14 +2,11 @@ package agent
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
 
-	"github.com/hashls/hashls/edit"
 	"github.com/hashls/hashls/workspace"
 )
 
@@ -63,39 +60,39 @@ func (readFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Re
 		return nil, err
 	}
 	if info, err := env.WS.Stat(p); err == nil && info.Size > readFileMaxSize {
-		return nil, toolErr(KindTooLarge, "Search it with search_files, or read it outside the file tools.",
+		return nil, toolErr(KindTooLarge, "Search it[ with {search}], or read it outside these tools.",
 			"read_file: %s is %s, over the %d MiB limit", p.Rel, humanSize(info.Size), readFileMaxSize>>20)
 	}
-	f, err := readExisting(env, "read_file", p, false)
+	// The loading core of both reads: the same bytes, proofs and line
+	// model as read's.
+	l, err := loadText(env, "read_file", p)
 	if err != nil {
 		return nil, err
 	}
-	tag := edit.Tag(f.Bytes)
-	sum := sha256.Sum256(f.Bytes)
-	// Lines as read numbers them (one line model for both faces).
-	ls := newDisplayLines(f.Bytes)
-	total := ls.Len()
-	d := &readFileDetails{Path: p.Rel, SHA256: hex.EncodeToString(sum[:]), Tag: tag, TotalLines: total, Size: len(f.Bytes),
-		BOM: len(ls.b) < len(f.Bytes), Overlay: f.Overlay}
+	if l.binary {
+		return nil, errBinary("read_file", p.Rel, len(l.f.Bytes))
+	}
+	total := l.lines.Len()
+	d := &readFileDetails{Path: p.Rel, SHA256: l.sha256(), Tag: l.tag, TotalLines: total, Size: len(l.f.Bytes),
+		BOM: len(l.lines.b) < len(l.f.Bytes), Overlay: l.f.Overlay}
 	if total > 0 && start > total {
 		return nil, toolErr(KindUsage, fmt.Sprintf("Pass a startLine from 1 to %d.", total), "read_file: startLine %d is past the end of %s, which has %d line%s", start, p.Rel, total, plural(total))
 	}
 	if end == 0 || end > total {
 		end = total
 	}
+	// The lines shown are recorded with the snapshot (a hashline edit may
+	// anchor on them), so that either family's proof is accepted by the
+	// other.
+	var seen []workspace.LineRange
 	if total > 0 {
-		readFileCut(d, ls, start, end, maxBytes)
+		readFileCut(d, l.lines, start, end, maxBytes)
+		seen = []workspace.LineRange{{Start: d.StartLine, End: d.EndLine}}
 	}
-	// The snapshot, with the lines shown (a hashline edit may anchor on
-	// them), so that either family's proof is accepted by the other.
-	seen := []workspace.LineRange{}
-	if total > 0 {
-		seen = append(seen, workspace.LineRange{Start: d.StartLine, End: d.EndLine})
-	}
-	if err := record(env, p, tag, f.Bytes, &sum, seen); err != nil {
+	if err := l.record(env, seen); err != nil {
 		return nil, err
 	}
-	return &Result{Text: readFileText(d, maxBytes), Details: d, Shown: []Shown{{Path: p.Rel, Tag: tag, SHA256: d.SHA256}}}, nil
+	return &Result{Text: readFileText(d, maxBytes), Details: d, Shown: l.shown()}, nil
 }
 
 // readFileArgs are read_file's arguments.
@@ -176,7 +173,7 @@ func readFileCut(d *readFileDetails, ls displayLines, start, end, maxBytes int) 
 func readFileText(d *readFileDetails, maxBytes int) string {
 	total := d.TotalLines
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "%s (sha256 %s, tag %s, ", d.Path, d.SHA256, d.Tag)
+	fmt.Fprintf(&sb, "%s (sha256 %s, tag %s, ", showName(d.Path), d.SHA256, d.Tag)
 	switch {
 	case total == 0:
 		sb.WriteString("empty file)\n")

@@ -253,3 +253,71 @@ func TestToolsSeeUnsavedBuffers(t *testing.T) {
 		t.Errorf("write must-not-exist over an open buffer: %v (kind %s), want stale", err, KindOf(err))
 	}
 }
+
+// TestReadFacesAgree: read and read_file are one loading core (loadText):
+// for every kind of content, the open buffer over the disk included, they
+// load the same bytes under the same sha256 and tag, number the same
+// lines, record the same snapshot (an edit of either family accepts the
+// other's proof), and refuse a missing file, a directory and binary
+// content with the same kinds.
+func TestReadFacesAgree(t *testing.T) {
+	env := newTestEnv(t)
+	files := map[string]string{
+		"lf.txt":    "one\ntwo\n",
+		"crlf.txt":  "one\r\ntwo\r\nthree",
+		"cr.txt":    "a\rb\rc\n",
+		"bom.txt":   "\xEF\xBB\xBFbom\nline\n",
+		"empty.txt": "",
+		"code.go":   "package x\n\nfunc A() {}\n",
+	}
+	for name, content := range files {
+		writeRootFile(t, env, name, content)
+	}
+	writeRootFile(t, env, "buf.txt", "on disk\n")
+	bp, _ := env.WS.Resolve("buf.txt")
+	env.WS.SetOverlay(bp, []byte("in the buffer\nsecond\n"), 1)
+	files["buf.txt"] = "in the buffer\nsecond\n"
+
+	for name, content := range files {
+		r := mustRunTool(t, env, "read", map[string]string{"path": name + ":1"}).Details.(*readDetails)
+		f := mustRunTool(t, env, "read_file", map[string]string{"path": name}).Details.(*readFileDetails)
+		if r.SHA256 != f.SHA256 || r.SHA256 != sha256Hex([]byte(content)) {
+			t.Errorf("%s: sha256 read %s, read_file %s", name, r.SHA256, f.SHA256)
+		}
+		if r.Lines != f.TotalLines || r.Overlay != f.Overlay {
+			t.Errorf("%s: lines %d/%d, overlay %v/%v", name, r.Lines, f.TotalLines, r.Overlay, f.Overlay)
+		}
+		if content != "" && r.Tag != f.Tag {
+			t.Errorf("%s: tag read %s, read_file %s", name, r.Tag, f.Tag)
+		}
+	}
+	// read_file's record is read's: a hashline edit on the lines it showed
+	// goes through.
+	writeRootFile(t, env, "ten.txt", strings.Repeat("line\n", 10))
+	f := mustRunTool(t, env, "read_file", map[string]any{"path": "ten.txt", "startLine": 8, "endLine": 8}).Details.(*readFileDetails)
+	if _, err := runTool(env, "edit", map[string]string{"input": header("ten.txt", f.Tag) + "\nreplace 8..8:\n+eighth"}); err != nil {
+		t.Errorf("an edit on read_file's proof: %v", err)
+	}
+
+	writeRootFile(t, env, "bin.dat", "a\x00b")
+	if err := os.MkdirAll(filepath.Join(env.WS.Root(), "dir"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ path, kind string }{
+		{"missing-file.txt", KindNotFound},
+		{"bin.dat", KindBinary},
+	} {
+		_, rerr := runTool(env, "read", map[string]string{"path": c.path})
+		_, ferr := runTool(env, "read_file", map[string]string{"path": c.path})
+		if KindOf(rerr) != c.kind || KindOf(ferr) != c.kind {
+			t.Errorf("%s: read %v (%s), read_file %v (%s); want %s", c.path, rerr, KindOf(rerr), ferr, KindOf(ferr), c.kind)
+		}
+		if strings.TrimPrefix(rerr.Error(), "read") != strings.TrimPrefix(ferr.Error(), "read_file") {
+			t.Errorf("%s: messages differ: %q, %q", c.path, rerr, ferr)
+		}
+	}
+	// A directory: read lists it; read_file refuses it (its gate).
+	if _, err := runTool(env, "read_file", map[string]string{"path": "dir"}); KindOf(err) != KindUsage {
+		t.Errorf("read_file of a directory: %v", err)
+	}
+}

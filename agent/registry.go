@@ -188,6 +188,10 @@ type Call struct {
 	// Who made the call (agent, session, turn), recorded with every audit
 	// row it writes; see turn.go.
 	Who workspace.Attribution
+	// Offered are the toolsets of whoever made the call when they are not
+	// the Toolset's own (a call another process forwarded through the
+	// hub): the tools a result's hints may name. nil: Deps.Sets.
+	Offered *Sets
 }
 
 // Env is what one tool run sees: the Toolset's dependencies and the call.
@@ -204,6 +208,13 @@ type Env struct {
 	// Who made the call (Call.Who); its turn is decided at the first
 	// change (who).
 	Who workspace.Attribution
+	// Offered is Call.Offered (package lsp carries a forwarded call's
+	// toolsets to its run in it).
+	Offered *Sets
+	// tool is the tool run; sets the caller's toolsets (Call.Offered,
+	// else Deps.Sets), which its hints may name (hint).
+	tool string
+	sets Sets
 	// after is the call's diagnostics-after-edit and format-on-write
 	// request (nil: none), run by commit.
 	after *afterEdit

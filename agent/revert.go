@@ -50,27 +50,28 @@ func (revertTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resu
 		return nil, &Error{Kind: KindUsage, Message: "revert: give id (one audited change) or turn (every change of a turn), not both", ArgsOf: "revert"}
 	case a.Turn != nil:
 		if strings.TrimSpace(*a.Turn) == "" {
-			return nil, &Error{Kind: KindUsage, Message: "revert: turn must name a turn (the audit tool lists each change's turn)"}
+			return nil, &Error{Kind: KindUsage, Message: "revert: turn must name a turn", SuggestedAction: "Pass the turn of a change[ ({audit} lists each change's turn)]."}
 		}
 		return revertTurn(ctx, env, st, *a.Turn, a.Force, a.AllowVCS)
 	case a.ID == nil:
-		return nil, &Error{Kind: KindUsage, Message: "revert: missing argument: id (an audit row id) or turn (an agent turn); the audit tool lists both", ArgsOf: "revert"}
+		return nil, &Error{Kind: KindUsage, Message: "revert: missing argument: id (an audit row id) or turn (an agent turn)", ArgsOf: "revert", SuggestedAction: "Pass id or turn[ ({audit} lists both)]."}
 	case a.Force:
 		return nil, &Error{Kind: KindUsage, Message: "revert: force goes with turn; a single change (id) is reverted only while its file holds what it left"}
 	}
 	if *a.ID != float64(int64(*a.ID)) || *a.ID < 1 {
-		return nil, &Error{Kind: KindUsage, Message: "revert: id must be an audit row id (a whole number); list them with the audit tool"}
+		return nil, &Error{Kind: KindUsage, Message: "revert: id must be an audit row id (a whole number)", SuggestedAction: "Pass the id of an audit row[ ({audit} lists them)]."}
 	}
 	rows, err := st.AuditRows(workspace.AuditQuery{ID: int64(*a.ID)})
 	if err != nil {
 		return nil, err
 	}
 	if len(rows) == 0 {
-		return nil, &Error{Kind: KindNotFound, Message: fmt.Sprintf("revert: no audit row #%d; list the rows with the audit tool", int64(*a.ID))}
+		return nil, &Error{Kind: KindNotFound, Message: fmt.Sprintf("revert: no audit row #%d", int64(*a.ID)), SuggestedAction: "Pass the id of an audit row[ ({audit} lists them)]."}
 	}
 	row := rows[0]
 	if _, _, ok, _ := sqliteTarget(env, row.Path, "write"); ok {
-		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("revert: audit #%d changed a SQLite row (%s), not a file; put the row back with the restore tool (the trash tool lists the kept row)", row.ID, row.Path)}
+		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("revert: audit #%d changed a SQLite row (%s), not a file, which revert does not put back", row.ID, row.Path),
+			SuggestedAction: "Put the row back from the trash[ with {restore}][ ({trash} lists the kept row)]."}
 	}
 	p, err := env.WS.Resolve(row.Path)
 	if err != nil {
@@ -102,7 +103,7 @@ func (revertTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resu
 	var text string
 	d := map[string]any{"path": p.Rel, "revertedAuditId": row.ID, "auditId": c.AuditID}
 	if plan.ch.Delete {
-		text = fmt.Sprintf("Reverted audit #%d: deleted %s, which that change created", row.ID, p.Rel)
+		text = fmt.Sprintf("Reverted audit #%d: deleted %s, which that change created", row.ID, showName(p.Rel))
 	} else {
 		text = fmt.Sprintf("%s\nReverted audit #%d: %s has its content from before that change (%d bytes)", header(p.Rel, c.NewTag), row.ID, showName(p.Rel), len(plan.ch.New))
 		d["tag"], d["sha256"] = c.NewTag, c.NewSHA256
@@ -141,7 +142,7 @@ func restorePlan(env *Env, st *workspace.Store, p workspace.Path, cur []byte, be
 	}
 	if content == nil {
 		return planned{}, &Error{Kind: KindNotFound, Message: fmt.Sprintf("revert: %s is no longer in the store (%s)", what, why),
-			SuggestedAction: "look for it in the trash tool's list (restore brings an entry back), or undo the change by hand"}
+			SuggestedAction: "Look for it in the trash[ ({trash} lists it, {restore} brings an entry back)], or undo the change by hand."}
 	}
 	return plannedWrite(p, cur, content, note), nil
 }
@@ -169,7 +170,7 @@ func changedSince(st *workspace.Store, path string, id int64, now string) (later
 	var parts []string
 	for i, r := range rows {
 		if i == maxLaterRows {
-			parts = append(parts, "and more (the audit tool lists them)")
+			parts = append(parts, "and more (the audit log lists them)")
 			break
 		}
 		l.ids = append(l.ids, r.ID)
@@ -185,13 +186,13 @@ func changedSince(st *workspace.Store, path string, id int64, now string) (later
 	switch {
 	case len(rows) == 0:
 		l.text = fmt.Sprintf("it was edited outside hashls since (typing in the editor or another program; the audit log does not record those) and is %s now", describeSHA(now))
-		l.next = "undo those edits first (the editor's undo history has the typing), or read the file and undo the change with edit"
+		l.next = "Undo those edits first (the editor's undo history has the typing), or read the file and undo the change[ with {edit}]."
 	case outside:
 		l.text = fmt.Sprintf("changed since by %s, then edited outside hashls (typing in the editor or another program, not in the audit log); it is %s now", strings.Join(parts, ", "), describeSHA(now))
-		l.next = "undo the edits outside hashls, then revert the later changes newest first; or read the file and undo the change with edit"
+		l.next = "Undo the edits outside hashls, then revert the later changes newest first; or read the file and undo the change[ with {edit}]."
 	default:
 		l.text = fmt.Sprintf("changed since by %s", strings.Join(parts, ", "))
-		l.next = "revert the later changes of this file first, newest first, or read the file and undo the change with edit"
+		l.next = "Revert the later changes of this file first, newest first, or read the file and undo the change[ with {edit}]."
 	}
 	return l, nil
 }
@@ -213,7 +214,7 @@ func revertTurn(ctx context.Context, env *Env, st *workspace.Store, turn string,
 		return nil, err
 	}
 	if len(rows) == 0 {
-		return nil, &Error{Kind: KindNotFound, Message: fmt.Sprintf("revert: no change belongs to turn %s; the audit tool lists each change's turn", QuoteInput(turn))}
+		return nil, &Error{Kind: KindNotFound, Message: fmt.Sprintf("revert: no change belongs to turn %s", QuoteInput(turn)), SuggestedAction: "Pass the turn of a change[ ({audit} lists each change's turn)]."}
 	}
 	var files []*turnFile
 	byPath := map[string]*turnFile{}
@@ -259,7 +260,7 @@ func planTurnRevert(env *Env, st *workspace.Store, turn string, files []*turnFil
 	note := "revert of turn " + turn
 	for _, f := range files {
 		if _, _, ok, _ := sqliteTarget(env, f.path, "write"); ok {
-			skipped = append(skipped, turnSkip{Path: f.path, Why: "a SQLite row, not a file: put it back with the restore tool"})
+			skipped = append(skipped, turnSkip{Path: f.path, Why: "a SQLite row, not a file: put it back from the trash"})
 			continue
 		}
 		p, err := env.WS.Resolve(f.path)
@@ -380,7 +381,9 @@ func auditOne(env *Env, st *workspace.Store, r workspace.AuditEntry) (*Result, e
 		}
 	}
 	if r.SHA256After != "" || r.SHA256Before != "" {
-		fmt.Fprintf(&sb, "\nUndo it with the revert tool: {\"id\": %d}.\n", r.ID)
+		if h := env.hint(`[Undo it with {revert} {"id": %d}.]`); h != "" {
+			fmt.Fprintf(&sb, "\n"+h+"\n", r.ID)
+		}
 	}
 	return &Result{Text: sb.String(), Details: d}, nil
 }

@@ -31,7 +31,11 @@ func (ts *Toolset) Run(ctx context.Context, name string, args json.RawMessage, c
 	if ts.deps.WS == nil {
 		return nil, &Error{Kind: KindInternal, Message: fmt.Sprintf("tool %s: no workspace (the tool set was built for listing only; this is a hashls bug)", name)}
 	}
-	env := &Env{WS: ts.deps.WS, Resolver: ts.deps.Resolver, Progress: call.Progress, Transport: call.Transport, CallID: call.ID, Who: CleanAttribution(call.Who), Edit: ts.deps.Edit, Limits: ts.deps.Limits.orDefault(), LS: ts.deps.LangServers.For(ts.deps.WS), turnGap: ts.deps.TurnGap}
+	env := &Env{WS: ts.deps.WS, Resolver: ts.deps.Resolver, Progress: call.Progress, Transport: call.Transport, CallID: call.ID, Who: CleanAttribution(call.Who), Edit: ts.deps.Edit, Limits: ts.deps.Limits.orDefault(), LS: ts.deps.LangServers.For(ts.deps.WS), turnGap: ts.deps.TurnGap,
+		Offered: call.Offered, tool: name, sets: ts.deps.Sets}
+	if call.Offered != nil {
+		env.sets = *call.Offered
+	}
 	if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
 		args = json.RawMessage("{}") // no arguments (optional in MCP): the empty object
 	}

@@ -354,8 +354,8 @@ func renderSearch(o *searchOutcome) *Result {
 	}
 	if d.NextSkip > 0 {
 		notes = append(notes, fmt.Sprintf("Showing files %d-%d of %d (%d matching lines in all). Use skip=%d for the next page.", skip+1, skip+o.pageFiles, d.TotalFiles, d.TotalMatches, d.NextSkip))
-	} else if !single && skip > 0 {
-		notes = append(notes, fmt.Sprintf("Showing files %d-%d of %d.", min(skip+1, d.TotalFiles), skip+o.pageFiles, d.TotalFiles))
+	} else if !single && skip > 0 && o.pageFiles > 0 {
+		notes = append(notes, fmt.Sprintf("Showing files %d-%d of %d.", skip+1, skip+o.pageFiles, d.TotalFiles))
 	}
 	if len(missing) > 0 {
 		notes = append(notes, "Skipped missing paths: "+strings.Join(missing, ", "))
@@ -376,7 +376,7 @@ func renderSearch(o *searchOutcome) *Result {
 	if d.FileCount == 0 {
 		text := "No matches found"
 		if skip > 0 && d.TotalFiles > 0 {
-			text = fmt.Sprintf("No matches on this page: skip=%d is past the %d matching file%s.", skip, d.TotalFiles, plural(d.TotalFiles))
+			text = pastLastPage(skip, d.TotalFiles)
 		}
 		if len(notes) > 0 {
 			text += "\n" + strings.Join(notes, "\n")
@@ -395,6 +395,15 @@ func renderSearch(o *searchOutcome) *Result {
 		d.Truncated = true
 	}
 	return &Result{Text: out, Details: d, Shown: o.shown}
+}
+
+// pastLastPage is the text of a search page whose skip is past the last
+// of total matching files: what to pass instead.
+func pastLastPage(skip, total int) string {
+	if total == 1 {
+		return fmt.Sprintf("No matches on this page: skip=%d is past the only matching file. Leave skip out (or pass skip=0) to see it.", skip)
+	}
+	return fmt.Sprintf("No matches on this page: skip=%d is past the last of the %d matching files. Leave skip out (or pass skip=0) to see them from the first; skip=%d shows the last.", skip, total, total-1)
 }
 
 // decodePaths accepts a string or an array of strings; entries are trimmed

@@ -106,7 +106,8 @@ func archiveTarget(env *Env, path string, forWrite bool) (p workspace.Path, c ar
 	if !last.HasMember {
 		return workspace.Path{}, archive.Candidate{}, false, nil // plain read reports the missing file
 	}
-	return workspace.Path{}, archive.Candidate{}, false, &Error{Kind: KindNotFound, Message: fmt.Sprintf("Archive %s not found. Check the path (list its directory with read), or write a member to create it.", last.Archive)}
+	return workspace.Path{}, archive.Candidate{}, false, &Error{Kind: KindNotFound, Message: fmt.Sprintf("Archive %s not found.", last.Archive),
+		SuggestedAction: "Check the path[ (list its directory with {list})], or write a member to create it."}
 }
 
 // sqliteTarget picks the SQLite reading of path: an existing file with a
@@ -159,11 +160,11 @@ func sqliteTarget(env *Env, path, verb string) (p workspace.Path, c sqlitedb.Can
 	if last.Rest == "" {
 		return workspace.Path{}, sqlitedb.Candidate{}, false, nil // a plain (missing or new) file
 	}
-	msg := fmt.Sprintf("SQLite database '%s' not found. Check the path; the write tool never creates databases.", last.DB)
+	msg := fmt.Sprintf("SQLite database '%s' not found; a write never creates databases.", last.DB)
 	if verb == "read" {
-		msg = fmt.Sprintf("SQLite database '%s' not found. Check the path (list its directory with read).", last.DB)
+		msg = fmt.Sprintf("SQLite database '%s' not found.", last.DB)
 	}
-	return workspace.Path{}, sqlitedb.Candidate{}, false, &Error{Kind: KindNotFound, Message: msg}
+	return workspace.Path{}, sqlitedb.Candidate{}, false, &Error{Kind: KindNotFound, Message: msg, SuggestedAction: "Check the path[ (list its directory with {list})]."}
 }
 
 // isSQLite reports whether p is a SQLite database (a regular file with its
@@ -285,7 +286,7 @@ func readArchiveMember(env *Env, f *os.File, p workspace.Path, member string, e 
 		} else if !strings.HasPrefix(target, "/") {
 			target = pathpkg.Join(archive.Dir(member), target)
 		}
-		return &Result{Text: fmt.Sprintf("%s is %s to %s (no content of its own). Read %s:%s for its content; a write through the link is refused.\n", display, what, e.Link, p.Rel, target), Details: d}, nil
+		return &Result{Text: fmt.Sprintf("%s is %s to %s (no content of its own). Read %s:%s for its content; a write through the link is refused.\n", display, what, e.Link, showName(p.Rel), target), Details: d}, nil
 	}
 	if e.Size > archive.MaxMemberBytes {
 		return nil, &Error{Kind: KindIO, Message: fmt.Sprintf("Cannot read %s: the member is %s, over the %d MiB limit. Extract it with an archive tool instead.", display, humanSize(e.Size), archive.MaxMemberBytes>>20)}
@@ -320,7 +321,7 @@ func listArchiveDir(idx *archive.Index, p workspace.Path, member string, childre
 	d.Kind, d.IsDirectory, d.Entries = "archive", true, len(children)
 	var sb strings.Builder
 	if member == "" {
-		fmt.Fprintf(&sb, "%s:\n", p.Rel)
+		fmt.Fprintf(&sb, "%s:\n", showName(p.Rel))
 	} else {
 		fmt.Fprintf(&sb, "%s/\n", display)
 	}
@@ -330,7 +331,7 @@ func listArchiveDir(idx *archive.Index, p workspace.Path, member string, childre
 	for i, e := range children {
 		if i == archiveListLimit {
 			d.Limits = &targetListLimit{ResultLimit: archiveListLimit, Total: len(children)}
-			fmt.Fprintf(&sb, "[Showing %d of %d entries; read a subdirectory (%s:dir) to see the rest.]\n", archiveListLimit, len(children), p.Rel)
+			fmt.Fprintf(&sb, "[Showing %d of %d entries; read a subdirectory (%s:dir) to see the rest.]\n", archiveListLimit, len(children), showName(p.Rel))
 			break
 		}
 		switch {
@@ -475,7 +476,7 @@ func writeArchiveMember(ctx context.Context, env *Env, path string, p workspace.
 	if len(changes[0].TrashIDs) > 0 {
 		d.TrashID = changes[0].TrashIDs[0]
 	}
-	text := fmt.Sprintf("Successfully wrote %d bytes to %s:%s", len(body), p.Rel, member)
+	text := fmt.Sprintf("Successfully wrote %d bytes to %s:%s", len(body), showName(p.Rel), member)
 	if stripped {
 		text += "\nNote: removed the pasted read header and N: prefixes; content must be the raw member text."
 	}

@@ -140,7 +140,9 @@ func (trashTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resul
 		fmt.Fprintf(&sb, "#%d  %s  %s  %s  %s\n", it.ID, showTarget(it.Path), humanSize(it.Size), it.Reason, it.Time.Format(time.DateTime))
 	}
 	if len(ents) > 0 {
-		sb.WriteString("\nRestore one with the restore tool: {\"id\": N}.\n")
+		if h := env.hint(`[Restore one with {restore} {"id": N}.]`); h != "" {
+			sb.WriteString("\n" + h + "\n")
+		}
 	}
 	return &Result{Text: sb.String(), Details: map[string]any{"entries": items}}, nil
 }
@@ -155,7 +157,7 @@ func (restoreTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Res
 		return nil, &Error{Kind: KindUsage, Message: "restore: " + err.Error()}
 	}
 	if a.ID != float64(int64(a.ID)) || a.ID < 1 {
-		return nil, &Error{Kind: KindUsage, Message: "restore: id must be a trash entry id (a whole number); list them with the trash tool"}
+		return nil, &Error{Kind: KindUsage, Message: "restore: id must be a trash entry id (a whole number)", SuggestedAction: "Pass the id of a trash entry[ ({trash} lists them)]."}
 	}
 	r, err := restoreTrash(ctx, env, "restore", int64(a.ID), a.Path, a.AllowVCS, nil)
 	if err != nil {
@@ -210,7 +212,8 @@ func restoreTrash(ctx context.Context, env *Env, tool string, id int64, target s
 		// A SQLite row (kept as JSON), not a file: writing it to a path
 		// named db:table:key would create a stray file.
 		if gate != nil || target != "" {
-			return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("trash #%d holds a SQLite row of %s (%s), not a file, so %s cannot write it to a path. Put it back with the restore tool and no path: {\"id\": %d}", ent.ID, displayKey(env, ent.Key), ent.Reason, tool, ent.ID)}
+			return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("trash #%d holds a SQLite row of %s (%s), not a file, so %s cannot write it to a path", ent.ID, displayKey(env, ent.Key), ent.Reason, tool),
+				SuggestedAction: fmt.Sprintf(`Put it back where it was: pass the id alone[ to {restore}] ({"id": %d}).`, ent.ID)}
 		}
 		res, err := restoreRow(ctx, env, tool, ent, content, allowVCS)
 		if err != nil {
@@ -442,14 +445,16 @@ func restoreRow(ctx context.Context, env *Env, tool string, ent workspace.TrashE
 		return nil, err
 	}
 	if err != nil || !ok {
-		return nil, &Error{Kind: KindNotFound, Message: fmt.Sprintf("trash #%d holds a row of %s, and that database is gone; recreate it, then write the row with the write tool: path %q, content %s", ent.ID, name, name[:max(0, strings.LastIndex(name, ":"))], compactJSON(row))}
+		return nil, &Error{Kind: KindNotFound, Message: fmt.Sprintf("trash #%d holds a row of %s, and that database is gone; once it is back, write the row: path %q, content %s", ent.ID, name, name[:max(0, strings.LastIndex(name, ":"))], compactJSON(row)),
+			SuggestedAction: "Recreate the database, then write the row[ with {write}] as the message says."}
 	}
 	table, key, hasKey, err := sqlitedb.ParseWriteSelector(c.Rest)
 	if err != nil {
 		return nil, AsError(err)
 	}
 	if !hasKey {
-		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("trash #%d holds a row of %s without a key; insert it with the write tool: path %q, content %s", ent.ID, name, p.Rel+":"+table, compactJSON(row))}
+		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("trash #%d holds a row of %s without a key; insert it as a new row: path %q, content %s", ent.ID, name, p.Rel+":"+table, compactJSON(row)),
+			SuggestedAction: "Insert the row[ with {write}] as the message says."}
 	}
 	var wr sqlitedb.WriteResult
 	rc := workspace.RowChange{DB: p, Key: p.Rel + ":" + table + ":" + key, Apply: func(ctx context.Context, keepOld func([]byte) error) ([]byte, bool, string, error) {

@@ -179,7 +179,7 @@ func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Resul
 	}
 	text := fmt.Sprintf("%s\nSuccessfully wrote %d bytes to %s", header(p.Rel, shownTag), w.size, showName(p.Rel))
 	if isNotebook {
-		text += " (notebook JSON; the tag above is of its cell text, as read shows it)"
+		text += " (notebook JSON; the tag above is of its cell text, which reads show)"
 	}
 	if stripped {
 		text += "\nNote: removed the pasted read header and N: row prefixes; content must be the raw file text."

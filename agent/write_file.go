@@ -89,7 +89,7 @@ func (createFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*
 	if err != nil {
 		return nil, err
 	}
-	return fileWriteResult(w.changes, w.notes(), fmt.Sprintf("Created %s (%d bytes)", p.Rel, len(w.new))), nil
+	return fileWriteResult(w.changes, w.notes(), fmt.Sprintf("Created %s (%d bytes)", showName(p.Rel), len(w.new))), nil
 }
 
 func (writeFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
@@ -114,7 +114,7 @@ func (writeFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*R
 	if err != nil {
 		return nil, err
 	}
-	return fileWriteResult(w.changes, w.notes(), fmt.Sprintf("Wrote %d bytes to %s", len(w.new), p.Rel)), nil
+	return fileWriteResult(w.changes, w.notes(), fmt.Sprintf("Wrote %d bytes to %s", len(w.new), showName(p.Rel))), nil
 }
 
 // notes are what a file tool says of a write beside its result: the line
@@ -149,7 +149,7 @@ func mustNotExist(env *Env, tool string, p workspace.Path) error {
 	} else if info.Overlay {
 		what = "a file open in the editor"
 	}
-	return toolErr(KindAlreadyExists, "Read it with read_file and change it with write_file or edit_file (its sha256 as expectedSha256), or choose another path.",
+	return toolErr(KindAlreadyExists, "Read it[ with {read}] and change it[ with {write} or {edit}] (its sha256 as expectedSha256), or choose another path.",
 		"%s: %s already exists (%s); nothing was changed", tool, p.Rel, what)
 }
 
@@ -187,7 +187,7 @@ func fileWriteResult(changes []Change, notes []string, head string) *Result {
 	var sb strings.Builder
 	sb.WriteString(head)
 	if d.SHA256 != "" {
-		fmt.Fprintf(&sb, "\n%s sha256 %s (tag %s)", d.Path, d.SHA256, d.Tag)
+		fmt.Fprintf(&sb, "\n%s sha256 %s (tag %s)", showName(d.Path), d.SHA256, d.Tag)
 	}
 	if len(d.TrashIDs) > 0 {
 		ids := make([]string, len(d.TrashIDs))

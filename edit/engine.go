@@ -304,7 +304,7 @@ func wholeFileOp(sec Section, f File, parsed *Parsed, b *binding, path, tag stri
 	res := &Result{Path: path, Old: f.Bytes, OldTag: b.liveTag, OldSHA256: b.liveSHA, Warnings: parsed.Warnings}
 	if parsed.Remove {
 		res.Remove = true
-		res.Text = withWarnings("Removed "+path+" (its content is in the trash: restore it with the restore tool).", parsed.Warnings)
+		res.Text = withWarnings("Removed "+path+" (its content is in the trash).", parsed.Warnings)
 		return res, nil
 	}
 	res.New, res.NewTag, res.NewSHA256, res.MoveTo = f.Bytes, b.liveTag, b.liveSHA, parsed.MoveTo

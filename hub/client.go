@@ -13,9 +13,22 @@ import (
 )
 
 // Direct runs a call in the caller's own process (today's path, without a
-// hub). retry is true when a hub accepted the call and was lost before
-// answering: the run must be agent.Call{ID: id, Retry: true}.
-type Direct func(ctx context.Context, retry bool) (*agent.Result, error)
+// hub). fb says why: fb.Retry when a hub accepted the call and was lost
+// before answering (the run must be agent.Call{ID: id, Retry: true}), and
+// fb.Why when a hub was there and did not run it, which the caller logs
+// (its user expected the editor to run the call).
+type Direct func(ctx context.Context, fb Fallback) (*agent.Result, error)
+
+// Fallback is why a call runs in the caller's process.
+type Fallback struct {
+	// Retry: a hub accepted the call and was lost before answering.
+	Retry bool
+	// Why a hub that was there did not run the call: it refused it, this
+	// caller refused it (another user's), it closed the connection before
+	// accepting it, or it was lost (Retry). "" when no hub runs, the
+	// ordinary case, which needs no word.
+	Why string
+}
 
 // lostWait bounds the wait for a lost hub's lock (its process exiting).
 const lostWait = 10 * time.Second
@@ -29,7 +42,7 @@ const lostWait = 10 * time.Second
 func Forward(ctx context.Context, stateDir, root string, req Request, direct Direct) (res *agent.Result, viaHub bool, err error) {
 	ep, eerr := endpointOf(stateDir, root)
 	if eerr != nil {
-		res, err = direct(ctx, false)
+		res, err = direct(ctx, Fallback{})
 		return res, false, err
 	}
 	res, err = call(ctx, ep, req)
@@ -37,7 +50,11 @@ func Forward(ctx context.Context, stateDir, root string, req Request, direct Dir
 	var lost *lostHub
 	switch {
 	case errors.As(err, &nh):
-		res, err = direct(ctx, false)
+		var fb Fallback
+		if nh.refused || nh.reached {
+			fb.Why = nh.why
+		}
+		res, err = direct(ctx, fb)
 		if nh.refused && res != nil {
 			res.Warnings = append(res.Warnings, nh.why+"; nothing was sent to it: the call ran in this process")
 		}
@@ -49,7 +66,7 @@ func Forward(ctx context.Context, stateDir, root string, req Request, direct Dir
 			ep.clear()
 			release()
 		}
-		res, err = direct(ctx, true)
+		res, err = direct(ctx, Fallback{Retry: true, Why: lost.Error()})
 		return res, false, err
 	}
 	return res, true, err
@@ -58,10 +75,12 @@ func Forward(ctx context.Context, stateDir, root string, req Request, direct Dir
 // noHub: the call was not accepted by any hub (none runs, or it refused
 // the call before its ack): running it directly is safe. refused: there
 // is an endpoint, and this caller refused it (another user's): nothing was
-// sent to it, and the result says so.
+// sent to it, and the result says so. reached: a hub was connected and
+// did not accept the call (it refused it, or closed the connection).
 type noHub struct {
 	why     string
 	refused bool
+	reached bool
 }
 
 func (e *noHub) Error() string { return "no hub: " + e.why }
@@ -97,7 +116,7 @@ func call(ctx context.Context, ep endpoint, req Request) (*agent.Result, error) 
 		if ctx.Err() != nil {
 			return nil, cancelled(req.Tool, ctx.Err())
 		}
-		return nil, &noHub{why: fmt.Sprintf("sending the call: %v", err)}
+		return nil, &noHub{why: fmt.Sprintf("sending the call to the hub: %v", err), reached: true}
 	}
 	br := bufio.NewReaderSize(c, 64<<10)
 	dec := json.NewDecoder(br)
@@ -106,10 +125,10 @@ func call(ctx context.Context, ep endpoint, req Request) (*agent.Result, error) 
 		if ctx.Err() != nil {
 			return nil, cancelled(req.Tool, ctx.Err())
 		}
-		return nil, &noHub{why: fmt.Sprintf("the hub closed the connection before accepting the call: %v", err)}
+		return nil, &noHub{why: fmt.Sprintf("the hub closed the connection before accepting the call: %v", err), reached: true}
 	}
 	if first.Ack != req.ID {
-		return nil, &noHub{why: "the hub refused the call: " + first.Refused}
+		return nil, &noHub{why: "the hub refused the call: " + first.Refused, reached: true}
 	}
 	var r reply
 	if err := dec.Decode(&r); err != nil {
@@ -133,7 +152,8 @@ func call(ctx context.Context, ep endpoint, req Request) (*agent.Result, error) 
 }
 
 func cancelled(tool string, err error) error {
-	return &agent.Error{Kind: agent.KindIO, Message: fmt.Sprintf("%s: cancelled while the hub ran it (%v); it may or may not have been applied: check with the audit tool", tool, err), Err: err}
+	return &agent.Error{Kind: agent.KindIO, Message: fmt.Sprintf("%s: cancelled while the hub ran it (%v); it may or may not have been applied", tool, err), Err: err,
+		SuggestedAction: "Check whether it was applied[ ({audit} lists the changes)] before you call it again."}
 }
 
 // removeStale clears the endpoint when no live hub holds its lock.

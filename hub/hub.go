@@ -34,6 +34,9 @@ type Request struct {
 	// Who made the call (the agent, its session and turn), for the audit
 	// rows and the editor's review of the change.
 	Who workspace.Attribution `json:"who,omitzero"`
+	// Toolsets are the caller's (agent.Sets.String; "" from an older
+	// caller: every tool): the tools the result's hints may name.
+	Toolsets string `json:"toolsets,omitempty"`
 }
 
 // reply is one line the hub sends.

@@ -34,21 +34,21 @@ func testRoot(t *testing.T) (root, state string) {
 }
 
 // runsDirectly forwards a call that no hub may take: it must run directly,
-// and not as a retry.
+// and not as a retry, with nothing to log (no hub was there).
 func runsDirectly(t *testing.T, state, root, why string) {
 	t.Helper()
 	ran := false
-	_, via, err := Forward(context.Background(), state, root, Request{ID: NewCallID(), Tool: "read"}, func(_ context.Context, retry bool) (*agent.Result, error) {
-		ran = !retry
+	_, via, err := Forward(context.Background(), state, root, Request{ID: NewCallID(), Tool: "read"}, func(_ context.Context, fb Fallback) (*agent.Result, error) {
+		ran = fb == Fallback{}
 		return &agent.Result{}, nil
 	})
 	if err != nil || via || !ran {
-		t.Fatalf("%s: err %v, via a hub %v, ran directly (not as a retry) %v", why, err, via, ran)
+		t.Fatalf("%s: err %v, via a hub %v, ran directly (not as a retry, nothing to log) %v", why, err, via, ran)
 	}
 }
 
 func noDirect(t *testing.T) Direct {
-	return func(context.Context, bool) (*agent.Result, error) {
+	return func(context.Context, Fallback) (*agent.Result, error) {
 		t.Error("the call ran directly although a hub answered")
 		return nil, errors.New("direct")
 	}
@@ -133,7 +133,8 @@ func TestStaleEndpoint(t *testing.T) {
 }
 
 // TestRefusedBeforeAck: a hub that refuses a request (another protocol
-// version) never runs it: the caller runs it directly, not as a retry.
+// version) never runs it: the caller runs it directly, not as a retry, and
+// is told why (to log it).
 func TestRefusedBeforeAck(t *testing.T) {
 	root, state := testRoot(t)
 	ep, err := endpointOf(state, root)
@@ -155,12 +156,12 @@ func TestRefusedBeforeAck(t *testing.T) {
 		c.Write([]byte(`{"refused":"protocol 2 only"}` + "\n"))
 		c.Close()
 	}()
-	retried := true
-	if _, _, err := Forward(context.Background(), state, root, Request{ID: "z", Tool: "edit"}, func(_ context.Context, retry bool) (*agent.Result, error) {
-		retried = retry
+	var fb Fallback
+	if _, _, err := Forward(context.Background(), state, root, Request{ID: "z", Tool: "edit"}, func(_ context.Context, f Fallback) (*agent.Result, error) {
+		fb = f
 		return &agent.Result{}, nil
-	}); err != nil || retried {
-		t.Fatalf("refused call: err %v, ran as a retry %v", err, retried)
+	}); err != nil || fb.Retry || !strings.Contains(fb.Why, "the hub refused the call: protocol 2 only") {
+		t.Fatalf("refused call: err %v, fallback %+v", err, fb)
 	}
 }
 
@@ -269,9 +270,9 @@ func TestHubKilledMidCall(t *testing.T) {
 			retried := make(chan bool, 1)
 			go func() {
 				res, _, err := Forward(context.Background(), state, root, Request{ID: "call-1", Tool: "edit", Args: args, Transport: "cli"},
-					func(ctx context.Context, retry bool) (*agent.Result, error) {
-						retried <- retry
-						return ts.Run(ctx, "edit", args, agent.Call{Transport: "cli", ID: "call-1", Retry: retry})
+					func(ctx context.Context, fb Fallback) (*agent.Result, error) {
+						retried <- fb.Retry && fb.Why != ""
+						return ts.Run(ctx, "edit", args, agent.Call{Transport: "cli", ID: "call-1", Retry: fb.Retry})
 					})
 				done <- outcome{res, err}
 			}()

@@ -149,8 +149,8 @@ func received(log string) string {
 func forwardRefused(t *testing.T, state, root, log, why string) {
 	t.Helper()
 	ran := false
-	res, via, err := Forward(context.Background(), state, root, Request{ID: NewCallID(), Tool: "write", Args: json.RawMessage(`{"path":"a.txt","content":"secret"}`)}, func(_ context.Context, retry bool) (*agent.Result, error) {
-		ran = !retry
+	res, via, err := Forward(context.Background(), state, root, Request{ID: NewCallID(), Tool: "write", Args: json.RawMessage(`{"path":"a.txt","content":"secret"}`)}, func(_ context.Context, fb Fallback) (*agent.Result, error) {
+		ran = !fb.Retry && strings.Contains(fb.Why, why)
 		return &agent.Result{Text: "ran here"}, nil
 	})
 	if err != nil || via || !ran {

@@ -150,6 +150,9 @@ type origin struct {
 	callID    string // "" = a new one
 	forwarded bool
 	who       workspace.Attribution // the agent, session and turn of a forwarded call
+	// offered are the caller's toolsets, what its hints may name: a
+	// forwarded call's (nil: every tool); the editor's are its settings'.
+	offered *agent.Sets
 }
 
 // person reports whether o is the person at this editor (a command run
@@ -189,7 +192,12 @@ func (s *server) runWith(ctx context.Context, tool string, args []byte, token pr
 	if o.person() {
 		edit.AllowUnseen = true
 	}
-	env := &agent.Env{WS: ws, Resolver: &s.resolver, Progress: prog.report, Edit: edit, Transport: o.transport, CallID: o.callID, Who: o.who}
+	offered := o.offered
+	if o.person() {
+		sets := s.currentSettings().sets
+		offered = &sets
+	}
+	env := &agent.Env{WS: ws, Resolver: &s.resolver, Progress: prog.report, Edit: edit, Transport: o.transport, CallID: o.callID, Who: o.who, Offered: offered}
 	ctx = withRunInfo(ctx, ri)
 	start := time.Now()
 	res, err := f(ctx, env)
@@ -213,13 +221,17 @@ func (s *server) runWith(ctx context.Context, tool string, args []byte, token pr
 // go to the editor), audited with the caller's transport.
 func (s *server) runForwarded(ctx context.Context, req hub.Request) (*agent.Result, error) {
 	if !slices.ContainsFunc(s.opts.tools(), func(t agent.Tool) bool { return t.Name() == req.Tool }) {
-		return nil, &agent.Error{Kind: agent.KindUsage, Message: fmt.Sprintf("unknown tool %q; see `hashls tool --list`", req.Tool)}
+		return nil, &agent.Error{Kind: agent.KindUsage, Message: fmt.Sprintf("unknown tool %q: this editor's hashls (the root's hub) has no tool of that name; it may be older than the caller", req.Tool)}
 	}
 	tr := req.Transport
 	if tr == "" {
 		tr = "hub"
 	}
-	return s.runAs(ctx, req.Tool, req.Args, nil, origin{transport: tr, callID: req.ID, forwarded: true, who: agent.CleanAttribution(req.Who)})
+	o := origin{transport: tr, callID: req.ID, forwarded: true, who: agent.CleanAttribution(req.Who)}
+	if sets, err := agent.ParseSets(req.Toolsets); err == nil {
+		o.offered = &sets
+	}
+	return s.runAs(ctx, req.Tool, req.Args, nil, o)
 }
 
 // toolError turns a tool failure into an LSP error, rendered for an

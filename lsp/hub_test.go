@@ -68,7 +68,7 @@ func TestHubForwardedCalls(t *testing.T) {
 	buffer := "package a\n\n// unsaved\nvar x = 1\n"
 	u := c.open("a.go", disk, buffer)
 	c.barrier()
-	noDirect := func(context.Context, bool) (*agent.Result, error) {
+	noDirect := func(context.Context, hub.Fallback) (*agent.Result, error) {
 		t.Error("the call ran directly although the hub runs")
 		return nil, errors.New("direct")
 	}
@@ -223,4 +223,36 @@ func TestHubCLI(t *testing.T) {
 		a := activityOf(p)
 		return a.External && a.Tool == "edit" && a.Transport == "cli" && len(a.Paths) == 1 && a.Paths[0] == "n.txt"
 	})
+}
+
+// TestHubHintsFollowTheCaller: a call forwarded through the hub renders
+// its hints for the caller's toolsets (hub.Request.Toolsets), not the
+// editor's: a REM from a caller without the history set does not point
+// at restore.
+func TestHubHintsFollowTheCaller(t *testing.T) {
+	c, state := hubClient(t)
+	noDirect := func(context.Context, hub.Fallback) (*agent.Result, error) {
+		t.Error("the call ran directly although the hub runs")
+		return nil, errors.New("direct")
+	}
+	for i, sets := range []string{"hashline", "hashline,history", ""} {
+		name := fmt.Sprintf("gone%d.txt", i)
+		if err := os.WriteFile(filepath.Join(c.root, name), []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		forward := func(tool string, args any) *agent.Result {
+			t.Helper()
+			raw, _ := json.Marshal(args)
+			res, via, err := hub.Forward(context.Background(), state, c.root, hub.Request{ID: hub.NewCallID(), Tool: tool, Args: raw, Transport: "mcp", Toolsets: sets}, noDirect)
+			if err != nil || !via {
+				t.Fatalf("%s: %v (via hub %v)", tool, err, via)
+			}
+			return res
+		}
+		rd := forward("read", map[string]string{"path": name})
+		res := forward("edit", map[string]string{"input": fmt.Sprintf("¶%s#%s\nREM", name, rd.Shown[0].Tag)})
+		if got, want := strings.Contains(res.Text, "restore"), sets != "hashline"; got != want {
+			t.Errorf("toolsets %q: the REM result names restore %v, want %v:\n%s", sets, got, want, res.Text)
+		}
+	}
 }

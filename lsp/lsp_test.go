@@ -92,7 +92,7 @@ func testOptions() Options {
 					return t.Run(ctx, env, args)
 				}
 			}
-			return agent.New(agent.Deps{WS: env.WS, Resolver: env.Resolver, Edit: env.Edit}).Run(ctx, name, args, agent.Call{Progress: env.Progress, Transport: env.Transport, ID: env.CallID, Who: env.Who})
+			return agent.New(agent.Deps{WS: env.WS, Resolver: env.Resolver, Edit: env.Edit}).Run(ctx, name, args, agent.Call{Progress: env.Progress, Transport: env.Transport, ID: env.CallID, Who: env.Who, Offered: env.Offered})
 		},
 	}
 }

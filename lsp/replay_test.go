@@ -29,7 +29,7 @@ type hubPlayer struct {
 
 func (p *hubPlayer) forward(tool string, args any) (*agent.Result, error) {
 	raw, _ := json.Marshal(args)
-	noDirect := func(context.Context, bool) (*agent.Result, error) {
+	noDirect := func(context.Context, hub.Fallback) (*agent.Result, error) {
 		return nil, errors.New("the call ran directly although the hub runs")
 	}
 	res, via, err := hub.Forward(context.Background(), p.state, p.c.root, hub.Request{ID: hub.NewCallID(), Tool: tool, Args: raw, Transport: "cli"}, noDirect)

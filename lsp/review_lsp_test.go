@@ -30,7 +30,7 @@ func (c *testClient) command(name string, arg any, res any) error {
 func forward(t *testing.T, c *testClient, state string, who workspace.Attribution, tool string, args any) *agent.Result {
 	t.Helper()
 	raw, _ := json.Marshal(args)
-	noDirect := func(context.Context, bool) (*agent.Result, error) { return nil, errors.New("ran directly") }
+	noDirect := func(context.Context, hub.Fallback) (*agent.Result, error) { return nil, errors.New("ran directly") }
 	res, via, err := hub.Forward(context.Background(), state, c.root, hub.Request{ID: hub.NewCallID(), Tool: tool, Args: raw, Transport: "mcp", Who: who}, noDirect)
 	if err != nil || !via {
 		t.Fatalf("forwarded %s: %v (via hub %v)", tool, err, via)

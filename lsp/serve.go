@@ -80,7 +80,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 			// the run's tool set offers them all.
 			d.Resolver, d.Edit, d.Sets = env.Resolver, env.Edit, agent.Sets{}
 			ts := d.For(env.WS)
-			return ts.Run(ctx, name, args, agent.Call{Progress: env.Progress, Transport: env.Transport, ID: env.CallID, Who: env.Who})
+			return ts.Run(ctx, name, args, agent.Call{Progress: env.Progress, Transport: env.Transport, ID: env.CallID, Who: env.Who, Offered: env.Offered})
 		}
 	}
 	s := newServer(opts)

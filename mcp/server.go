@@ -218,16 +218,14 @@ func (s *Server) handler(name string) sdk.ToolHandler {
 			args = req.Params.Arguments
 		}
 		call := agent.Call{Transport: "mcp", Progress: s.progress(ctx, req), ID: hub.NewCallID(), Who: attribution(req)}
-		direct := func(ctx context.Context, retry bool) (*agent.Result, error) {
-			if retry {
-				s.Notify("warning", fmt.Sprintf("the hub of %s (an editor's hashls serve) was lost during %s; running the call here (the store keeps it from being applied twice)", root, name))
-			}
+		direct := func(ctx context.Context, fb hub.Fallback) (*agent.Result, error) {
+			s.logFallback(ctx, req.Session, root, name, fb)
 			ts, err := s.toolset(root)
 			if err != nil {
 				return nil, err
 			}
 			c := call
-			c.Retry = retry
+			c.Retry = fb.Retry
 			if s.opts.runTool != nil {
 				return s.opts.runTool(ctx, ts, name, args, c)
 			}
@@ -235,11 +233,11 @@ func (s *Server) handler(name string) sdk.ToolHandler {
 		}
 		var res *agent.Result
 		if s.opts.NoHub {
-			res, err = direct(ctx, false)
+			res, err = direct(ctx, hub.Fallback{})
 		} else {
 			// An editor's server on the root is its hub: the call runs
 			// there, against the open buffers (package hub).
-			res, _, err = hub.Forward(ctx, s.opts.StateDir, root, hub.Request{ID: call.ID, Tool: name, Args: args, Transport: "mcp", Who: call.Who}, direct)
+			res, _, err = hub.Forward(ctx, s.opts.StateDir, root, hub.Request{ID: call.ID, Tool: name, Args: args, Transport: "mcp", Who: call.Who, Toolsets: s.opts.Tools.Sets.String()}, direct)
 		}
 		if ctx.Err() != nil {
 			// The client cancelled (or went away): it reads no result.
@@ -341,10 +339,25 @@ func (s *Server) log(ctx context.Context, ss *sdk.ServerSession, level sdk.Loggi
 	}
 }
 
+// logFallback tells the client of a call (MCP logging) and stderr that
+// the hub of root (an editor's hashls serve) did not run tool name, which
+// therefore runs in this process (fb, hub.Forward): the call then sees the
+// files on disk, not the editor's open buffers. Nothing is said when no
+// hub runs.
+func (s *Server) logFallback(ctx context.Context, ss *sdk.ServerSession, root, name string, fb hub.Fallback) {
+	switch {
+	case fb.Retry:
+		s.log(ctx, ss, "warning", "the hub of %s (an editor's hashls serve) was lost during %s (%s); running the call here (the store keeps it from being applied twice)", root, name, fb.Why)
+	case fb.Why != "":
+		s.log(ctx, ss, "warning", "the hub of %s (an editor's hashls serve) did not run %s (%s); running the call here, on the files on disk", root, name, fb.Why)
+	}
+}
+
 // Notify tells every client (through MCP logging, to those that set a
 // level) and stderr of a server-side event: a language server starting,
 // restarting or failing (langserver.Options.Notify), a recovery of the
-// store, a call the hub could not finish running here instead. level is
+// store (a call the hub did not run is told to its own client:
+// logFallback). level is
 // an MCP logging level ("info", "warning", "error").
 func (s *Server) Notify(level, message string) {
 	s.opts.Logf("mcp: %s", message)

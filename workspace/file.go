@@ -48,7 +48,7 @@ func (w *Workspace) ReadFile(p Path) (*File, error) {
 
 // notFound is the error for a missing file, in the words the tools use.
 func notFound(p Path, err error) *Error {
-	return &Error{Kind: KindNotFound, Msg: fmt.Sprintf("File not found: %s. Use the write tool to create new files.", p.Rel), Err: err}
+	return &Error{Kind: KindNotFound, Msg: fmt.Sprintf("File not found: %s.", p.Rel), Err: err}
 }
 
 // readDisk reads the regular file name in dir (the root, or p's directory

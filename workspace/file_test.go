@@ -55,7 +55,7 @@ func TestReadFile(t *testing.T) {
 		t.Fatalf("ReadFile(a.txt) = %+v, %v", f, err)
 	}
 	_, err = w.ReadFile(mustResolve(t, w, "dir/missing.go"))
-	if !IsKind(err, KindNotFound) || err.Error() != "File not found: dir/missing.go. Use the write tool to create new files." {
+	if !IsKind(err, KindNotFound) || err.Error() != "File not found: dir/missing.go." {
 		t.Fatalf("missing: %v", err)
 	}
 	_, err = w.ReadFile(mustResolve(t, w, "a.txt/x")) // a file used as a directory

@@ -566,7 +566,7 @@ func (r *reader) readRaw(ctx context.Context, q string) (string, ReadInfo, error
 	}
 	if err != nil {
 		if strings.Contains(err.Error(), "readonly") || strings.Contains(err.Error(), "read-only") {
-			return "", ReadInfo{}, &Error{Kind: KindUsage, Msg: "?q= runs read-only; use the write tool with db.sqlite:table or db.sqlite:table:key to change rows", Err: err}
+			return "", ReadInfo{}, &Error{Kind: KindUsage, Msg: "?q= runs read-only; to change rows, write to db.sqlite:table or db.sqlite:table:key", Err: err}
 		}
 		return "", ReadInfo{}, r.queryErr("?q=", err)
 	}

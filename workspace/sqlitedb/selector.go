@@ -516,7 +516,7 @@ func ValidateRaw(q string) error {
 		case first == "":
 			first = strings.ToUpper(t.text)
 			if t.kind != tokWord || !readStatements[first] {
-				problem = usagef("?q= accepts read-only statements only (SELECT, WITH, VALUES, EXPLAIN), not %s; use the write tool with db.sqlite:table or db.sqlite:table:key to change rows", t.text)
+				problem = usagef("?q= accepts read-only statements only (SELECT, WITH, VALUES, EXPLAIN), not %s; to change rows, write to db.sqlite:table or db.sqlite:table:key", t.text)
 				return false
 			}
 		case t.kind == tokParam:

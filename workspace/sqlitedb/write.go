@@ -72,7 +72,7 @@ func Restore(ctx context.Context, db *sql.DB, display, table, key string, row js
 	}
 	fields, err := ParseJSON5Object(string(row))
 	if err != nil {
-		return WriteResult{}, &Error{Kind: KindUsage, Msg: fmt.Sprintf("the kept row is not a JSON object (%v); write it back with the write tool", err), Err: err}
+		return WriteResult{}, &Error{Kind: KindUsage, Msg: fmt.Sprintf("the kept row is not a JSON object (%v); write its values back by hand", err), Err: err}
 	}
 	return inTx(ctx, db, display, table, len(row), func(ctx context.Context, conn *sql.Conn, t *tableInfo) (WriteResult, error) {
 		return restoreRow(ctx, conn, t, key, fields, keepOld)
@@ -311,7 +311,7 @@ func constraintErr(what string, err error) error {
 
 func rowKey(t *tableInfo, key string) (string, any, error) {
 	if len(t.pk) > 1 {
-		return "", nil, usagef("%s has a composite primary key (%s); key-based writes need a single-column primary key or rowid, so use the read tool with ?where= to find the row and a table without a composite key", t.name, strings.Join(t.pk, ", "))
+		return "", nil, usagef("%s has a composite primary key (%s); key-based writes need a single-column primary key or rowid, so find the row with a read of the table with ?where= and write it with no key or through a table without a composite key", t.name, strings.Join(t.pk, ", "))
 	}
 	if t.withoutRowid && len(t.pk) != 1 {
 		return "", nil, usagef("%s is a WITHOUT ROWID table; key-based writes are not supported", t.name)
@@ -402,7 +402,7 @@ func restoreRow(ctx context.Context, conn *sql.Conn, t *tableInfo, key string, f
 	}
 	cols, args, err := bindValues(t, fields)
 	if err != nil {
-		return WriteResult{}, &Error{Kind: KindUsage, Msg: fmt.Sprintf("the kept row no longer fits %s (%v); write the values that fit with the write tool", t.name, err), Err: err}
+		return WriteResult{}, &Error{Kind: KindUsage, Msg: fmt.Sprintf("the kept row no longer fits %s (%v); write the values that fit by hand", t.name, err), Err: err}
 	}
 	cur, rowid, err := rowJSON(ctx, conn, t, col, arg)
 	if err != nil {
