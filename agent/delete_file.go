@@ -64,7 +64,7 @@ func (deleteFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*
 		AllowVCS       bool    `json:"allowVcs"`
 	}
 	if err := json.Unmarshal(raw, &a); err != nil {
-		return nil, toolErr(KindUsage, "", "delete_file: %v", err)
+		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("delete_file: %v", err)}
 	}
 	f, err := gatedSource(env, "delete_file", "path", a.Path, a.ExpectedSha256)
 	if err != nil {
@@ -89,7 +89,7 @@ func (restoreFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (
 		AllowVCS       bool    `json:"allowVcs"`
 	}
 	if err := json.Unmarshal(raw, &a); err != nil {
-		return nil, toolErr(KindUsage, "", "restore_file: %v", err)
+		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("restore_file: %v", err)}
 	}
 	if err := checkSHAArg("restore_file", "expectedSha256", a.ExpectedSha256, false); err != nil {
 		return nil, err
@@ -97,11 +97,11 @@ func (restoreFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (
 	var id int64
 	switch {
 	case a.ID != nil && *a.ID < 1:
-		return nil, toolErr(KindUsage, "Pass the id of a trash entry[ ({trash} lists them)], or the path of the deleted file.", "restore_file: id %d is not a trash entry id", *a.ID)
+		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("restore_file: id %d is not a trash entry id", *a.ID), SuggestedAction: "Pass the id of a trash entry[ ({trash} lists them)], or the path of the deleted file."}
 	case a.ID != nil:
 		id = *a.ID
 	case a.Path == "":
-		return nil, toolErr(KindUsage, "Pass the trash entry id, or the path of the deleted file.", "restore_file: give id or path")
+		return nil, &Error{Kind: KindUsage, Message: "restore_file: give id or path", SuggestedAction: "Pass the trash entry id, or the path of the deleted file."}
 	default:
 		newest, err := newestTrash(env, a.Path)
 		if err != nil {
@@ -112,8 +112,9 @@ func (restoreFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (
 	// Never overwrite what the caller has not been shown.
 	gate := func(p workspace.Path, exists bool, sum string) error {
 		if exists && a.ExpectedSha256 == nil {
-			return toolErr(KindAlreadyExists, "Read it with read_file and pass its sha256 as expectedSha256 to replace it, or restore to another path.",
-				"restore_file: %s exists; restoring over it needs expectedSha256 of its current content. Nothing was changed", p.Rel)
+			return &Error{Kind: KindAlreadyExists, Message: fmt.Sprintf(
+				"restore_file: %s exists; restoring over it needs expectedSha256 of its current content. Nothing was changed", p.Rel), SuggestedAction: "Read it with read_file and pass its sha256 as expectedSha256 to replace it, or restore to another path."}
+
 		}
 		return checkExpectedSum(p, exists, sum, a.ExpectedSha256)
 	}
@@ -143,7 +144,7 @@ func newestTrash(env *Env, spelled string) (int64, error) {
 		return 0, err
 	}
 	if len(ents) == 0 {
-		return 0, toolErr(KindNotFound, "Check the path[; {trash} lists what the trash holds, to restore by id].", "restore_file: the trash holds nothing for %s", p.Rel)
+		return 0, &Error{Kind: KindNotFound, Message: fmt.Sprintf("restore_file: the trash holds nothing for %s", p.Rel), SuggestedAction: "Check the path[; {trash} lists what the trash holds, to restore by id]."}
 	}
 	return ents[0].ID, nil
 }
@@ -156,7 +157,7 @@ func (moveFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Re
 		AllowVCS       bool    `json:"allowVcs"`
 	}
 	if err := json.Unmarshal(raw, &a); err != nil {
-		return nil, toolErr(KindUsage, "", "move_file: %v", err)
+		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("move_file: %v", err)}
 	}
 	src, err := gatedSource(env, "move_file", "source", a.Source, a.ExpectedSha256)
 	if err != nil {
@@ -167,12 +168,13 @@ func (moveFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Re
 		return nil, err
 	}
 	if dst.Abs == src.Path.Abs {
-		return nil, toolErr(KindUsage, "Give a different destination.", "move_file: source and destination are the same file (%s)", dst.Rel)
+		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("move_file: source and destination are the same file (%s)", dst.Rel), SuggestedAction: "Give a different destination."}
 	}
 	if info, err := env.WS.Stat(dst); err == nil && info.Dir {
 		into := joinRel(dst.Rel, path.Base(src.Path.Rel))
-		return nil, toolErr(KindAlreadyExists, fmt.Sprintf("To move the file into that directory, give its full new path: {\"source\": %q, \"destination\": %q}.", src.Path.Rel, into),
-			"move_file: %s already exists (a directory); move_file never overwrites, and the destination is the file's new path, not a directory to move it into. Nothing was changed", dst.Rel)
+		return nil, &Error{Kind: KindAlreadyExists, Message: fmt.Sprintf(
+			"move_file: %s already exists (a directory); move_file never overwrites, and the destination is the file's new path, not a directory to move it into. Nothing was changed", dst.Rel), SuggestedAction: fmt.Sprintf("To move the file into that directory, give its full new path: {\"source\": %q, \"destination\": %q}.", src.Path.Rel, into)}
+
 	}
 	if err := mustNotExist(env, "move_file", dst); err != nil {
 		return nil, err
@@ -205,12 +207,13 @@ func gatedSource(env *Env, tool, field, spelled string, expected *string) (*work
 		return nil, err
 	}
 	if p.Link {
-		return nil, toolErr(KindUsage, "Name the link's target ("+p.Rel+") instead.", "%s: %s is a symbolic link; %s does not act through links", tool, shortQuote(spelled), tool)
+		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("%s: %s is a symbolic link; %s does not act through links", tool, shortQuote(spelled), tool), SuggestedAction: "Name the link's target (" + p.Rel + ") instead."}
 	}
 	if info, err := env.WS.Stat(p); err == nil && info.Dir {
 		verb := map[string]string{"delete_file": "delete", "move_file": "move"}[tool]
-		return nil, toolErr(KindUsage, fmt.Sprintf("List its files with list_directory {\"path\": %q, \"recursive\": true} and %s them one at a time.", p.Rel, verb),
-			"%s: %s is a directory; %s acts on one file, not a directory. Nothing was changed", tool, p.Rel, tool)
+		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf(
+			"%s: %s is a directory; %s acts on one file, not a directory. Nothing was changed", tool, p.Rel, tool), SuggestedAction: fmt.Sprintf("List its files with list_directory {\"path\": %q, \"recursive\": true} and %s them one at a time.", p.Rel, verb)}
+
 	}
 	var f *workspace.File
 	if expected != nil && *expected != "" {

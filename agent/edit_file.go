@@ -50,16 +50,16 @@ func (editFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Re
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields() // edits' items: Toolset.Run checks top-level fields only
 	if err := dec.Decode(&a); err != nil {
-		return nil, toolErr(KindUsage, "Each edit is {\"oldText\": ..., \"newText\": ..., \"replaceAll\"?: bool}.", "edit_file: %v", err)
+		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("edit_file: %v", err), SuggestedAction: "Each edit is {\"oldText\": ..., \"newText\": ..., \"replaceAll\"?: bool}."}
 	}
 	if len(a.Edits) == 0 || len(a.Edits) > editFileMaxEdits {
-		return nil, toolErr(KindUsage, "", "edit_file: edits must hold 1..%d edits, not %d", editFileMaxEdits, len(a.Edits))
+		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("edit_file: edits must hold 1..%d edits, not %d", editFileMaxEdits, len(a.Edits))}
 	}
 	if err := checkSHAArg("edit_file", "expectedSha256", a.ExpectedSha256, true); err != nil {
 		return nil, err
 	}
 	if *a.ExpectedSha256 == "" {
-		return nil, toolErr(KindUsage, "Create a new file[ with {create}].", "edit_file: expectedSha256 \"\" says %s must not exist, but this tool changes an existing file", shortQuote(a.Path))
+		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("edit_file: expectedSha256 \"\" says %s must not exist, but this tool changes an existing file", shortQuote(a.Path)), SuggestedAction: "Create a new file[ with {create}]."}
 	}
 	p, err := resolveFile(env, "edit_file", "path", a.Path)
 	if err != nil {
@@ -81,7 +81,7 @@ func (editFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Re
 		return nil, err
 	}
 	if bytes.Equal(out.content, f.Bytes) {
-		return nil, toolErr(KindNoChange, "Check newText: the file already holds the result; re-read it with read_file.", "edit_file: the edits leave %s unchanged", p.Rel)
+		return nil, &Error{Kind: KindNoChange, Message: fmt.Sprintf("edit_file: the edits leave %s unchanged", p.Rel), SuggestedAction: "Check newText: the file already holds the result; re-read it with read_file."}
 	}
 	changes, err := commit(ctx, env, "edit_file", []planned{plannedWrite(p, f.Bytes, out.content, "")}, a.AllowVCS)
 	if err != nil {
@@ -122,10 +122,10 @@ func applyTextEdits(path string, content []byte, edits []textEdit) (*textEditOut
 	out := &textEditOutcome{counts: make([]int, len(edits))}
 	for i, e := range edits {
 		if e.OldText == "" {
-			return nil, toolErr(KindUsage, "Give the exact text to replace[; to write a whole file use {write}][, to create one {create}].", "edit_file: edits[%d].oldText is empty", i)
+			return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("edit_file: edits[%d].oldText is empty", i), SuggestedAction: "Give the exact text to replace[; to write a whole file use {write}][, to create one {create}]."}
 		}
 		if e.OldText == e.NewText {
-			return nil, toolErr(KindUsage, "Leave the edit out, or give the newText you want.", "edit_file: edits[%d] changes nothing (newText equals oldText)", i)
+			return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("edit_file: edits[%d] changes nothing (newText equals oldText)", i), SuggestedAction: "Leave the edit out, or give the newText you want."}
 		}
 		oldText, newText := e.OldText, e.NewText
 		n := strings.Count(text, oldText)
@@ -149,8 +149,9 @@ func applyTextEdits(path string, content []byte, edits []textEdit) (*textEditOut
 			if n > editFileShownLines {
 				lines = append(lines, "…")
 			}
-			return nil, toolErr(KindEdit, "Add surrounding lines to oldText so that it matches exactly one place, or set replaceAll: true to replace every occurrence.",
-				"edit_file: edits[%d].oldText matches %d places in %s (lines %s); nothing was changed", i, n, path, strings.Join(lines, ", "))
+			return nil, &Error{Kind: KindEdit, Message: fmt.Sprintf(
+				"edit_file: edits[%d].oldText matches %d places in %s (lines %s); nothing was changed", i, n, path, strings.Join(lines, ", ")), SuggestedAction: "Add surrounding lines to oldText so that it matches exactly one place, or set replaceAll: true to replace every occurrence."}
+
 		}
 		if e.ReplaceAll {
 			text = strings.ReplaceAll(text, oldText, newText)
@@ -180,10 +181,11 @@ func missError(path, text string, i int, oldText string) *Error {
 		if to > from {
 			span = fmt.Sprintf("lines %d-%d", from, to)
 		}
-		return toolErr(KindEdit, fmt.Sprintf("Re-read %s with read_file (startLine %d, endLine %d) and copy oldText exactly, whitespace included.", span, from, to),
-			"%s; the closest candidate, at %s, differs only in whitespace (spaces, tabs or line breaks). Nothing was changed", msg, span)
+		return &Error{Kind: KindEdit, Message: fmt.Sprintf(
+			"%s; the closest candidate, at %s, differs only in whitespace (spaces, tabs or line breaks). Nothing was changed", msg, span), SuggestedAction: fmt.Sprintf("Re-read %s with read_file (startLine %d, endLine %d) and copy oldText exactly, whitespace included.", span, from, to)}
+
 	}
-	return toolErr(KindEdit, "Re-read the file with read_file and copy oldText exactly as it appears now, whitespace included.", "%s; nothing was changed", msg)
+	return &Error{Kind: KindEdit, Message: fmt.Sprintf("%s; nothing was changed", msg), SuggestedAction: "Re-read the file with read_file and copy oldText exactly as it appears now, whitespace included."}
 }
 
 // nearMiss finds oldText in text ignoring all whitespace and returns the

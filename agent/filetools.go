@@ -65,18 +65,14 @@ func errBinary(tool, path string, n int) *Error {
 	return &Error{Kind: KindBinary, Message: fmt.Sprintf("%s: %s is a binary file%s; hashls reads and changes text files only", tool, path, size)}
 }
 
-// toolErr is an *Error with its own suggested action.
-func toolErr(kind, action, format string, args ...any) *Error {
-	return &Error{Kind: kind, Message: fmt.Sprintf(format, args...), SuggestedAction: action}
-}
-
 // checkSHAArg validates an expectedSha256 argument: 64 hex digits, or ""
 // (the file must not exist); absent is refused when required.
 func checkSHAArg(tool, field string, v *string, required bool) error {
 	if v == nil {
 		if required {
-			return toolErr(KindUsage, "Read the file[ with {read}] and pass its sha256 as "+field+" (\"\" when the file must not exist).",
-				"%s: %s is required: the sha256 of the file as you last read it", tool, field)
+			return &Error{Kind: KindUsage, Message: fmt.Sprintf(
+				"%s: %s is required: the sha256 of the file as you last read it", tool, field), SuggestedAction: "Read the file[ with {read}] and pass its sha256 as " + field + " (\"\" when the file must not exist)."}
+
 		}
 		return nil
 	}
@@ -84,8 +80,9 @@ func checkSHAArg(tool, field string, v *string, required bool) error {
 		return nil
 	}
 	if b, err := hex.DecodeString(*v); err != nil || len(b) != 32 {
-		return toolErr(KindUsage, "Pass the 64 hex digits of the file's sha256 as a read[ with {read}] shows it, or \"\" for a file that must not exist.",
-			"%s: %s %q is not a sha256", tool, field, shortQuote(*v))
+		return &Error{Kind: KindUsage, Message: fmt.Sprintf(
+			"%s: %s %q is not a sha256", tool, field, shortQuote(*v)), SuggestedAction: "Pass the 64 hex digits of the file's sha256 as a read[ with {read}] shows it, or \"\" for a file that must not exist."}
+
 	}
 	return nil
 }
@@ -106,10 +103,10 @@ func shortQuote(s string) string {
 // directory-like paths are refused.
 func resolveFile(env *Env, tool, field, spelled string) (workspace.Path, error) {
 	if strings.TrimSpace(spelled) == "" {
-		return workspace.Path{}, toolErr(KindUsage, "", "%s: %s is empty; give a file path relative to the workspace root", tool, field)
+		return workspace.Path{}, &Error{Kind: KindUsage, Message: fmt.Sprintf("%s: %s is empty; give a file path relative to the workspace root", tool, field)}
 	}
 	if strings.HasSuffix(spelled, "/") || strings.HasSuffix(spelled, `\`) {
-		return workspace.Path{}, toolErr(KindUsage, "Give the path of a file; parent directories are created as needed.", "%s: %s %q ends in '/', which names a directory", tool, field, shortQuote(spelled))
+		return workspace.Path{}, &Error{Kind: KindUsage, Message: fmt.Sprintf("%s: %s %q ends in '/', which names a directory", tool, field, shortQuote(spelled)), SuggestedAction: "Give the path of a file; parent directories are created as needed."}
 	}
 	return resolveArg(env, spelled)
 }
@@ -124,7 +121,7 @@ func readExisting(env *Env, tool string, p workspace.Path, binaryOK bool) (*work
 	case workspace.IsKind(err, workspace.KindNotFound):
 		return nil, &Error{Kind: KindNotFound, Message: fmt.Sprintf("%s: %s does not exist", tool, p.Rel), Err: err}
 	case workspace.IsKind(err, workspace.KindIsDir):
-		return nil, toolErr(KindUsage, "Give the path of a file[; list a directory with {list}].", "%s: %s is a directory, not a file", tool, p.Rel)
+		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("%s: %s is a directory, not a file", tool, p.Rel), SuggestedAction: "Give the path of a file[; list a directory with {list}]."}
 	default:
 		return nil, err
 	}
@@ -140,7 +137,7 @@ func readExisting(env *Env, tool string, p workspace.Path, binaryOK bool) (*work
 func readGated(env *Env, tool string, p workspace.Path) (*workspace.File, error) {
 	f, err := readExisting(env, tool, p, true)
 	if err != nil && AsError(err).Kind == KindNotFound {
-		return nil, toolErr(KindStale, "", "%s: %s does not exist any more, but expectedSha256 names a version of it", tool, p.Rel)
+		return nil, &Error{Kind: KindStale, Message: fmt.Sprintf("%s: %s does not exist any more, but expectedSha256 names a version of it", tool, p.Rel)}
 	}
 	return f, err
 }

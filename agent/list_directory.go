@@ -73,7 +73,7 @@ func (listDirectoryTool) Run(ctx context.Context, env *Env, raw json.RawMessage)
 		Hidden     *bool  `json:"hidden"`
 	}
 	if err := json.Unmarshal(raw, &a); err != nil {
-		return nil, toolErr(KindUsage, "", "list_directory: %v", err)
+		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("list_directory: %v", err)}
 	}
 	depth, limit := 1, listDirDefaultEntries
 	if a.Recursive {
@@ -81,13 +81,13 @@ func (listDirectoryTool) Run(ctx context.Context, env *Env, raw json.RawMessage)
 	}
 	if a.Depth != nil {
 		if *a.Depth < 1 || *a.Depth > listDirMaxDepth {
-			return nil, toolErr(KindUsage, "", "list_directory: depth must be 1..%d, not %d", listDirMaxDepth, *a.Depth)
+			return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("list_directory: depth must be 1..%d, not %d", listDirMaxDepth, *a.Depth)}
 		}
 		depth = *a.Depth
 	}
 	if a.MaxEntries != nil {
 		if *a.MaxEntries < 1 || *a.MaxEntries > listDirMaxEntries {
-			return nil, toolErr(KindUsage, "", "list_directory: maxEntries must be 1..%d, not %d", listDirMaxEntries, *a.MaxEntries)
+			return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("list_directory: maxEntries must be 1..%d, not %d", listDirMaxEntries, *a.MaxEntries)}
 		}
 		limit = *a.MaxEntries
 	}
@@ -103,9 +103,9 @@ func (listDirectoryTool) Run(ctx context.Context, env *Env, raw json.RawMessage)
 	case err != nil:
 		return nil, err
 	case !info.Exists:
-		return nil, toolErr(KindNotFound, "Check the path: list its parent directory[, or search for it with {find}].", "list_directory: %s does not exist", p.Rel)
+		return nil, &Error{Kind: KindNotFound, Message: fmt.Sprintf("list_directory: %s does not exist", p.Rel), SuggestedAction: "Check the path: list its parent directory[, or search for it with {find}]."}
 	case info.Kind != workspace.InfoDir:
-		return nil, toolErr(KindUsage, "Give the path of a directory[; read a file with {read}].", "list_directory: %s is a %s, not a directory", p.Rel, info.Kind)
+		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("list_directory: %s is a %s, not a directory", p.Rel, info.Kind), SuggestedAction: "Give the path of a directory[; read a file with {read}]."}
 	}
 
 	dir, err := env.WS.OpenDir(p)

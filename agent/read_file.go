@@ -60,8 +60,9 @@ func (readFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Re
 		return nil, err
 	}
 	if info, err := env.WS.Stat(p); err == nil && info.Size > readFileMaxSize {
-		return nil, toolErr(KindTooLarge, "Search it[ with {search}], or read it outside these tools.",
-			"read_file: %s is %s, over the %d MiB limit", p.Rel, humanSize(info.Size), readFileMaxSize>>20)
+		return nil, &Error{Kind: KindTooLarge, Message: fmt.Sprintf(
+			"read_file: %s is %s, over the %d MiB limit", p.Rel, humanSize(info.Size), readFileMaxSize>>20), SuggestedAction: "Search it[ with {search}], or read it outside these tools."}
+
 	}
 	// The loading core of both reads: the same bytes, proofs and line
 	// model as read's.
@@ -76,7 +77,7 @@ func (readFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Re
 	d := &readFileDetails{Path: p.Rel, SHA256: l.sha256(), Tag: l.tag, TotalLines: total, Size: len(l.f.Bytes),
 		BOM: len(l.lines.b) < len(l.f.Bytes), Overlay: l.f.Overlay}
 	if total > 0 && start > total {
-		return nil, toolErr(KindUsage, fmt.Sprintf("Pass a startLine from 1 to %d.", total), "read_file: startLine %d is past the end of %s, which has %d line%s", start, p.Rel, total, plural(total))
+		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("read_file: startLine %d is past the end of %s, which has %d line%s", start, p.Rel, total, plural(total)), SuggestedAction: fmt.Sprintf("Pass a startLine from 1 to %d.", total)}
 	}
 	if end == 0 || end > total {
 		end = total
@@ -107,18 +108,18 @@ type readFileArgs struct {
 // to end (0: the last) and the byte bound.
 func parseReadFileArgs(raw json.RawMessage) (a readFileArgs, start, end, maxBytes int, err error) {
 	if err := json.Unmarshal(raw, &a); err != nil {
-		return a, 0, 0, 0, toolErr(KindUsage, "", "read_file: %v", err)
+		return a, 0, 0, 0, &Error{Kind: KindUsage, Message: fmt.Sprintf("read_file: %v", err)}
 	}
 	start, end, maxBytes = 1, 0, readFileDefaultBytes
 	switch {
 	case a.StartLine != nil && *a.StartLine < 1:
-		err = toolErr(KindUsage, "Lines are 1-based: pass startLine 1 for the first line.", "read_file: startLine %d is invalid", *a.StartLine)
+		err = &Error{Kind: KindUsage, Message: fmt.Sprintf("read_file: startLine %d is invalid", *a.StartLine), SuggestedAction: "Lines are 1-based: pass startLine 1 for the first line."}
 	case a.EndLine != nil && *a.EndLine < 1:
-		err = toolErr(KindUsage, "Lines are 1-based: pass an endLine of 1 or more.", "read_file: endLine %d is invalid", *a.EndLine)
+		err = &Error{Kind: KindUsage, Message: fmt.Sprintf("read_file: endLine %d is invalid", *a.EndLine), SuggestedAction: "Lines are 1-based: pass an endLine of 1 or more."}
 	case a.StartLine != nil && a.EndLine != nil && *a.EndLine < *a.StartLine:
-		err = toolErr(KindUsage, "Pass an endLine at or after startLine.", "read_file: endLine %d is before startLine %d", *a.EndLine, *a.StartLine)
+		err = &Error{Kind: KindUsage, Message: fmt.Sprintf("read_file: endLine %d is before startLine %d", *a.EndLine, *a.StartLine), SuggestedAction: "Pass an endLine at or after startLine."}
 	case a.MaxBytes != nil && (*a.MaxBytes < 1 || *a.MaxBytes > readFileMaxBytes):
-		err = toolErr(KindUsage, "", "read_file: maxBytes must be 1..%d, not %d", readFileMaxBytes, *a.MaxBytes)
+		err = &Error{Kind: KindUsage, Message: fmt.Sprintf("read_file: maxBytes must be 1..%d, not %d", readFileMaxBytes, *a.MaxBytes)}
 	}
 	if err != nil {
 		return a, 0, 0, 0, err

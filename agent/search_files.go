@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 )
 
@@ -80,23 +81,23 @@ func (searchFilesTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (
 		Limit         *int   `json:"limit"`
 	}
 	if err := json.Unmarshal(raw, &a); err != nil {
-		return nil, toolErr(KindUsage, "", "search_files: %v", err)
+		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("search_files: %v", err)}
 	}
 	if a.Pattern == "" {
-		return nil, toolErr(KindUsage, "", "search_files: pattern is empty; give the text, regex or glob to look for")
+		return nil, &Error{Kind: KindUsage, Message: "search_files: pattern is empty; give the text, regex or glob to look for"}
 	}
 	switch a.Mode {
 	case "glob":
 		if a.Include != "" || a.CaseSensitive != nil || a.Skip != nil {
-			return nil, toolErr(KindUsage, "Leave out include, caseSensitive and skip in glob mode, or use mode text or regex.", "search_files: include, caseSensitive and skip apply to text and regex modes, not glob")
+			return nil, &Error{Kind: KindUsage, Message: "search_files: include, caseSensitive and skip apply to text and regex modes, not glob", SuggestedAction: "Leave out include, caseSensitive and skip in glob mode, or use mode text or regex."}
 		}
 		return runGlob(ctx, env, "search_files", a.Pattern, a.Path, nil, a.Gitignore, a.Limit)
 	case "", "text", "regex":
 	default:
-		return nil, toolErr(KindUsage, "", "search_files: mode %q is not one of text, regex, glob", shortQuote(a.Mode))
+		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("search_files: mode %q is not one of text, regex, glob", shortQuote(a.Mode))}
 	}
 	if a.Limit != nil {
-		return nil, toolErr(KindUsage, "Leave out limit (results are paged 20 files at a time: use skip), or use mode glob.", "search_files: limit applies to glob mode only")
+		return nil, &Error{Kind: KindUsage, Message: "search_files: limit applies to glob mode only", SuggestedAction: "Leave out limit (results are paged 20 files at a time: use skip), or use mode glob."}
 	}
 	mode := "regex"
 	if a.Mode != "regex" {
@@ -130,10 +131,10 @@ func (globTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 		Limit     *int   `json:"limit"`
 	}
 	if err := json.Unmarshal(raw, &a); err != nil {
-		return nil, toolErr(KindUsage, "", "glob: %v", err)
+		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("glob: %v", err)}
 	}
 	if a.Pattern == "" {
-		return nil, toolErr(KindUsage, "", "glob: pattern is empty; give a glob such as **/*.go")
+		return nil, &Error{Kind: KindUsage, Message: "glob: pattern is empty; give a glob such as **/*.go"}
 	}
 	return runGlob(ctx, env, "glob", a.Pattern, a.Path, a.Hidden, a.Gitignore, a.Limit)
 }
@@ -143,7 +144,7 @@ func (globTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result
 // any depth).
 func runGlob(ctx context.Context, env *Env, tool, pattern, dir string, hidden, gitignore *bool, limit *int) (*Result, error) {
 	if strings.HasPrefix(pattern, "/") || strings.HasPrefix(pattern, "../") || pattern == ".." {
-		return nil, toolErr(KindUsage, "Give the directory as path and a relative pattern.", "%s: pattern %q must be relative to path", tool, shortQuote(pattern))
+		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("%s: pattern %q must be relative to path", tool, shortQuote(pattern)), SuggestedAction: "Give the directory as path and a relative pattern."}
 	}
 	if !strings.Contains(pattern, "/") {
 		pattern = "**/" + pattern
@@ -170,7 +171,7 @@ func runGlob(ctx context.Context, env *Env, tool, pattern, dir string, hidden, g
 func runInner(ctx context.Context, env *Env, t Tool, args map[string]any) (*Result, error) {
 	raw, err := json.Marshal(args)
 	if err != nil {
-		return nil, toolErr(KindInternal, "", "%s: encoding arguments: %v", t.Name(), err)
+		return nil, &Error{Kind: KindInternal, Message: fmt.Sprintf("%s: encoding arguments: %v", t.Name(), err)}
 	}
 	return t.Run(ctx, env, raw)
 }

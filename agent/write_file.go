@@ -76,7 +76,7 @@ func (createFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*
 		AllowVCS bool   `json:"allowVcs"`
 	}
 	if err := json.Unmarshal(raw, &a); err != nil {
-		return nil, toolErr(KindUsage, "", "create_file: %v", err)
+		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("create_file: %v", err)}
 	}
 	p, err := resolveFile(env, "create_file", "path", a.Path)
 	if err != nil {
@@ -101,7 +101,7 @@ func (writeFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*R
 		AllowGenerated bool    `json:"allowGenerated"`
 	}
 	if err := json.Unmarshal(raw, &a); err != nil {
-		return nil, toolErr(KindUsage, "", "write_file: %v", err)
+		return nil, &Error{Kind: KindUsage, Message: fmt.Sprintf("write_file: %v", err)}
 	}
 	if err := checkSHAArg("write_file", "expectedSha256", a.ExpectedSha256, true); err != nil {
 		return nil, err
@@ -149,8 +149,9 @@ func mustNotExist(env *Env, tool string, p workspace.Path) error {
 	} else if info.Overlay {
 		what = "a file open in the editor"
 	}
-	return toolErr(KindAlreadyExists, "Read it[ with {read}] and change it[ with {write} or {edit}] (its sha256 as expectedSha256), or choose another path.",
-		"%s: %s already exists (%s); nothing was changed", tool, p.Rel, what)
+	return &Error{Kind: KindAlreadyExists, Message: fmt.Sprintf(
+		"%s: %s already exists (%s); nothing was changed", tool, p.Rel, what), SuggestedAction: "Read it[ with {read}] and change it[ with {write} or {edit}] (its sha256 as expectedSha256), or choose another path."}
+
 }
 
 // existsOnStale turns the commit path's stale refusal of a change that
