@@ -1,6 +1,7 @@
 package edit
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 )
@@ -28,7 +29,11 @@ type balScanner struct {
 	b     balance
 }
 
-func (s *balScanner) line(l string) {
+func (s *balScanner) line(l string) { scanLine(s, l) }
+
+// scanLine is s.line on a string or on a line of a file's bytes (not
+// copied to a string).
+func scanLine[T ~string | ~[]byte](s *balScanner, l T) {
 	for i := 0; i < len(l); i++ {
 		c := l[i]
 		switch s.state {
@@ -101,21 +106,89 @@ func balanceOf(state int, rows []string) balance {
 // a range are text, not structure.
 func (d *doc) stateAt(i int) int {
 	if d.scan == nil {
-		d.scan = make([]int, d.n()+1)
-		var sc balScanner
+		d.scan = make([]uint8, d.n()+1)
+		state := scanCode
 		for k := 0; k < d.n(); k++ {
-			d.scan[k] = sc.state
-			sc.line(string(d.line(k)))
+			d.scan[k] = uint8(state)
+			state = lineState(state, d.line(k))
 		}
-		d.scan[d.n()] = sc.state
+		d.scan[d.n()] = uint8(state)
 	}
-	return d.scan[max(0, min(i, d.n()))]
+	return int(d.scan[max(0, min(i, d.n()))])
+}
+
+// stateBytes are the bytes that can change balScanner's state in code.
+var stateBytes = [256]bool{'/': true, '"': true, '\'': true, '`': true}
+
+// lineState is the state balScanner.line leaves after line l, begun in
+// state: the same walk without the counts, which skips the bytes that
+// cannot change the state (every file's whole text is walked once for
+// stateAt, so this is what an edit of a large file pays).
+func lineState(state int, l []byte) int {
+	for i := 0; i < len(l); i++ {
+		switch state {
+		case scanBlockComment:
+			j := bytes.IndexByte(l[i:], '*')
+			if j < 0 {
+				return state
+			}
+			i += j
+			if i+1 < len(l) && l[i+1] == '/' {
+				state = scanCode
+				i++
+			}
+		case scanDQ, scanSQ, scanTemplate:
+			q := byte('"')
+			if state == scanSQ {
+				q = '\''
+			} else if state == scanTemplate {
+				q = '`'
+			}
+			for i < len(l) && l[i] != q && l[i] != '\\' {
+				i++
+			}
+			if i == len(l) {
+				break
+			}
+			if l[i] == '\\' {
+				i++
+			} else {
+				state = scanCode
+			}
+		default:
+			for i < len(l) && !stateBytes[l[i]] {
+				i++
+			}
+			if i == len(l) {
+				break
+			}
+			switch l[i] {
+			case '/':
+				if i+1 < len(l) && l[i+1] == '/' {
+					i = len(l)
+				} else if i+1 < len(l) && l[i+1] == '*' {
+					state = scanBlockComment
+					i++
+				}
+			case '"':
+				state = scanDQ
+			case '\'':
+				state = scanSQ
+			case '`':
+				state = scanTemplate
+			}
+		}
+	}
+	if state == scanDQ || state == scanSQ {
+		state = scanCode
+	}
+	return state
 }
 
 func (d *doc) balanceRange(s, e int) balance { // 0-based inclusive
 	sc := balScanner{state: d.stateAt(s)}
 	for i := s; i <= e && i < d.n(); i++ {
-		sc.line(string(d.line(i)))
+		scanLine(&sc, d.line(i))
 	}
 	return sc.b
 }
