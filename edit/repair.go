@@ -108,13 +108,47 @@ func (d *doc) stateAt(i int) int {
 	if d.scan == nil {
 		d.scan = make([]uint8, d.n()+1)
 		state := scanCode
+		next := newStateByteFinder(d.b)
 		for k := 0; k < d.n(); k++ {
 			d.scan[k] = uint8(state)
-			state = lineState(state, d.line(k))
+			s, e, _ := d.bounds(k)
+			if state == scanCode && next.from(s) >= e {
+				continue // nothing on the line can leave code
+			}
+			state = lineState(state, d.b[s:e])
 		}
 		d.scan[d.n()] = uint8(state)
 	}
 	return int(d.scan[max(0, min(i, d.n()))])
+}
+
+// stateByteFinder finds the next byte of b that can change balScanner's
+// state in code (a slash, a quote or a backquote), keeping each one's next
+// place, so that a line without any costs a comparison (bytes.IndexByte
+// runs once per occurrence, not per line).
+type stateByteFinder struct {
+	b   []byte
+	pos [4]int // each byte's next place found (len(b): none left); -1 before the first call
+}
+
+func newStateByteFinder(b []byte) *stateByteFinder {
+	return &stateByteFinder{b: b, pos: [4]int{-1, -1, -1, -1}}
+}
+
+// from returns the place of the first such byte at or after i (len(b):
+// none); i never decreases from one call to the next.
+func (f *stateByteFinder) from(i int) int {
+	first := len(f.b)
+	for k, c := range [4]byte{'/', '"', '\'', '`'} {
+		if f.pos[k] < i {
+			f.pos[k] = len(f.b)
+			if j := bytes.IndexByte(f.b[i:], c); j >= 0 {
+				f.pos[k] = i + j
+			}
+		}
+		first = min(first, f.pos[k])
+	}
+	return first
 }
 
 // stateBytes are the bytes that can change balScanner's state in code.

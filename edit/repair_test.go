@@ -157,6 +157,31 @@ func TestLineStateIsTheScanners(t *testing.T) {
 		}
 		checkLineState(t, l)
 	}
+	// Whole files, with every kind of line break: stateAt (which skips
+	// the lines in code without such bytes) against the scanner run over
+	// every line.
+	alphabet = append(alphabet, '\n', '\n', '\r')
+	for range 3000 {
+		b := make([]byte, next(200))
+		for i := range b {
+			b[i] = alphabet[next(len(alphabet))]
+		}
+		checkStates(t, b)
+	}
+}
+
+func checkStates(t *testing.T, b []byte) {
+	t.Helper()
+	d := newDoc(b)
+	s := balScanner{}
+	for k := 0; k <= d.n(); k++ {
+		if got := d.stateAt(k); got != s.state {
+			t.Fatalf("stateAt(%d) of %q = %d, the scanner's %d", k, b, got, s.state)
+		}
+		if k < d.n() {
+			s.line(string(d.line(k)))
+		}
+	}
 }
 
 func checkLineState(t *testing.T, l []byte) {
@@ -170,9 +195,13 @@ func checkLineState(t *testing.T, l []byte) {
 	}
 }
 
-// FuzzLineState: lineState agrees with balScanner.line on any line.
+// FuzzLineState: lineState agrees with balScanner.line on any line, and
+// stateAt with the scanner run over every line of any file.
 func FuzzLineState(f *testing.F) {
 	f.Add([]byte(`a("/*", '\'', x) // }`))
 	f.Add([]byte("`x\\` */ /* \"y"))
-	f.Fuzz(func(t *testing.T, l []byte) { checkLineState(t, l) })
+	f.Fuzz(func(t *testing.T, l []byte) {
+		checkLineState(t, l)
+		checkStates(t, l)
+	})
 }
