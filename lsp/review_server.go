@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -217,6 +218,10 @@ func (s *server) settleExpect(p workspace.Path, e *expectation, applied bool) {
 
 // reviewRun follows a run's changes to closed files (changes to open
 // documents arrive as didChange) and finds the agent turn they belong to.
+// The turn is found now (the run's activity names it); the review itself
+// runs after the run has answered its caller (reviewQueue): what it costs
+// (the old text from the store, a line diff of the whole file) is the
+// editor's, not the agent's.
 func (s *server) reviewRun(ctx context.Context, ws *workspace.Workspace, ri *runInfo, res *agent.Result) {
 	if len(res.Changes) == 0 {
 		return
@@ -230,23 +235,74 @@ func (s *server) reviewRun(ctx context.Context, ws *workspace.Workspace, ri *run
 			s.mu.Unlock()
 		}
 	}
-	for _, c := range res.Changes {
-		if c.Overlay {
-			continue
-		}
-		p, err := ws.Resolve(c.Path)
-		if err != nil {
-			continue
-		}
-		var now []byte
-		if c.Op != "delete" {
-			f, err := ws.ReadFile(p)
-			if err != nil {
-				continue
+	changes, attr, undo := res.Changes, ri.attr(), ri.undo
+	s.reviews.add(func() {
+		for _, c := range changes {
+			if !c.Overlay {
+				s.reviewRunChange(ws, st, c, attr, undo)
 			}
-			now = f.Bytes
 		}
-		s.reviewClosedChange(st, p, c.OldSHA256, now, c.Op == "delete", ri.attr(), ri.undo)
+	})
+}
+
+// reviewRunChange follows one change a run made to a file not open here:
+// its new content is the file's when the file still holds it (a later
+// change may have come first), else the store's.
+func (s *server) reviewRunChange(ws *workspace.Workspace, st *workspace.Store, c agent.Change, attr *reviewAttr, undo []int64) {
+	p, err := ws.Resolve(c.Path)
+	if err != nil {
+		return
+	}
+	var now []byte
+	if c.Op != "delete" {
+		f, err := ws.ReadFile(p)
+		switch {
+		case err == nil && workspace.SHA256Hex(f.Bytes) == c.NewSHA256:
+			now = f.Bytes
+		default:
+			b, ok := storedContent(st, p, c.NewSHA256)
+			if !ok {
+				return
+			}
+			now = b
+		}
+	}
+	s.reviewClosedChange(st, p, c.OldSHA256, now, c.Op == "delete", attr, undo)
+}
+
+// reviewQueue runs the reviews of runs' changes one after another, in the
+// order the runs ended, on a goroutine that lives while some are pending.
+type reviewQueue struct {
+	mu      sync.Mutex
+	pending []func()
+	running bool
+}
+
+// add queues f.
+func (q *reviewQueue) add(f func()) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.pending = append(q.pending, f)
+	if !q.running {
+		q.running = true
+		go q.drain()
+	}
+}
+
+// drain runs the pending reviews until none is left.
+func (q *reviewQueue) drain() {
+	for {
+		q.mu.Lock()
+		if len(q.pending) == 0 {
+			q.running = false
+			q.mu.Unlock()
+			return
+		}
+		f := q.pending[0]
+		q.pending[0] = nil
+		q.pending = q.pending[1:]
+		q.mu.Unlock()
+		f()
 	}
 }
 
