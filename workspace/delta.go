@@ -285,10 +285,17 @@ func (idx *blockIndex) best(base, target []byte, tp, next int) (int, int) {
 	return bestOff, bestLen
 }
 
+// matchRun is the stride in which matchForward and matchBackward compare
+// long runs (bytes.Equal's vector loop), before they find the first
+// difference eight bytes at a time.
+const matchRun = 256
+
 // matchForward is the length of the common prefix of a and b.
 func matchForward(a, b []byte) int {
 	n := min(len(a), len(b))
 	i := 0
+	for ; i+matchRun <= n && bytes.Equal(a[i:i+matchRun], b[i:i+matchRun]); i += matchRun {
+	}
 	for ; i+8 <= n; i += 8 {
 		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
 			return i + bits.TrailingZeros64(x)/8
@@ -303,6 +310,8 @@ func matchForward(a, b []byte) int {
 func matchBackward(a, b []byte) int {
 	n := min(len(a), len(b))
 	i := 0
+	for ; i+matchRun <= n && bytes.Equal(a[len(a)-i-matchRun:len(a)-i], b[len(b)-i-matchRun:len(b)-i]); i += matchRun {
+	}
 	for ; i+8 <= n; i += 8 {
 		x := binary.LittleEndian.Uint64(a[len(a)-i-8:]) ^ binary.LittleEndian.Uint64(b[len(b)-i-8:])
 		if x != 0 {
