@@ -82,6 +82,7 @@ func commit(ctx context.Context, env *Env, tool string, plans []planned, allowVC
 			}
 			c.Diff = edit.UnifiedDiff(f.Path.Rel, p.old, nb)
 		}
+		c.old, c.new, c.held = heldContents(p, f.Op, env.after)
 		out[i] = c
 	}
 	if env.after != nil {
@@ -97,6 +98,23 @@ func commit(ctx context.Context, env *Env, tool string, plans []planned, allowVC
 		env.after.finish(ctx, env, before, plans)
 	}
 	return out, nil
+}
+
+// heldContents are p's content before and after its commit (op, the
+// committed file's), when the commit proved the old one (a content base,
+// or a file created) and no formatter is to change the new one after.
+func heldContents(p planned, op string, after *afterEdit) (old, new []byte, ok bool) {
+	if after != nil && after.format {
+		return nil, nil, false
+	}
+	old = p.ch.Base.Content()
+	if (old == nil) != (op == "create") {
+		return nil, nil, false // (a base that proved no content)
+	}
+	if !p.ch.Delete {
+		new = p.ch.New
+	}
+	return old, new, true
 }
 
 // ReplaceContent commits new in place of old (the content the caller saw,

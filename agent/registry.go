@@ -91,7 +91,19 @@ type Change struct {
 	Overlay   bool    `json:"overlay,omitempty"` // applied to the editor's open buffer
 	Diff      string  `json:"diff,omitempty"`
 	Note      string  `json:"note,omitempty"`
+	// old and new are the content before and after the change when the
+	// run held both (held; in this process only, never on the wire):
+	// see Contents.
+	old, new []byte
+	held     bool
 }
+
+// Contents returns the content before the change (nil: the file did not
+// exist) and after it (nil: deleted), when the run that made the change
+// held both in memory, so that a caller in the same process (the editor's
+// review) reads neither again; ok is false otherwise (a change received
+// from another process, one a formatter changed after).
+func (c Change) Contents() (old, new []byte, ok bool) { return c.old, c.new, c.held }
 
 // Error kinds: the one taxonomy of every tool, shared by the CLI (--json),
 // the LSP server (error data) and MCP. The file-tool contract's are

@@ -1,6 +1,7 @@
 package edit
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 )
@@ -28,7 +29,11 @@ type balScanner struct {
 	b     balance
 }
 
-func (s *balScanner) line(l string) {
+func (s *balScanner) line(l string) { scanLine(s, l) }
+
+// scanLine is s.line on a string or on a line of a file's bytes (not
+// copied to a string).
+func scanLine[T ~string | ~[]byte](s *balScanner, l T) {
 	for i := 0; i < len(l); i++ {
 		c := l[i]
 		switch s.state {
@@ -101,21 +106,123 @@ func balanceOf(state int, rows []string) balance {
 // a range are text, not structure.
 func (d *doc) stateAt(i int) int {
 	if d.scan == nil {
-		d.scan = make([]int, d.n()+1)
-		var sc balScanner
+		d.scan = make([]uint8, d.n()+1)
+		state := scanCode
+		next := newStateByteFinder(d.b)
 		for k := 0; k < d.n(); k++ {
-			d.scan[k] = sc.state
-			sc.line(string(d.line(k)))
+			d.scan[k] = uint8(state)
+			s, e, _ := d.bounds(k)
+			if state == scanCode && next.from(s) >= e {
+				continue // nothing on the line can leave code
+			}
+			state = lineState(state, d.b[s:e])
 		}
-		d.scan[d.n()] = sc.state
+		d.scan[d.n()] = uint8(state)
 	}
-	return d.scan[max(0, min(i, d.n()))]
+	return int(d.scan[max(0, min(i, d.n()))])
+}
+
+// stateByteFinder finds the next byte of b that can change balScanner's
+// state in code (a slash, a quote or a backquote), keeping each one's next
+// place, so that a line without any costs a comparison (bytes.IndexByte
+// runs once per occurrence, not per line).
+type stateByteFinder struct {
+	b   []byte
+	pos [4]int // each byte's next place found (len(b): none left); -1 before the first call
+}
+
+func newStateByteFinder(b []byte) *stateByteFinder {
+	return &stateByteFinder{b: b, pos: [4]int{-1, -1, -1, -1}}
+}
+
+// from returns the place of the first such byte at or after i (len(b):
+// none); i never decreases from one call to the next.
+func (f *stateByteFinder) from(i int) int {
+	first := len(f.b)
+	for k, c := range [4]byte{'/', '"', '\'', '`'} {
+		if f.pos[k] < i {
+			f.pos[k] = len(f.b)
+			if j := bytes.IndexByte(f.b[i:], c); j >= 0 {
+				f.pos[k] = i + j
+			}
+		}
+		first = min(first, f.pos[k])
+	}
+	return first
+}
+
+// stateBytes are the bytes that can change balScanner's state in code.
+var stateBytes = [256]bool{'/': true, '"': true, '\'': true, '`': true}
+
+// lineState is the state balScanner.line leaves after line l, begun in
+// state: the same walk without the counts, which skips the bytes that
+// cannot change the state (every file's whole text is walked once for
+// stateAt, so this is what an edit of a large file pays).
+func lineState(state int, l []byte) int {
+	for i := 0; i < len(l); i++ {
+		switch state {
+		case scanBlockComment:
+			j := bytes.IndexByte(l[i:], '*')
+			if j < 0 {
+				return state
+			}
+			i += j
+			if i+1 < len(l) && l[i+1] == '/' {
+				state = scanCode
+				i++
+			}
+		case scanDQ, scanSQ, scanTemplate:
+			q := byte('"')
+			if state == scanSQ {
+				q = '\''
+			} else if state == scanTemplate {
+				q = '`'
+			}
+			for i < len(l) && l[i] != q && l[i] != '\\' {
+				i++
+			}
+			if i == len(l) {
+				break
+			}
+			if l[i] == '\\' {
+				i++
+			} else {
+				state = scanCode
+			}
+		default:
+			for i < len(l) && !stateBytes[l[i]] {
+				i++
+			}
+			if i == len(l) {
+				break
+			}
+			switch l[i] {
+			case '/':
+				if i+1 < len(l) && l[i+1] == '/' {
+					i = len(l)
+				} else if i+1 < len(l) && l[i+1] == '*' {
+					state = scanBlockComment
+					i++
+				}
+			case '"':
+				state = scanDQ
+			case '\'':
+				state = scanSQ
+			case '`':
+				state = scanTemplate
+			}
+		}
+	}
+	if state == scanDQ || state == scanSQ {
+		state = scanCode
+	}
+	return state
 }
 
 func (d *doc) balanceRange(s, e int) balance { // 0-based inclusive
 	sc := balScanner{state: d.stateAt(s)}
 	for i := s; i <= e && i < d.n(); i++ {
-		sc.line(string(d.line(i)))
+		scanLine(&sc, d.line(i))
 	}
 	return sc.b
 }

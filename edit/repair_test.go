@@ -139,3 +139,69 @@ func TestRepairsNeedABrokenEdit(t *testing.T) {
 		})
 	}
 }
+
+// TestLineStateIsTheScanners: lineState (the state-only walk stateAt runs
+// over every line of a file) leaves the state balScanner.line leaves, from
+// every state, on lines made of the bytes that change it.
+func TestLineStateIsTheScanners(t *testing.T) {
+	alphabet := []byte("/*\"'`\\(){}[] ax")
+	seed := uint64(1)
+	next := func(n int) int {
+		seed = seed*6364136223846793005 + 1442695040888963407
+		return int(seed>>33) % n
+	}
+	for range 20000 {
+		l := make([]byte, next(12))
+		for i := range l {
+			l[i] = alphabet[next(len(alphabet))]
+		}
+		checkLineState(t, l)
+	}
+	// Whole files, with every kind of line break: stateAt (which skips
+	// the lines in code without such bytes) against the scanner run over
+	// every line.
+	alphabet = append(alphabet, '\n', '\n', '\r')
+	for range 3000 {
+		b := make([]byte, next(200))
+		for i := range b {
+			b[i] = alphabet[next(len(alphabet))]
+		}
+		checkStates(t, b)
+	}
+}
+
+func checkStates(t *testing.T, b []byte) {
+	t.Helper()
+	d := newDoc(b)
+	s := balScanner{}
+	for k := 0; k <= d.n(); k++ {
+		if got := d.stateAt(k); got != s.state {
+			t.Fatalf("stateAt(%d) of %q = %d, the scanner's %d", k, b, got, s.state)
+		}
+		if k < d.n() {
+			s.line(string(d.line(k)))
+		}
+	}
+}
+
+func checkLineState(t *testing.T, l []byte) {
+	t.Helper()
+	for _, st := range []int{scanCode, scanBlockComment, scanDQ, scanSQ, scanTemplate} {
+		s := balScanner{state: st}
+		s.line(string(l))
+		if got := lineState(st, l); got != s.state {
+			t.Fatalf("lineState(%d, %q) = %d, balScanner.line leaves %d", st, l, got, s.state)
+		}
+	}
+}
+
+// FuzzLineState: lineState agrees with balScanner.line on any line, and
+// stateAt with the scanner run over every line of any file.
+func FuzzLineState(f *testing.F) {
+	f.Add([]byte(`a("/*", '\'', x) // }`))
+	f.Add([]byte("`x\\` */ /* \"y"))
+	f.Fuzz(func(t *testing.T, l []byte) {
+		checkLineState(t, l)
+		checkStates(t, l)
+	})
+}

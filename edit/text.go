@@ -30,10 +30,10 @@ func (e eol) bytes() []byte {
 type doc struct {
 	b      []byte // BOM-stripped bytes
 	bom    bool
-	starts []int // byte offset of each line
-	def    eol   // the file's first ending style: LF or CRLF
-	loneCR bool  // some line ends in a lone "\r"
-	scan   []int // balScanner's state at the start of each line (scanStates), once asked
+	starts []int   // byte offset of each line
+	def    eol     // the file's first ending style: LF or CRLF
+	loneCR bool    // some line ends in a lone "\r"
+	scan   []uint8 // balScanner's state at the start of each line (stateAt), once asked
 }
 
 func newDoc(raw []byte) *doc {

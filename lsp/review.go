@@ -93,16 +93,42 @@ func (f *fileReview) mapper() *lspmap.Mapper {
 	return f.m
 }
 
-// lineStartAt is the start of the line holding byte offset off. Line
+// text2 is a text held in two parts, a then b, read where they lie: the
+// review's text part-way through a change (change), the old text before
+// the next span and the new text from the last span applied on, so that a
+// change of many spans copies neither.
+type text2 struct{ a, b []byte }
+
+func (t text2) len() int { return len(t.a) + len(t.b) }
+
+func (t text2) at(i int) byte {
+	if i < len(t.a) {
+		return t.a[i]
+	}
+	return t.b[i-len(t.a)]
+}
+
+// slice is t[s:e], copied only when it spans both parts.
+func (t text2) slice(s, e int) []byte {
+	switch {
+	case e <= len(t.a):
+		return t.a[s:e]
+	case s >= len(t.a):
+		return t.b[s-len(t.a) : e-len(t.a)]
+	}
+	return append(append(make([]byte, 0, e-s), t.a[s:]...), t.b[:e-len(t.a)]...)
+}
+
+// lineStartAt is the start of the line of t holding byte offset off. Line
 // breaks are "\n", "\r\n" and a lone "\r", as the LSP's (internal/lspmap);
 // the scan is local, so that a keystroke costs the length of its line.
-func (f *fileReview) lineStartAt(off int) int {
+func lineStartAt(t text2, off int) int {
 	for i := off - 1; i >= 0; i-- {
-		switch f.cur[i] {
+		switch t.at(i) {
 		case '\n':
 			return i + 1
 		case '\r':
-			if i+1 >= len(f.cur) || f.cur[i+1] != '\n' {
+			if i+1 >= t.len() || t.at(i+1) != '\n' {
 				return i + 1
 			}
 		}
@@ -110,45 +136,45 @@ func (f *fileReview) lineStartAt(off int) int {
 	return 0
 }
 
-// nextLineStart is the start of the line after the one holding off (the
-// end of the text on the last line).
-func (f *fileReview) nextLineStart(off int) int {
-	for i := off; i < len(f.cur); i++ {
-		switch f.cur[i] {
+// nextLineStart is the start of the line of t after the one holding off
+// (the end of the text on the last line).
+func nextLineStart(t text2, off int) int {
+	for i := off; i < t.len(); i++ {
+		switch t.at(i) {
 		case '\n':
 			return i + 1
 		case '\r':
-			if i+1 < len(f.cur) && f.cur[i+1] == '\n' {
+			if i+1 < t.len() && t.at(i+1) == '\n' {
 				return i + 2
 			}
 			return i + 1
 		}
 	}
-	return len(f.cur)
+	return t.len()
 }
 
-// atLineStart reports whether off starts a line.
-func (f *fileReview) atLineStart(off int) bool { return f.lineStartAt(off) == off }
+// atLineStart reports whether off starts a line of t.
+func atLineStart(t text2, off int) bool { return lineStartAt(t, off) == off }
 
 // endsWithBreak reports whether b ends with a line break.
 func endsWithBreak(b []byte) bool {
 	return len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r')
 }
 
-// region is the span of whole lines of the current text that the
-// replacement of [s0, e0) by repl changes.
-func (f *fileReview) region(s0, e0 int, repl []byte) (rs, re int) {
-	rs = f.lineStartAt(s0)
+// region is the span of whole lines of t that the replacement of [s0, e0)
+// by repl changes.
+func region(t text2, s0, e0 int, repl []byte) (rs, re int) {
+	rs = lineStartAt(t, s0)
 	// The line holding e0 keeps its content when e0 starts it and the text
 	// put before it ends a line (or nothing is put there and s0 starts a
 	// line too): then the change ends at e0.
-	if f.atLineStart(e0) && (len(repl) == 0 && s0 == rs || endsWithBreak(repl)) {
+	if atLineStart(t, e0) && (len(repl) == 0 && s0 == rs || endsWithBreak(repl)) {
 		return rs, e0
 	}
-	if e0 == len(f.cur) {
+	if e0 == t.len() {
 		return rs, e0
 	}
-	return rs, f.nextLineStart(e0)
+	return rs, nextLineStart(t, e0)
 }
 
 // overlaps reports whether hunk h takes part in a change of the lines
@@ -168,24 +194,23 @@ func (h *rhunk) overlaps(rs, re, size int, agent bool) bool {
 	return h.s < re && rs < h.e
 }
 
-// apply replaces cur[s0:e0] by repl: a change by the agent attr, or by the
-// person when attr is nil.
-func (f *fileReview) apply(s0, e0 int, repl []byte, attr *reviewAttr) {
-	if s0 < 0 || e0 > len(f.cur) || s0 > e0 {
+// apply follows, in the hunks, the replacement of cur[s0:e0] by repl,
+// which makes next: a change by the agent attr, or by the person when attr
+// is nil.
+func (f *fileReview) apply(cur, next text2, s0, e0 int, repl []byte, attr *reviewAttr) {
+	if s0 < 0 || e0 > cur.len() || s0 > e0 {
 		return
 	}
-	rs, re := f.region(s0, e0, repl)
+	rs, re := region(cur, s0, e0, repl)
 	delta := len(repl) - (e0 - s0)
 	var merge, rest []*rhunk
 	for _, h := range f.hunks {
-		if h.overlaps(rs, re, len(f.cur), attr != nil) {
+		if h.overlaps(rs, re, cur.len(), attr != nil) {
 			merge = append(merge, h)
 		} else {
 			rest = append(rest, h)
 		}
 	}
-	next := make([]byte, 0, len(f.cur)+delta)
-	next = append(append(append(next, f.cur[:s0]...), repl...), f.cur[e0:]...)
 	if attr == nil && len(merge) == 0 {
 		for _, h := range f.hunks {
 			if h.s >= re {
@@ -193,7 +218,6 @@ func (f *fileReview) apply(s0, e0 int, repl []byte, attr *reviewAttr) {
 				h.e += delta
 			}
 		}
-		f.cur, f.m = next, nil
 		return
 	}
 	us, ue := rs, re
@@ -204,11 +228,11 @@ func (f *fileReview) apply(s0, e0 int, repl []byte, attr *reviewAttr) {
 	pos := us
 	var attrs []reviewAttr
 	for _, h := range merge {
-		old = append(append(old, f.cur[pos:h.s]...), h.old...)
+		old = append(append(old, cur.slice(pos, h.s)...), h.old...)
 		pos = h.e
 		attrs = append(attrs, h.attrs...)
 	}
-	old = append(old, f.cur[pos:ue]...)
+	old = append(old, cur.slice(pos, ue)...)
 	if attr != nil {
 		attrs = append(attrs, *attr)
 	}
@@ -218,14 +242,13 @@ func (f *fileReview) apply(s0, e0 int, repl []byte, attr *reviewAttr) {
 			h.e += delta
 		}
 	}
-	f.cur, f.m = next, nil
 	nh := &rhunk{s: us, e: ue + delta, old: old, attrs: dedupeAttrs(attrs)}
 	if len(merge) == 1 && attr == nil {
 		nh.id = merge[0].id // the person edited inside one hunk: it is still that hunk
 	} else {
 		nh.id = f.nextID()
 	}
-	if trimHunk(nh, f.cur) {
+	if trimHunk(nh, next) {
 		rest = append(rest, nh)
 	}
 	slices.SortFunc(rest, func(a, b *rhunk) int {
@@ -252,8 +275,8 @@ func dedupeAttrs(attrs []reviewAttr) []reviewAttr {
 
 // trimHunk shrinks h to the lines where its old and new sides differ and
 // reports whether any differ.
-func trimHunk(h *rhunk, cur []byte) bool {
-	nw := cur[h.s:h.e]
+func trimHunk(h *rhunk, cur text2) bool {
+	nw := cur.slice(h.s, h.e)
 	old := h.old
 	// Common leading lines.
 	for {
@@ -320,13 +343,16 @@ func (f *fileReview) change(text []byte, attr *reviewAttr) {
 		spans[i].NewStart += ls
 		spans[i].NewEnd += ls
 	}
+	// Between two spans old and text agree, so after each span the text
+	// is old up to the span and text from it on: no copy of the whole.
+	cur := text2{a: old}
 	for i := len(spans) - 1; i >= 0; i-- {
 		sp := spans[i]
-		f.apply(sp.OldStart, sp.OldEnd, text[sp.NewStart:sp.NewEnd], attr)
+		next := text2{a: old[:sp.OldStart], b: text[sp.NewStart:]}
+		f.apply(cur, next, sp.OldStart, sp.OldEnd, text[sp.NewStart:sp.NewEnd], attr)
+		cur = next
 	}
-	if !bytes.Equal(f.cur, text) { // (never: the spans rebuild text)
-		f.cur, f.m = text, nil
-	}
+	f.cur, f.m = text, nil
 	// The hunks made here were numbered from the last; number them in
 	// the order they stand.
 	id := first
@@ -338,15 +364,20 @@ func (f *fileReview) change(text []byte, attr *reviewAttr) {
 	}
 }
 
-// rebuilds reports whether spans turn old into new byte for byte.
+// rebuilds reports whether spans turn old into new byte for byte, each in
+// its place: between two spans (and before the first, after the last) old
+// and new hold the same bytes, which change relies on.
 func rebuilds(old, new []byte, spans []edit.Span) bool {
-	var b []byte
-	at := 0
+	at, nat := 0, 0
 	for _, sp := range spans {
-		b = append(append(b, old[at:sp.OldStart]...), new[sp.NewStart:sp.NewEnd]...)
-		at = sp.OldEnd
+		if sp.OldStart < at || sp.OldEnd < sp.OldStart || sp.OldEnd > len(old) ||
+			sp.NewStart < nat || sp.NewEnd < sp.NewStart || sp.NewEnd > len(new) ||
+			!bytes.Equal(old[at:sp.OldStart], new[nat:sp.NewStart]) {
+			return false
+		}
+		at, nat = sp.OldEnd, sp.NewEnd
 	}
-	return bytes.Equal(append(b, old[at:]...), new)
+	return bytes.Equal(old[at:], new[nat:])
 }
 
 // keep drops the hunks pick selects (the base takes their new side) and

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -217,6 +218,10 @@ func (s *server) settleExpect(p workspace.Path, e *expectation, applied bool) {
 
 // reviewRun follows a run's changes to closed files (changes to open
 // documents arrive as didChange) and finds the agent turn they belong to.
+// The turn is found now (the run's activity names it); the review itself
+// runs after the run has answered its caller (reviewQueue): what it costs
+// (the old text from the store, a line diff of the whole file) is the
+// editor's, not the agent's.
 func (s *server) reviewRun(ctx context.Context, ws *workspace.Workspace, ri *runInfo, res *agent.Result) {
 	if len(res.Changes) == 0 {
 		return
@@ -230,23 +235,77 @@ func (s *server) reviewRun(ctx context.Context, ws *workspace.Workspace, ri *run
 			s.mu.Unlock()
 		}
 	}
-	for _, c := range res.Changes {
-		if c.Overlay {
-			continue
-		}
-		p, err := ws.Resolve(c.Path)
-		if err != nil {
-			continue
-		}
-		var now []byte
-		if c.Op != "delete" {
-			f, err := ws.ReadFile(p)
-			if err != nil {
-				continue
+	changes, attr, undo := res.Changes, ri.attr(), ri.undo
+	s.reviews.add(func() {
+		for _, c := range changes {
+			if !c.Overlay {
+				s.reviewRunChange(ws, st, c, attr, undo)
 			}
-			now = f.Bytes
 		}
-		s.reviewClosedChange(st, p, c.OldSHA256, now, c.Op == "delete", ri.attr(), ri.undo)
+	})
+}
+
+// reviewRunChange follows one change a run made to a file not open here,
+// with the contents the run held; else its new content is the file's when
+// the file still holds it (a later change may have come first), or the
+// store's.
+func (s *server) reviewRunChange(ws *workspace.Workspace, st *workspace.Store, c agent.Change, attr *reviewAttr, undo []int64) {
+	p, err := ws.Resolve(c.Path)
+	if err != nil {
+		return
+	}
+	cc := closedChange{before: c.OldSHA256, removed: c.Op == "delete"}
+	if old, now, ok := c.Contents(); ok {
+		cc.old, cc.oldHeld, cc.now = old, true, now
+	} else if !cc.removed {
+		f, err := ws.ReadFile(p)
+		switch {
+		case err == nil && workspace.SHA256Hex(f.Bytes) == c.NewSHA256:
+			cc.now = f.Bytes
+		default:
+			b, ok := storedContent(st, p, c.NewSHA256)
+			if !ok {
+				return
+			}
+			cc.now = b
+		}
+	}
+	s.reviewClosedChange(st, p, cc, attr, undo)
+}
+
+// reviewQueue runs the reviews of runs' changes one after another, in the
+// order the runs ended, on a goroutine that lives while some are pending.
+type reviewQueue struct {
+	mu      sync.Mutex
+	pending []func()
+	running bool
+}
+
+// add queues f.
+func (q *reviewQueue) add(f func()) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.pending = append(q.pending, f)
+	if !q.running {
+		q.running = true
+		go q.drain()
+	}
+}
+
+// drain runs the pending reviews until none is left.
+func (q *reviewQueue) drain() {
+	for {
+		q.mu.Lock()
+		if len(q.pending) == 0 {
+			q.running = false
+			q.mu.Unlock()
+			return
+		}
+		f := q.pending[0]
+		q.pending[0] = nil
+		q.pending = q.pending[1:]
+		q.mu.Unlock()
+		f()
 	}
 }
 
@@ -268,18 +327,28 @@ func (s *server) setTurnLocked(call, turn string) {
 	}
 }
 
-// reviewClosedChange follows a change of p, which is not open in the
-// editor: from the content whose sha256 is before to now (removed: the file
-// was deleted), made by attr (nil: the person; undo: the hunks the person
+// closedChange is a change of a file not open in the editor: from the
+// content whose sha256 is before (old, when held: its bytes) to now
+// (removed: the file was deleted).
+type closedChange struct {
+	before  string
+	old     []byte
+	oldHeld bool
+	now     []byte
+	removed bool
+}
+
+// reviewClosedChange follows c, a change of p, which is not open in the
+// editor, made by attr (nil: the person; undo: the hunks the person
 // undid).
-func (s *server) reviewClosedChange(st *workspace.Store, p workspace.Path, before string, now []byte, removed bool, attr *reviewAttr, undo []int64) {
+func (s *server) reviewClosedChange(st *workspace.Store, p workspace.Path, c closedChange, attr *reviewAttr, undo []int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.reviewOnLocked() || s.byPath[p.Abs] != nil {
 		return
 	}
 	rv := s.reviewFileLocked(p, nil, false)
-	if removed {
+	if c.removed {
 		if rv != nil {
 			rv.hunks = nil
 			s.reviewDirtyLocked(p.Abs)
@@ -289,18 +358,19 @@ func (s *server) reviewClosedChange(st *workspace.Store, p workspace.Path, befor
 	if rv == nil && attr == nil {
 		return
 	}
-	if rv == nil || workspace.SHA256Hex(rv.cur) != before {
-		// The file's content before the change, as the store keeps it.
-		var old []byte
-		if before != "" {
-			c, ok := storedContent(st, p, before)
+	if rv == nil || !c.heldIs(rv.cur) {
+		// The file's content before the change: held, or as the store
+		// keeps it.
+		old := c.old
+		if !c.oldHeld && c.before != "" {
+			b, ok := storedContent(st, p, c.before)
 			if !ok {
 				if rv == nil {
 					return
 				}
-				c = rv.cur // unknown: the review goes on from what it had
+				b = rv.cur // unknown: the review goes on from what it had
 			}
-			old = c
+			old = b
 		}
 		if rv == nil {
 			if rv = s.reviewFileLocked(p, old, true); rv == nil {
@@ -309,9 +379,18 @@ func (s *server) reviewClosedChange(st *workspace.Store, p workspace.Path, befor
 		}
 		rv.sync(old)
 	}
-	e := &expectation{attr: attr, undo: undo, new: now}
-	e.finish(rv, now)
+	e := &expectation{attr: attr, undo: undo, new: c.now}
+	e.finish(rv, c.now)
 	s.reviewDirtyLocked(p.Abs)
+}
+
+// heldIs reports whether cur is the content before c: compared byte for
+// byte when c holds it, else by its sha256.
+func (c closedChange) heldIs(cur []byte) bool {
+	if c.oldHeld {
+		return c.old != nil && bytes.Equal(cur, c.old)
+	}
+	return workspace.SHA256Hex(cur) == c.before
 }
 
 // reviewExternal puts other processes' changes (audit rows, oldest first)
@@ -339,7 +418,7 @@ func (s *server) reviewExternal(ws *workspace.Workspace, rows []workspace.AuditE
 			now = c
 		}
 		attr := &reviewAttr{Agent: r.Agent, Transport: r.Transport, Turn: r.Turn, Tool: r.Tool, Call: r.Call}
-		s.reviewClosedChange(st, p, r.SHA256Before, now, r.SHA256After == "", attr, nil)
+		s.reviewClosedChange(st, p, closedChange{before: r.SHA256Before, now: now, removed: r.SHA256After == ""}, attr, nil)
 	}
 }
 

@@ -1,8 +1,11 @@
 package lsp
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/hashls/hashls/internal/benchfile"
 )
 
 // reviewOf makes a review of text with the agent's change to next.
@@ -181,5 +184,28 @@ func BenchmarkReviewTyping(b *testing.B) {
 	b.ResetTimer()
 	for i := range b.N {
 		f.sync(texts[i%2])
+	}
+}
+
+// BenchmarkReviewAgentEdit50: what the hub's review pays for
+// bench/edit.sh's forwarded 50-hunk edit of the 10,000-line file: the
+// file, under review with the last edit's 50 hunks, put back by the person
+// (the bench restores it), then the agent's edit again.
+func BenchmarkReviewAgentEdit50(b *testing.B) {
+	orig := benchfile.Text()
+	lines := strings.SplitAfter(string(orig), "\n")
+	for i := 0; i < 50; i++ {
+		lines[i*200] = fmt.Sprintf("changed %d\n", i)
+	}
+	edited := []byte(strings.Join(lines, ""))
+	var ids int64
+	f := newFileReview(orig, &ids)
+	f.agentChange(edited, reviewAttr{Agent: "bench"})
+	if len(f.hunks) != 50 {
+		b.Fatalf("%d hunks", len(f.hunks))
+	}
+	for b.Loop() {
+		f.sync(orig)
+		f.agentChange(edited, reviewAttr{Agent: "bench"})
 	}
 }

@@ -52,8 +52,9 @@ type server struct {
 	byPath    map[string]*document // workspace.Path.Abs -> open document
 	waiters   []*versionWaiter     // applyEdit callers waiting for a didChange
 
-	others others      // the hub endpoint and the audit feed (external.go)
-	review reviewState // unreviewed hunks (review_server.go); guarded by mu
+	others  others      // the hub endpoint and the audit feed (external.go)
+	review  reviewState // unreviewed hunks (review_server.go); guarded by mu
+	reviews reviewQueue // runs' reviews of closed files, after their answer
 
 	// forwardedNotes bounds the activity notifications of forwarded runs
 	// still being written to the editor (see reportActivity).

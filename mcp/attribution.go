@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -18,12 +19,15 @@ import (
 const TurnMeta = "hashls/turn"
 
 // process names this server process in session ids, so that two MCP
-// processes' sessions never share one.
-var process = func() string {
+// processes' sessions never share one. Made at the first call, not at
+// package init: every hashls process links this package, and a one-shot
+// `hashls tool` would pay for crypto/rand's first read (0.07 ms,
+// GODEBUG=inittrace=1) for nothing.
+var process = sync.OnceValue(func() string {
 	var b [4]byte
 	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
 	return hex.EncodeToString(b[:])
-}()
+})
 
 // attribution is who makes a tools/call: the client's clientInfo.name
 // (from initialize), the session (one client connection: stdio is one per
@@ -39,7 +43,7 @@ func attribution(req *sdk.CallToolRequest) workspace.Attribution {
 		if id == "" {
 			id = fmt.Sprintf("%p", ss) // stdio: the one session of the connection
 		}
-		w.Session = "mcp:" + process + ":" + id
+		w.Session = "mcp:" + process() + ":" + id
 	}
 	if req.Params != nil {
 		if t, ok := req.Params.GetMeta()[TurnMeta].(string); ok {

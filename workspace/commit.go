@@ -403,6 +403,16 @@ func planRenames(ents []*entry, r BufferRenamer) {
 }
 
 // checkBase compares a file's state with what the change expects.
+// Content is the content b requires the file to hold, when its caller gave
+// it (BaseOf, BaseContent); nil otherwise. A committed change's file held
+// exactly these bytes.
+func (b Base) Content() []byte {
+	if b.kind != baseSHA {
+		return nil
+	}
+	return b.content
+}
+
 // sumOf returns b's sha256: b's known sum when b is exactly base's content.
 func (b Base) sumOf(content []byte) [32]byte {
 	if b.kind == baseSHA && b.content != nil && bytes.Equal(content, b.content) {

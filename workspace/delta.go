@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -27,7 +28,11 @@ import (
 // a block occurs many times in the base (a repeated line), the candidates
 // tried are those nearest after the end of the previous copy, because an
 // edit keeps the order of what it keeps; the longest match wins. The common
-// prefix and suffix are taken first, without the index.
+// prefix and suffix are taken first, without the index, and so is what an
+// edit that changes lines in place leaves (resyncLines): after each
+// difference the two agree again from a line start a few lines on, so the
+// index is built only when that fails (50 lines changed in a 480 KB file:
+// 0.32-0.42 -> 0.08 ms, BenchmarkDelta50Lines).
 
 // deltaBlock is the block size of the base's index: the shortest range a
 // delta copies (shorter matches are written literally).
@@ -64,10 +69,12 @@ func encodeDelta(base, target []byte) []byte {
 	suf := matchBackward(base[pre:], target[pre:])
 	w.copy(0, pre)
 	bhi, thi := len(base)-suf, len(target)-suf
-	if thi-pre >= deltaBlock && bhi-pre >= deltaBlock {
+	// lit: the target's bytes from lit on are not written yet; tp: where
+	// the search goes on.
+	lit, tp := resyncLines(&w, base[:bhi], target[:thi], pre)
+	if thi-tp >= deltaBlock && bhi-pre >= deltaBlock {
 		idx := newBlockIndex(base[:bhi], pre)
-		lit := pre // the target's bytes from lit on are not written yet
-		for tp := pre; tp+deltaBlock <= thi; {
+		for tp+deltaBlock <= thi {
 			bp, n := idx.best(base[:bhi], target[:thi], tp, w.next)
 			if n < deltaBlock {
 				tp++
@@ -88,12 +95,80 @@ func encodeDelta(base, target []byte) []byte {
 			tp += n
 			lit = tp
 		}
-		w.insert(target[lit:thi])
-	} else {
-		w.insert(target[pre:thi])
 	}
+	w.insert(target[lit:thi])
 	w.copy(bhi, suf)
 	return w.out
+}
+
+// resyncLines writes the copies an edit that changes lines in place
+// gives, without the block index: from each difference (the first at
+// base[at:], target[at:]) the two agree again at the start of a line a
+// few lines on in each, for at least deltaResync bytes (or to both ends).
+// It returns where the target's bytes are not written yet and where the
+// indexed search is to go on: the first difference it found no such place
+// after (len(target): none left).
+func resyncLines(w *deltaWriter, base, target []byte, at int) (lit, tp int) {
+	bp, tp, lit := at, at, at
+	for tp < len(target) {
+		b, t, n, ok := resyncAt(base, target, bp, tp)
+		if !ok {
+			return lit, tp
+		}
+		t, b, n = extendBack(base, target, lit, t, b, n)
+		w.insert(target[lit:t])
+		w.copy(b, n)
+		bp, tp = b+n, t+n
+		lit = tp
+	}
+	return lit, tp
+}
+
+// deltaResync is the shortest agreement resyncLines takes as a copy.
+const deltaResync = 64
+
+// deltaResyncLines bounds the lines resyncAt looks ahead in each text.
+const deltaResyncLines = 3
+
+// resyncAt finds, after the difference at base[bp:] and target[tp:], the
+// nearest line starts (at most deltaResyncLines on in each, fewest lines
+// first) from which the two agree for n >= deltaResync bytes or to both
+// ends (n may then be 0: the last lines differ); ok is false when there
+// is none.
+func resyncAt(base, target []byte, bp, tp int) (b, t, n int, ok bool) {
+	var bs, ts [deltaResyncLines + 1]int
+	nb, nt := lineStartsAfter(base, bp, bs[:]), lineStartsAfter(target, tp, ts[:])
+	for sum := 1; sum <= 2*deltaResyncLines; sum++ {
+		for i := max(0, sum-deltaResyncLines); i <= min(sum, deltaResyncLines); i++ {
+			j := sum - i
+			if i >= nb || j >= nt {
+				continue
+			}
+			b, t := bs[i], ts[j]
+			m := matchForward(base[b:], target[t:])
+			if m >= deltaResync || b+m == len(base) && t+m == len(target) {
+				return b, t, m, true
+			}
+		}
+	}
+	return 0, 0, 0, false
+}
+
+// lineStartsAfter fills starts with p and the starts of the lines after
+// the one holding p, len(b) counting as the start of the line after the
+// last, and returns how many it filled.
+func lineStartsAfter(b []byte, p int, starts []int) int {
+	starts[0] = p
+	k := 1
+	for ; k < len(starts) && p < len(b); k++ {
+		if i := bytes.IndexByte(b[p:], '\n'); i >= 0 {
+			p += i + 1
+		} else {
+			p = len(b)
+		}
+		starts[k] = p
+	}
+	return k
 }
 
 // extendBack extends the match of n bytes at target[tp:] and base[bp:]
@@ -210,10 +285,17 @@ func (idx *blockIndex) best(base, target []byte, tp, next int) (int, int) {
 	return bestOff, bestLen
 }
 
+// matchRun is the stride in which matchForward and matchBackward compare
+// long runs (bytes.Equal's vector loop), before they find the first
+// difference eight bytes at a time.
+const matchRun = 256
+
 // matchForward is the length of the common prefix of a and b.
 func matchForward(a, b []byte) int {
 	n := min(len(a), len(b))
 	i := 0
+	for ; i+matchRun <= n && bytes.Equal(a[i:i+matchRun], b[i:i+matchRun]); i += matchRun {
+	}
 	for ; i+8 <= n; i += 8 {
 		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
 			return i + bits.TrailingZeros64(x)/8
@@ -228,6 +310,8 @@ func matchForward(a, b []byte) int {
 func matchBackward(a, b []byte) int {
 	n := min(len(a), len(b))
 	i := 0
+	for ; i+matchRun <= n && bytes.Equal(a[len(a)-i-matchRun:len(a)-i], b[len(b)-i-matchRun:len(b)-i]); i += matchRun {
+	}
 	for ; i+8 <= n; i += 8 {
 		x := binary.LittleEndian.Uint64(a[len(a)-i-8:]) ^ binary.LittleEndian.Uint64(b[len(b)-i-8:])
 		if x != 0 {

@@ -1191,7 +1191,7 @@ func (s *Store) auditQuery(where string, args ...any) ([]AuditEntry, error) {
 	if err := s.check(); err != nil {
 		return nil, err
 	}
-	rows, err := s.r.Query(`SELECT `+auditColumns+` FROM audit `+where, args...)
+	rows, err := s.readRows(`SELECT `+auditColumns+` FROM audit `+where, args...)
 	if err != nil {
 		return nil, storeErr(s.path, err)
 	}
