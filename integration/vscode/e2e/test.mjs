@@ -323,9 +323,25 @@ try {
     lap(`keybindings: ${ours.length} keys under ctrl+alt+h, none among VS Code's ${defaults.size} default keys`);
   }
 
+  // gotoLine moves the cursor to line n with Go to Line, and checks it
+  // there (the status bar): the prompt is opened again when it closed
+  // before it was filled (a notification taking the focus as it opened).
   async function gotoLine(n) {
-    await page.keyboard.press('Control+g');
-    await answerPrompt(':' + n);
+    await until(`the cursor on line ${n}`, async () => {
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('Control+g');
+      const input = page.locator('.quick-input-widget input');
+      try {
+        await input.waitFor({ state: 'visible', timeout: 3000 });
+        await input.fill(':' + n, { timeout: 3000 });
+      } catch {
+        return false;
+      }
+      await page.keyboard.press('Enter');
+      await input.waitFor({ state: 'hidden', timeout: 3000 }).catch(() => {});
+      const at = await page.locator('#status\\.editor\\.selection').innerText().catch(() => '');
+      return new RegExp(`^Ln ${n},`).test(at);
+    }, 30000, 300);
   }
 
   // Open main.go.
@@ -627,8 +643,19 @@ try {
   await page.keyboard.press('Control+End');
   await page.keyboard.insertText('// typed by the person\n');
   await until('the typing', async () => (await activeText()).includes('// typed by the person'), 5000);
-  const tag2 = (await agent.call('read', { path: 'review.go' })).shown[0].tag;
-  await agent.call('edit', { input: `¶review.go#${tag2}\nreplace 5:\n+func b() { println(2) }\n` });
+  // The typing reaches the server in didChange notifications of its own
+  // pace: an edit that lands while one is in flight is refused as stale
+  // (nothing written), and the agent reads again and retries, as told.
+  await until('the second agent edit accepted', async () => {
+    const tag2 = (await agent.call('read', { path: 'review.go' })).shown[0].tag;
+    try {
+      await agent.call('edit', { input: `¶review.go#${tag2}\nreplace 5:\n+func b() { println(2) }\n` });
+    } catch (err) {
+      if (/stale_file/.test(err.message)) return false;
+      throw err;
+    }
+    return true;
+  }, 15000, 300);
   await until('the second agent edit', async () => (await activeText()).includes('println(2)'), 15000);
   await focusFile('review.go');
   await page.keyboard.press('Control+z');
