@@ -24,6 +24,7 @@ type ompMeta struct {
 	MutatedSnippet   string `json:"mutated_snippet"`
 	FilePath         string `json:"file_path"`
 	Context          struct {
+		FileLines  int `json:"file_lines"`
 		LineIndent int `json:"line_indent"`
 	} `json:"context"`
 }
@@ -115,7 +116,8 @@ func ompExpected(input string, m ompMeta) (string, error) {
 	}
 	// A token changed on line_number: put the original back where the
 	// mutated snippet is; it must be there exactly once (as a whole word
-	// when it is one).
+	// when it is one, and not as part of the original snippet still in the
+	// line: the "." of a "?." was not mutated).
 	line := lines[n-1]
 	if m.MutatedSnippet == "" {
 		return "", fmt.Errorf("mutated_snippet is empty: the metadata does not say where on line %d %q was removed", n, m.OriginalSnippet)
@@ -127,7 +129,7 @@ func ompExpected(input string, m ompMeta) (string, error) {
 			break
 		}
 		k += i
-		if ompWholeWord(line, k, k+len(m.MutatedSnippet)) {
+		if ompWholeWord(line, k, k+len(m.MutatedSnippet)) && !ompInside(line, k, k+len(m.MutatedSnippet), m.OriginalSnippet) {
 			hits = append(hits, k)
 		}
 		i = k + 1
@@ -154,6 +156,23 @@ func ompWholeWord(line string, i, j int) bool {
 		return false
 	}
 	return true
+}
+
+// ompInside reports whether line[i:j] lies within an occurrence of orig in
+// line.
+func ompInside(line string, i, j int, orig string) bool {
+	for o := 0; o < len(line); {
+		k := strings.Index(line[o:], orig)
+		if k < 0 || orig == "" {
+			return false
+		}
+		k += o
+		if k <= i && j <= k+len(orig) {
+			return true
+		}
+		o = k + 1
+	}
+	return false
 }
 
 // ompSwapIfElse swaps back the bodies of the if statement on line i (0-based)
@@ -242,8 +261,13 @@ func TestOmpEditBenchCLI(t *testing.T) {
 	same := map[string]string{} // file_path -> the file before its mutation, from another fixture
 	for _, f := range fx {
 		exp, err := ompExpected(f.Input, f.Meta)
-		if err == nil && exp == f.Input {
+		switch {
+		case err != nil:
+		case exp == f.Input:
 			err = fmt.Errorf("the derived fix changes nothing")
+		case strings.Count(exp, "\n")+1 != f.Meta.Context.FileLines:
+			// file_lines counts the original's lines as split on "\n".
+			err = fmt.Errorf("the derived original has %d lines, the metadata's file_lines says %d", strings.Count(exp, "\n")+1, f.Meta.Context.FileLines)
 		}
 		if err != nil {
 			underivable = append(underivable, f.Name)
