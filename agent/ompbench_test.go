@@ -114,6 +114,30 @@ func ompExpected(input string, m ompMeta) (string, error) {
 		}
 		return at(n-1, rows...), nil
 	}
+	if m.MutationType == "identifier-multi-edit" {
+		// The identifier was misspelled at line_number and elsewhere (the
+		// metadata names one place; the fixture's prompt says "in multiple
+		// separate locations"): every whole-word occurrence of the
+		// misspelling is put back, and there must be one at line_number.
+		if !ompHasWord(lines[n-1], m.MutatedSnippet) {
+			return "", fmt.Errorf("%q is not a word on line %d", m.MutatedSnippet, n)
+		}
+		count := 0
+		for i, l := range lines {
+			var sb strings.Builder
+			last := 0
+			for _, k := range ompWords(l, m.MutatedSnippet) {
+				sb.WriteString(l[last:k] + m.OriginalSnippet)
+				last = k + len(m.MutatedSnippet)
+				count++
+			}
+			lines[i] = sb.String() + l[last:]
+		}
+		if count < 2 {
+			return "", fmt.Errorf("%q occurs once: not the multiple places the mutation names", m.MutatedSnippet)
+		}
+		return strings.Join(lines, "\n"), nil
+	}
 	// A token changed on line_number: put the original back where the
 	// mutated snippet is; it must be there exactly once (as a whole word
 	// when it is one, and not as part of the original snippet still in the
@@ -123,16 +147,10 @@ func ompExpected(input string, m ompMeta) (string, error) {
 		return "", fmt.Errorf("mutated_snippet is empty: the metadata does not say where on line %d %q was removed", n, m.OriginalSnippet)
 	}
 	var hits []int
-	for i := 0; ; {
-		k := strings.Index(line[i:], m.MutatedSnippet)
-		if k < 0 {
-			break
-		}
-		k += i
-		if ompWholeWord(line, k, k+len(m.MutatedSnippet)) && !ompInside(line, k, k+len(m.MutatedSnippet), m.OriginalSnippet) {
+	for _, k := range ompWords(line, m.MutatedSnippet) {
+		if !ompInside(line, k, k+len(m.MutatedSnippet), m.OriginalSnippet) {
 			hits = append(hits, k)
 		}
-		i = k + 1
 	}
 	if len(hits) != 1 {
 		return "", fmt.Errorf("%q occurs %d times on line %d (%q): the metadata does not say which one was mutated", m.MutatedSnippet, len(hits), n, strings.TrimSpace(line))
@@ -141,6 +159,28 @@ func ompExpected(input string, m ompMeta) (string, error) {
 	lines[n-1] = line[:k] + m.OriginalSnippet + line[k+len(m.MutatedSnippet):]
 	return strings.Join(lines, "\n"), nil
 }
+
+// ompWords lists the offsets in line where snip occurs as a whole word
+// (ompWholeWord), left to right, not overlapping.
+func ompWords(line, snip string) []int {
+	var out []int
+	for i := 0; snip != ""; {
+		k := strings.Index(line[i:], snip)
+		if k < 0 {
+			break
+		}
+		k += i
+		if ompWholeWord(line, k, k+len(snip)) {
+			out = append(out, k)
+			i = k + len(snip)
+		} else {
+			i = k + 1
+		}
+	}
+	return out
+}
+
+func ompHasWord(line, snip string) bool { return len(ompWords(line, snip)) > 0 }
 
 // ompWholeWord reports whether line[i:j] is not part of a longer word: a
 // snippet that begins (ends) with a letter, digit or _ must not have one
