@@ -215,28 +215,29 @@ func ompInside(line string, i, j int, orig string) bool {
 	return false
 }
 
-// ompSwapIfElse swaps back the bodies of the if statement on line i (0-based)
-// and its else: `if (...) {` A `} else {` B `}` becomes `if (...) {` B
-// `} else {` A `}`, the braces found by counting them line by line.
+// ompSwapIfElse swaps back the bodies the mutation swapped: from the `if
+// (...) {` on line i (0-based), the first `} else {` line after it, and the
+// first `}` line after that at the `} else {` line's indentation (the
+// files are formatted, so indentation marks the blocks; counting braces
+// would not do: the mutation may pair an if with an inner else), `if
+// (...) {` A `} else {` B `}` becomes `if (...) {` B `} else {` A `}`.
 func ompSwapIfElse(lines []string, i int) (string, error) {
 	if !strings.HasPrefix(strings.TrimSpace(lines[i]), "if") || !strings.HasSuffix(lines[i], "{") {
 		return "", fmt.Errorf("line %d is not an `if (...) {` line: %q", i+1, strings.TrimSpace(lines[i]))
 	}
-	depth, els := 0, -1
-	for j := i; j < len(lines); j++ {
-		t := strings.TrimSpace(lines[j])
-		if j > i && depth == 1 && t == "} else {" {
-			if els >= 0 {
-				return "", fmt.Errorf("the if on line %d has more than one else", i+1)
-			}
+	indent := func(l string) string { return l[:len(l)-len(strings.TrimLeft(l, " \t"))] }
+	els := -1
+	for j := i + 1; j < len(lines); j++ {
+		if strings.TrimSpace(lines[j]) == "} else {" {
 			els = j
-			continue
+			break
 		}
-		depth += strings.Count(lines[j], "{") - strings.Count(lines[j], "}")
-		if j > i && depth == 0 {
-			if els < 0 || t != "}" {
-				return "", fmt.Errorf("the if on line %d has no plain else block", i+1)
-			}
+	}
+	if els < 0 {
+		return "", fmt.Errorf("no `} else {` line after the if on line %d", i+1)
+	}
+	for j := els + 1; j < len(lines); j++ {
+		if strings.TrimSpace(lines[j]) == "}" && indent(lines[j]) == indent(lines[els]) {
 			out := append([]string(nil), lines[:i+1]...)
 			out = append(out, lines[els+1:j]...)
 			out = append(out, lines[els])
@@ -245,7 +246,7 @@ func ompSwapIfElse(lines []string, i int) (string, error) {
 			return strings.Join(out, "\n"), nil
 		}
 	}
-	return "", fmt.Errorf("the if on line %d is not closed", i+1)
+	return "", fmt.Errorf("the else on line %d is not closed at its indentation", els+1)
 }
 
 // ompConcurrent is the other side's change for a stale play: one line away
