@@ -1,9 +1,10 @@
-// Package kinded is the one error type of the workspace packages (package
-// workspace and its workspace/sqlitedb, which may not import workspace):
-// an Error with a kind the caller decides on, a caller-facing message
-// that says what to do next, and the cause. Each of those packages names
-// it Error (an alias) and names the kinds it returns; package agent maps
-// every kind to a tool error kind in one switch (agent.KindOf).
+// Package kinded is the one error type of the packages under agent that
+// may not import each other (workspace, its workspace/sqlitedb, and
+// langserver): an Error with a kind the caller decides on, a
+// caller-facing message that says what to do next, and the cause. Each of
+// those packages names it Error (an alias) and names the kinds it returns;
+// package agent maps every kind to a tool error kind in one switch
+// (agent.KindOf).
 package kinded
 
 import "errors"
