@@ -20,6 +20,11 @@
 // edits a server proposes come back as a WorkspaceEdit the caller applies
 // through the workspace's commit path.
 //
+// Errors: a server not installed and a file no server handles are the
+// package's Error (internal/kinded's: NotFound wrapping exec.ErrNotFound,
+// and Usage); a request the server did not answer in time wraps
+// ErrTimeout.
+//
 // Files: config.go (server definitions, detection, .hashls.json),
 // client.go (one server process: JSON-RPC, initialize, diagnostics cache,
 // timeouts), manager.go (routing, document sync, the typed requests),
