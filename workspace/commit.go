@@ -338,7 +338,7 @@ func (w *Workspace) checkEntry(e *entry, editor BufferEditor) error {
 	}
 	if e.ch.NewPieces != nil && st.overlay {
 		// The editor takes text: the pieces, made whole.
-		base, err := w.piecesBase(e)
+		base, err := piecesBase(w.store, e)
 		if err != nil {
 			return err
 		}
@@ -515,7 +515,7 @@ func (w *Workspace) readOrHash(at fileAt, p Path) (b []byte, sum [32]byte, fi fs
 // (4) and the record (5), each a step of a commitRun; a failure in 2 to 5
 // undoes what was done (abandon).
 func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry, opts CommitOptions, editor BufferEditor) (*Committed, error) {
-	r := &commitRun{w: w, ctx: ctx, st: w.store, tool: tool, ents: ents, opts: opts, editor: editor, label: opts.Label}
+	r := &commitRun{ctx: ctx, st: w.store, tool: tool, ents: ents, opts: opts, editor: editor, label: opts.Label}
 	if r.label == "" {
 		r.label = "hashls " + tool
 	}
@@ -541,7 +541,6 @@ func (w *Workspace) commitLocked(ctx context.Context, tool string, ents []*entry
 
 // commitRun is one commit under its locks.
 type commitRun struct {
-	w      *Workspace
 	ctx    context.Context
 	st     *Store
 	tool   string
@@ -723,7 +722,7 @@ func (r *commitRun) writeTemps() error {
 			continue // the editor moves the file into the directory made
 		}
 		if e.ch.NewPieces != nil {
-			if err := r.w.writePieces(e, fs.FileMode(r.in.Entries[i].Mode)); err != nil {
+			if err := writePieces(r.st, e, fs.FileMode(r.in.Entries[i].Mode)); err != nil {
 				return err
 			}
 			continue
@@ -986,10 +985,10 @@ func (e *entry) openDisk() (*os.File, error) {
 // piecesBase reads what e's pieces are ranges of: the trash entry
 // NewPiecesOf, or the file's content (the buffer's of an open one, else
 // the disk's as the commit checked it).
-func (w *Workspace) piecesBase(e *entry) (io.ReaderAt, error) {
+func piecesBase(st *Store, e *entry) (io.ReaderAt, error) {
 	switch {
 	case e.ch.NewPiecesOf != 0:
-		return w.store.trashBase(e.ch.NewPiecesOf)
+		return st.trashBase(e.ch.NewPiecesOf)
 	case e.cur.overlay:
 		return bytes.NewReader(e.cur.content), nil
 	}
@@ -1003,8 +1002,8 @@ func (w *Workspace) piecesBase(e *entry) (io.ReaderAt, error) {
 // writePieces writes e's new content, given as pieces
 // (Change.NewPieces), to its temp file in one pass, and checks that it is
 // the content the caller hashed.
-func (w *Workspace) writePieces(e *entry, mode fs.FileMode) error {
-	base, err := w.piecesBase(e)
+func writePieces(st *Store, e *entry, mode fs.FileMode) error {
+	base, err := piecesBase(st, e)
 	if err != nil {
 		return err
 	}
