@@ -195,9 +195,6 @@ func planAndCommitEdit(ctx context.Context, env *Env, a editArgs, secs []edit.Se
 		if err != nil {
 			return nil, err
 		}
-		if pe.big != nil {
-			defer pe.big.Close()
-		}
 		pending[i] = pe
 	}
 
@@ -211,11 +208,6 @@ func planAndCommitEdit(ctx context.Context, env *Env, a editArgs, secs []edit.Se
 		}
 	}
 	plans, owner := planEdits(pending)
-	for _, pe := range pending {
-		if pe.big != nil {
-			pe.big.Close() // before the commit replaces it (bigNotebook.Close)
-		}
-	}
 	changes, err := commit(ctx, env, "edit", plans, a.AllowVCS)
 	if err != nil {
 		return nil, raceLost(env, pending, err)
@@ -234,11 +226,11 @@ func applySection(ctx context.Context, env *Env, sec edit.Section, path workspac
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if big != nil && (pe == nil || pe.big == nil) {
-			big.Close()
-		}
-	}()
+	if big != nil {
+		// Its file is read for the rewrite alone, and closed before the
+		// commit that replaces it (bigNotebook.Close).
+		defer big.Close()
+	}
 	// A notebook is edited as its cell text, under the cell text's key.
 	key, text := path, f.Bytes
 	nb, isNB, err := notebookView(path, f.Bytes)

@@ -160,9 +160,10 @@ func (h *headSniffer) Write(p []byte) (int, error) {
 // bigNotebook is a notebook on disk too large to hold (over the stream
 // threshold, not open in the editor), read in one pass that keeps only its
 // cell text, with its sha256, its tag and its first bytes beside; its file
-// stays open, and its new JSON (rewrite) is pieces of it, which the commit
-// writes without holding them (workspace.Change.NewPieces), and the old
-// JSON goes to the trash in pieces.
+// stays open until the rewrite is made (Close), and its new JSON (rewrite)
+// is pieces of it, which the commit writes without holding them, reading
+// the file through its own handle (workspace.Change.NewPieces), and the
+// old JSON goes to the trash in pieces.
 type bigNotebook struct {
 	f    io.ReadCloser
 	at   io.ReaderAt
