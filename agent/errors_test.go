@@ -43,3 +43,18 @@ func TestKindOf(t *testing.T) {
 		}
 	}
 }
+
+// lspError keeps an error that has a kind of its own (the tool's usage
+// errors, with their next step), and gives the language servers' errors
+// theirs.
+func TestLSPErrorKeepsOwnErrors(t *testing.T) {
+	own := &Error{Kind: KindUsage, Message: "lsp: hover needs file", SuggestedAction: "Pass file."}
+	if got := lspError("hover", own); got != error(own) {
+		t.Errorf("a usage error of the tool's own: %v, want it unchanged", got)
+	}
+	noServer := &langserver.Error{Kind: kinded.Usage, Msg: "no language server handles a.xyz", Err: langserver.ErrNoServer}
+	var ae *Error
+	if got := lspError("hover", noServer); !errors.As(got, &ae) || ae.Kind != KindUsage || ae.Message != "lsp hover: no language server handles a.xyz" {
+		t.Errorf("no server: %#v", got)
+	}
+}

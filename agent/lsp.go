@@ -176,7 +176,7 @@ func lspError(action string, err error) error {
 	switch {
 	case errors.Is(err, exec.ErrNotFound): // a server not installed
 		ae.SuggestedAction = "Install the server (see the message) or configure another in .hashls.json."
-	case ae.Kind == KindUsage: // no server for the file
+	case errors.Is(err, langserver.ErrNoServer):
 	case ae.Kind != KindInternal && ae.Kind != KindIO:
 		return err
 	case errors.Is(err, langserver.ErrTimeout), errors.Is(err, context.DeadlineExceeded):

@@ -22,7 +22,7 @@
 //
 // Errors: a server not installed and a file no server handles are the
 // package's Error (internal/kinded's: NotFound wrapping exec.ErrNotFound,
-// and Usage); a request the server did not answer in time wraps
+// and Usage wrapping ErrNoServer); a request the server did not answer in time wraps
 // ErrTimeout.
 //
 // Files: config.go (server definitions, detection, .hashls.json),

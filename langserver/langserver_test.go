@@ -137,7 +137,7 @@ func TestMissingServerNamesBinaryAndInstall(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 	_, err = m.Hover(ctxFor(t, 5*time.Second), filepath.Join(root, "b.unknownext"), Pos{Line: 1})
-	if !kinded.Is(err, kinded.Usage) {
+	if !kinded.Is(err, kinded.Usage) || !errors.Is(err, ErrNoServer) {
 		t.Fatalf("unknown type: err = %v", err)
 	}
 }

@@ -147,9 +147,13 @@ func (m *Manager) Config() (*Config, error) {
 	return m.cfg, m.cfgErr
 }
 
+// ErrNoServer is wrapped by the error of a file no configured server
+// handles (noServerErr).
+var ErrNoServer = errors.New("no language server for the file")
+
 // noServerErr is the error of a file no configured server handles.
 func noServerErr(path string) error {
-	return &Error{Kind: kinded.Usage, Msg: fmt.Sprintf("no language server handles %s (%s); configure one in %s under languageServers, or run `status` to see the configured servers", filepath.Base(path), extOf(path), ConfigFile)}
+	return &Error{Kind: kinded.Usage, Msg: fmt.Sprintf("no language server handles %s (%s); configure one in %s under languageServers, or run `status` to see the configured servers", filepath.Base(path), extOf(path), ConfigFile), Err: ErrNoServer}
 }
 
 func extOf(p string) string {
