@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashls/hashls/agent"
 	"github.com/hashls/hashls/hub"
@@ -177,4 +178,28 @@ func TestPersonNotRefusedForUnseenLines(t *testing.T) {
 	if !strings.Contains(c.clientText(u), "\ntyped by the person\n") {
 		t.Fatal("the person's edit did not land")
 	}
+}
+
+// TestReviewOfFileOpenedAtOnce: a document opened while a run's review of
+// its (then closed) file still waits in the queue keeps the run's hunk:
+// the open waits for the review (reviewQueue.wait), which the queue holds
+// back here until after the open was sent.
+func TestReviewOfFileOpenedAtOnce(t *testing.T) {
+	c, state := hubClient(t)
+	if err := os.WriteFile(filepath.Join(c.root, "z.txt"), []byte("one\ntwo\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	c.srv.reviews.add(func() { <-release })
+	who := workspace.Attribution{Agent: "claude-code", Session: "s1", Turn: "T1"}
+	forward(t, c, state, who, "write", map[string]string{"path": "z.txt", "content": "one\nTWO\n"})
+	go func() {
+		time.Sleep(200 * time.Millisecond) // the open is sent, and handled unless it waits
+		close(release)
+	}()
+	u := c.open("z.txt", "one\nTWO\n", "one\nTWO\n")
+	c.waitNote(MethodReview, func(p json.RawMessage) bool {
+		r := reviewOfNote(p)
+		return string(r.URI) == u && len(r.Hunks) == 1 && r.Hunks[0].Removed == "two\n"
+	})
 }

@@ -277,8 +277,23 @@ func (s *server) reviewRunChange(ws *workspace.Workspace, st *workspace.Store, c
 // order the runs ended, on a goroutine that lives while some are pending.
 type reviewQueue struct {
 	mu      sync.Mutex
+	idle    *sync.Cond // signalled when running falls to false (made on first wait)
 	pending []func()
 	running bool
+}
+
+// wait returns once no review is pending or running: a document opened
+// while a run's review of its file waits in the queue would otherwise
+// lose the run's hunks (the review skips an open file).
+func (q *reviewQueue) wait() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for q.running {
+		if q.idle == nil {
+			q.idle = sync.NewCond(&q.mu)
+		}
+		q.idle.Wait()
+	}
 }
 
 // add queues f.
@@ -298,6 +313,9 @@ func (q *reviewQueue) drain() {
 		q.mu.Lock()
 		if len(q.pending) == 0 {
 			q.running = false
+			if q.idle != nil {
+				q.idle.Broadcast()
+			}
 			q.mu.Unlock()
 			return
 		}

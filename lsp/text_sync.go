@@ -86,6 +86,7 @@ func (d *document) snapshotLocked() *snapshot {
 
 // DidOpen starts mirroring a document and makes it a workspace overlay.
 func (s *server) DidOpen(ctx context.Context, params *protocol.DidOpenTextDocumentParams) error {
+	s.reviews.wait() // a run's review of this file first (reviewQueue.wait)
 	item := params.TextDocument
 	d := &document{uri: item.URI, version: item.Version, text: []byte(item.Text)}
 	d.name = languageFileName(item.URI, string(item.LanguageID))
