@@ -186,12 +186,11 @@ type fileState struct {
 	version int32
 	disk    []byte   // the disk text (of an overlaid file too; nil when missing or not held)
 	sum     [32]byte // sha256 of content (when exists)
-	diskSum [32]byte // sha256 of disk (when onDisk)
-	// onDisk: the file is on disk, diskSize bytes long; streamed: over
-	// the content limit, it is not held (content and disk nil).
-	onDisk, streamed bool
-	diskSize         int64
-	// diskInfo is the file on disk as it was read (when onDisk):
+	diskSum [32]byte // sha256 of disk (when onDisk())
+	// streamed: over the content limit, the file is not held (content and
+	// disk nil).
+	streamed bool
+	// diskInfo is the file on disk as it was read (nil: not on disk):
 	// the commit checks just before its rename that it is still that one.
 	diskInfo fs.FileInfo
 }
@@ -402,7 +401,6 @@ func planRenames(ents []*entry, r BufferRenamer) {
 	}
 }
 
-// checkBase compares a file's state with what the change expects.
 // Content is the content b requires the file to hold, when its caller gave
 // it (BaseOf, BaseContent); nil otherwise. A committed change's file held
 // exactly these bytes.
@@ -421,6 +419,7 @@ func (b Base) sumOf(content []byte) [32]byte {
 	return sha256.Sum256(content)
 }
 
+// checkBase compares a file's state with what the change expects.
 func checkBase(c *Change, st fileState) error {
 	where := "on disk"
 	if st.overlay {
@@ -459,7 +458,6 @@ func (w *Workspace) fileState(p Path, at fileAt, buffers bool, base Base) (fileS
 		st = fileState{exists: true, content: text, mode: 0o644, overlay: true, version: version, sum: base.sumOf(text)}
 		if b, fi, err := readDisk(at.dir, at.name, p); err == nil {
 			st.disk, st.mode, st.diskSum, st.diskInfo = b, keptMode(fi), base.sumOf(b), fi
-			st.onDisk, st.diskSize = true, fi.Size()
 		}
 		return st, nil
 	}
@@ -469,7 +467,7 @@ func (w *Workspace) fileState(p Path, at fileAt, buffers bool, base Base) (fileS
 		// reported from what was read. The state then shares base's
 		// bytes (the commit only reads content and disk).
 		if same, fi, err := diskHolds(at.dir, at.name, p, base.content); err == nil && same {
-			return fileState{exists: true, content: base.content, disk: base.content, sum: base.sum, diskSum: base.sum, mode: keptMode(fi), diskInfo: fi, onDisk: true, diskSize: fi.Size()}, nil
+			return fileState{exists: true, content: base.content, disk: base.content, sum: base.sum, diskSum: base.sum, mode: keptMode(fi), diskInfo: fi}, nil
 		}
 	}
 	b, sum, fi, err := w.readOrHash(at, p)
@@ -478,13 +476,16 @@ func (w *Workspace) fileState(p Path, at fileAt, buffers bool, base Base) (fileS
 		if b != nil {
 			sum = base.sumOf(b)
 		}
-		return fileState{exists: true, content: b, disk: b, sum: sum, diskSum: sum, mode: keptMode(fi), diskInfo: fi, onDisk: true, diskSize: fi.Size(), streamed: b == nil}, nil
+		return fileState{exists: true, content: b, disk: b, sum: sum, diskSum: sum, mode: keptMode(fi), diskInfo: fi, streamed: b == nil}, nil
 	case IsKind(err, KindNotFound):
 		return fileState{}, nil
 	default:
 		return fileState{}, err
 	}
 }
+
+// onDisk reports whether the file is on disk (its diskInfo was read).
+func (st *fileState) onDisk() bool { return st.diskInfo != nil }
 
 // readOrHash reads the file name in at whole, or, when it is over the
 // store's content limit, only hashes it (b nil): the commit then holds
@@ -502,12 +503,20 @@ func (w *Workspace) readOrHash(at fileAt, p Path) (b []byte, sum [32]byte, fi fs
 		}
 		return b, sum, fi, nil
 	}
-	h := sha256.New()
-	if _, err := io.CopyBuffer(h, struct{ io.Reader }{f}, make([]byte, 1<<20)); err != nil {
+	if sum, err = sha256Of(f); err != nil {
 		return nil, sum, nil, fsError("read", p.Rel, err)
 	}
-	h.Sum(sum[:0])
 	return nil, sum, fi, nil
+}
+
+// sha256Of is the sha256 of what r reads to its end, read 1 MiB at a time.
+func sha256Of(r io.Reader) (sum [32]byte, err error) {
+	h := sha256.New()
+	if _, err := io.CopyBuffer(h, struct{ io.Reader }{r}, make([]byte, 1<<20)); err != nil {
+		return sum, err
+	}
+	h.Sum(sum[:0])
+	return sum, nil
 }
 
 // commitLocked runs the protocol once every path is locked and checked:
@@ -562,7 +571,7 @@ type commitRun struct {
 // operation.
 func (r *commitRun) beginIntent() error {
 	for _, e := range r.ents {
-		if e.buffer || e.ch.Delete && !e.cur.onDisk {
+		if e.buffer || e.ch.Delete && !e.cur.onDisk() {
 			continue // the editor's, or an unsaved buffer with nothing on disk to remove
 		}
 		r.disk = append(r.disk, e)
@@ -618,7 +627,7 @@ func intentEntryOf(e *entry, nonce string, i int) intentEntry {
 		ie.Tmp = filepath.Join(filepath.Dir(e.ch.Path.Abs), tempName(e.at.name, nonce, i))
 		e.tmp = filepath.Base(ie.Tmp)
 	}
-	if e.cur.onDisk {
+	if e.cur.onDisk() {
 		ie.Old = hex.EncodeToString(e.cur.diskSum[:])
 	}
 	ie.Mode = uint32(e.newMode())
@@ -646,10 +655,10 @@ func trashRequests(tool string, ents, disk []*entry) []trashReq {
 			reason += ": " + e.ch.Note
 		}
 		i, onDisk := diskIndex[e]
-		same := e.cur.onDisk && (!e.cur.overlay || bytes.Equal(e.cur.disk, e.cur.content))
+		same := e.cur.onDisk() && (!e.cur.overlay || bytes.Equal(e.cur.disk, e.cur.content))
 		t := trashReq{entry: e, key: e.ch.Path.Abs, content: e.cur.content, sum: &e.cur.sum, reason: reason, journal: onDisk && same, index: i}
 		if e.cur.streamed { // not held: read from the file, in pieces
-			t.size, t.open = e.cur.diskSize, func() (io.ReadCloser, error) {
+			t.size, t.open = e.cur.diskInfo.Size(), func() (io.ReadCloser, error) {
 				f, err := e.openDisk()
 				if err != nil {
 					return nil, err
@@ -658,7 +667,7 @@ func trashRequests(tool string, ents, disk []*entry) []trashReq {
 			}
 		}
 		trash = append(trash, t)
-		if e.cur.onDisk && !same && (onDisk || e.ch.Delete) {
+		if e.cur.onDisk() && !same && (onDisk || e.ch.Delete) {
 			trash = append(trash, trashReq{entry: e, key: e.ch.Path.Abs, content: e.cur.disk, sum: &e.cur.diskSum, reason: reason + " (disk text of an open buffer)", journal: onDisk, index: i})
 		}
 	}
@@ -905,7 +914,7 @@ func unchangedSince(e *entry) error {
 	case err != nil:
 		return fsError("check", e.ch.Path.Rel, err)
 	case !sameVersion(e.cur.diskInfo, fi):
-		return &Error{Kind: KindStale, Msg: fmt.Sprintf("%s changed on disk (another program wrote it) while hashls was writing it; re-read it and retry", e.ch.Path.Rel)}
+		return changedOnDisk(e.ch.Path.Rel)
 	}
 	return nil
 }
@@ -919,7 +928,7 @@ func (e *entry) newMode() fs.FileMode {
 	switch {
 	case e.ch.Mode != 0:
 		return e.ch.Mode
-	case e.cur.onDisk:
+	case e.cur.onDisk():
 		return e.cur.mode
 	default:
 		return 0o644
@@ -977,7 +986,7 @@ func (e *entry) openDisk() (*os.File, error) {
 	}
 	if e.cur.diskInfo == nil || !sameVersion(fi, e.cur.diskInfo) {
 		f.Close()
-		return nil, &Error{Kind: KindStale, Msg: fmt.Sprintf("%s changed on disk (another program wrote it) while hashls was writing it; re-read it and retry", e.ch.Path.Rel)}
+		return nil, changedOnDisk(e.ch.Path.Rel)
 	}
 	return f, nil
 }
@@ -1025,4 +1034,10 @@ func writePieces(st *Store, e *entry, mode fs.FileMode) error {
 		return fsError("write", e.ch.Path.Rel, err)
 	}
 	return nil
+}
+
+// changedOnDisk is the error of a file another program changed while the
+// commit was writing it.
+func changedOnDisk(rel string) *Error {
+	return &Error{Kind: KindStale, Msg: fmt.Sprintf("%s changed on disk (another program wrote it) while hashls was writing it; re-read it and retry", rel)}
 }

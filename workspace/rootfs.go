@@ -2,7 +2,6 @@ package workspace
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"io"
@@ -121,11 +120,11 @@ func fileSHA(dir *os.Root, name string) (string, error) {
 	if !st.Mode().IsRegular() {
 		return notAFile, nil
 	}
-	h := sha256.New()
-	if _, err := io.CopyBuffer(h, struct{ io.Reader }{f}, make([]byte, 1<<20)); err != nil {
+	sum, err := sha256Of(f)
+	if err != nil {
 		return "", err
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return hex.EncodeToString(sum[:]), nil
 }
 
 // writeTemp creates name in dir (it must not exist), writes data, fsyncs it

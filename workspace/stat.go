@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -244,11 +243,9 @@ func (w *Workspace) FileSHA256(p Path) ([32]byte, error) {
 		return [32]byte{}, err
 	}
 	defer r.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, r); err != nil {
+	sum, err := sha256Of(r)
+	if err != nil {
 		return [32]byte{}, fsError("read", p.Rel, err)
 	}
-	var sum [32]byte
-	h.Sum(sum[:0])
 	return sum, nil
 }

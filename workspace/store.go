@@ -1294,25 +1294,15 @@ func (s *Store) Trash(key string, content []byte, reason string) (int64, error) 
 // the caller prunes (pruneTrash) once all of its entries are in. A content
 // over the content limit is kept in pieces (trashChunkedTx).
 func (s *Store) trashTx(tx wtx, t *trashReq) error {
-	size := t.size
-	if t.content != nil || t.open == nil {
-		size = int64(len(t.content))
+	// A content not held (t.open: the commit streams only a file over the
+	// content limit) goes in chunks, as does a held one over the limit.
+	if t.open != nil {
+		return s.trashChunkedTx(tx, t, t.size)
 	}
-	if size > int64(s.limits.MaxContentBytes) {
+	if size := int64(len(t.content)); size > int64(s.limits.MaxContentBytes) {
 		return s.trashChunkedTx(tx, t, size)
 	}
 	content := t.content
-	if content == nil && t.open != nil { // not held, but small enough to
-		r, err := t.open()
-		if err != nil {
-			return err
-		}
-		content, err = io.ReadAll(r)
-		r.Close()
-		if err != nil {
-			return err
-		}
-	}
 	if content == nil {
 		content = []byte{}
 	}
@@ -1320,8 +1310,6 @@ func (s *Store) trashTx(tx wtx, t *trashReq) error {
 	if sum == nil {
 		s := sha256.Sum256(content)
 		sum = &s
-	} else if t.open != nil && sha256.Sum256(content) != *sum {
-		return t.changed()
 	}
 	// The content is usually a recorded snapshot (the edit's read): point
 	// at it and pin it instead of storing a second copy.

@@ -4,8 +4,8 @@
 //
 //   - the defaults (each field's comment);
 //   - the environment: FromEnv reads every HASHLS_* variable hashls knows
-//     (Env lists them), and Bool and Off decide what a variable's value
-//     means, for every variable alike;
+//     (the Env* constants name them), and Bool and Off decide what a
+//     variable's value means, for every variable alike;
 //   - the command line: package main sets the fields its flags name
 //     (--root, --json, --no-hub, --toolsets, mcp's --http, --allow-remote
 //     and --allow-roots), over the environment's;
@@ -50,9 +50,6 @@ const (
 	EnvTurn          = "HASHLS_TURN"
 	EnvTurnGap       = "HASHLS_TURN_GAP"
 )
-
-// Env lists the environment variables FromEnv reads.
-var Env = []string{EnvToolsets, EnvNoHub, EnvSeenLines, EnvEditHeaders, EnvDiagnosticsMs, EnvFormatOnWrite, EnvLangServerLog, EnvMCPToken, EnvMCPAllowRoots, EnvAgent, EnvTurn, EnvTurnGap}
 
 // Options are a process's choices.
 type Options struct {

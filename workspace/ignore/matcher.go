@@ -1,6 +1,7 @@
 package ignore
 
 import (
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -149,15 +150,6 @@ func (m *Matcher) frame(rel string) *Frame {
 	return f
 }
 
-// ChildIf is Child when hasFile (the directory lists a .gitignore), else f:
-// a walker that has read the directory saves a stat per directory.
-func (f *Frame) ChildIf(rel string, hasFile bool) *Frame {
-	if !hasFile {
-		return f
-	}
-	return f.Child(rel)
-}
-
 // Child returns the frame of the directory rel (relative to Top), a child of
 // f's directory, with rel/.gitignore loaded. A .gitignore that is a symlink
 // is not followed, as in git.
@@ -191,8 +183,21 @@ func (m *Matcher) readGitignore(rel string) (b []byte, ok bool) {
 	if fi, err := file.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return nil, false
 	}
-	b, err = io.ReadAll(file)
+	b, err = ReadFile(file)
 	return b, err == nil
+}
+
+// MaxFileBytes is the largest .gitignore read (by a walk, or through
+// Frame); a larger one is taken as empty, as git does.
+const MaxFileBytes = 100 << 20
+
+// ReadFile reads an ignore file from r, up to MaxFileBytes.
+func ReadFile(r io.Reader) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, MaxFileBytes+1))
+	if err == nil && len(b) > MaxFileBytes {
+		return nil, errors.New(".gitignore too large")
+	}
+	return b, err
 }
 
 // ChildFrom is Child with rel/.gitignore's content given: a walker that

@@ -416,10 +416,6 @@ var maxDirPath = func() int {
 
 var errPathTooLong = errors.New("path too long to open")
 
-// maxGitignore is the largest .gitignore a walk reads; a larger one is
-// taken as empty, as git does.
-const maxGitignore = 100 << 20
-
 // readGitignore reads .gitignore in the open directory h (not following a
 // link, as git does not).
 func readGitignore(h dirHandle) ([]byte, error) {
@@ -428,9 +424,5 @@ func readGitignore(h dirHandle) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxGitignore+1))
-	if err == nil && len(b) > maxGitignore {
-		return nil, errors.New(".gitignore too large")
-	}
-	return b, err
+	return ignore.ReadFile(f)
 }
