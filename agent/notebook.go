@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strings"
 
 	"github.com/hashls/hashls/edit"
@@ -143,8 +144,8 @@ const emptyNotebook = `{
 }
 `
 
-// headSniffer keeps the first bytes of a stream (the generated-file check
-// looks at generatedHeadBytes).
+// headSniffer keeps the first max bytes of a stream (workspace.IsBinary
+// looks at sniffBytes, the generated-file check at generatedHeadBytes).
 type headSniffer struct {
 	head []byte
 	max  int
@@ -165,8 +166,7 @@ func (h *headSniffer) Write(p []byte) (int, error) {
 // the file through its own handle (workspace.Change.NewPieces), and the
 // old JSON goes to the trash in pieces.
 type bigNotebook struct {
-	f    io.ReadCloser
-	at   io.ReaderAt
+	f    *os.File // read at random by the rewrite (nil once closed)
 	nb   *notebook.Notebook
 	sum  [32]byte
 	tag  string
@@ -196,7 +196,7 @@ func openBigNotebook(ctx context.Context, env *Env, p workspace.Path) (*bigNoteb
 	if err != nil {
 		return nil, err
 	}
-	b := &bigNotebook{f: f, at: f}
+	b := &bigNotebook{f: f}
 	h, tw, head := sha256.New(), &edit.TagWriter{}, &headSniffer{max: generatedHeadBytes}
 	if b.nb, err = notebook.ParseReader(io.TeeReader(ctxio.Reader(ctx, f), io.MultiWriter(h, tw, head))); err != nil {
 		f.Close()
@@ -216,7 +216,7 @@ func openBigNotebook(ctx context.Context, env *Env, p workspace.Path) (*bigNoteb
 func (b *bigNotebook) Close() {
 	if b.f != nil {
 		b.f.Close()
-		b.f, b.at = nil, nil
+		b.f = nil
 	}
 }
 
@@ -225,13 +225,13 @@ func (b *bigNotebook) Close() {
 // them for the new notebook's sha256, tag, lines and cell text. Cell text
 // that does not fit the notebook is an error wrapping notebook.ErrShape.
 func (b *bigNotebook) rewrite(ctx context.Context, env *Env, p workspace.Path, text string) error {
-	ps, err := b.nb.RewritePieces(text, b.at)
+	ps, err := b.nb.RewritePieces(text, b.f)
 	if err != nil {
 		return err
 	}
 	h, tw := sha256.New(), &edit.TagWriter{}
 	lines := newLineStreamer(env.limits(), func(int) int { return math.MaxInt }, 0, 0)
-	nnb, err := notebook.ParseReader(io.TeeReader(ctxio.Reader(ctx, pieces.Reader(b.at, ps)), io.MultiWriter(h, tw, lines)))
+	nnb, err := notebook.ParseReader(io.TeeReader(ctxio.Reader(ctx, pieces.Reader(b.f, ps)), io.MultiWriter(h, tw, lines)))
 	if err != nil {
 		if errors.Is(err, notebook.ErrShape) {
 			return err
@@ -267,9 +267,6 @@ func writeNotebookStreamed(ctx context.Context, env *Env, r writeReq) (w *wrote,
 		return nil, err != nil, err
 	}
 	defer b.Close()
-	if r.create {
-		return nil, true, mustNotExist(env, r.tool, r.path)
-	}
 	if err := checkExpectedSum(r.path, true, hex.EncodeToString(b.sum[:]), r.expected); err != nil {
 		return nil, true, err
 	}

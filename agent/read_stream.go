@@ -211,17 +211,7 @@ func (ls *lineStreamer) finish() *streamedLines {
 	return ls.out
 }
 
-// binarySniffer keeps the first bytes of a stream for workspace.IsBinary.
-type binarySniffer struct{ head []byte }
-
 const sniffBytes = 8<<10 + 4 // IsBinary's window and a rune cut by it
-
-func (b *binarySniffer) Write(p []byte) (int, error) {
-	if len(b.head) < sniffBytes {
-		b.head = append(b.head, p[:min(len(p), sniffBytes-len(b.head))]...)
-	}
-	return len(p), nil
-}
 
 // streamReadErr is the error of a pass over p that failed: the
 // workspace's own error as it is, any other an I/O error naming p.
@@ -260,7 +250,7 @@ func readStreamed(ctx context.Context, env *Env, p workspace.Path, path string, 
 	}
 	h := sha256.New()
 	var tw edit.TagWriter
-	var sniff binarySniffer
+	sniff := headSniffer{max: sniffBytes}
 	fromLine := 0
 	if len(sel.Ranges) > 0 {
 		fromLine = sel.Ranges[0].Start

@@ -248,11 +248,8 @@ type writeReq struct {
 
 // wrote is what writeFile did.
 type wrote struct {
-	// old and new as written (line style kept, notebook JSON); both nil
-	// for a notebook too large to hold (writeNotebookStreamed).
-	old, new       []byte
 	existed        bool   // the file existed
-	size           int64  // new's size
+	size           int64  // the size of what was written (line style kept, notebook JSON)
 	oldView, view  []byte // a notebook's cell text, before and after
 	style          edit.LineStyle
 	madeExecutable bool
@@ -286,18 +283,18 @@ func writeFile(ctx context.Context, env *Env, r writeReq) (*wrote, error) {
 			return nil, err
 		}
 	}
-	w := &wrote{old: old, new: r.content}
+	w, content := &wrote{}, r.content
 	switch {
 	case r.notebook:
 		var err error
-		if w.new, w.oldView, w.view, err = notebookWrite(r.path, old, string(r.content)); err != nil {
+		if content, w.oldView, w.view, err = notebookWrite(r.path, old, string(r.content)); err != nil {
 			return nil, err
 		}
 	case !r.exact:
-		w.new, w.style = edit.KeepLineStyle(string(r.content), old)
+		content, w.style = edit.KeepLineStyle(string(r.content), old)
 	}
 	// The caller wrote every line: an edit may anchor on any of them.
-	pw := plannedWrite(r.path, old, w.new, "")
+	pw := plannedWrite(r.path, old, content, "")
 	if r.notebook {
 		// The diff is of the cell text, as an edit's is (the JSON's would
 		// carry the outputs beside a changed source).
@@ -305,8 +302,8 @@ func writeFile(ctx context.Context, env *Env, r writeReq) (*wrote, error) {
 			pw.binary = true
 		}
 	}
-	pw.ch.Seen = nonNil(allLines(w.new))
-	if old == nil && bytes.HasPrefix(w.new, []byte("#!")) && runtime.GOOS != "windows" { // no mode bits there
+	pw.ch.Seen = nonNil(allLines(content))
+	if old == nil && bytes.HasPrefix(content, []byte("#!")) && runtime.GOOS != "windows" { // no mode bits there
 		pw.ch.Mode, w.madeExecutable = 0o755, true
 	}
 	changes, err := commit(ctx, env, r.tool, []planned{pw}, r.allowVCS)
@@ -316,7 +313,7 @@ func writeFile(ctx context.Context, env *Env, r writeReq) (*wrote, error) {
 		}
 		return nil, err
 	}
-	w.changes, w.existed, w.size = changes, old != nil, int64(len(w.new))
+	w.changes, w.existed, w.size = changes, old != nil, int64(len(content))
 	return w, nil
 }
 
@@ -342,7 +339,7 @@ func checkExpectedSha(p workspace.Path, old []byte, want *string) error {
 	return checkExpectedSum(p, old != nil, sum, want)
 }
 
-// checkExpectedSha is checkExpectedSha for a caller that has the file's
+// checkExpectedSum is checkExpectedSha for a caller that has the file's
 // sha256 (hex, when exists) and not its content.
 func checkExpectedSum(p workspace.Path, exists bool, sum string, want *string) error {
 	if want == nil {

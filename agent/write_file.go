@@ -89,7 +89,7 @@ func (createFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*
 	if err != nil {
 		return nil, err
 	}
-	return fileWriteResult(w.changes, w.notes(), fmt.Sprintf("Created %s (%d bytes)", showName(p.Rel), len(w.new))), nil
+	return fileWriteResult(w.changes, w.notes(), fmt.Sprintf("Created %s (%d bytes)", showName(p.Rel), w.size)), nil
 }
 
 func (writeFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
@@ -114,7 +114,7 @@ func (writeFileTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*R
 	if err != nil {
 		return nil, err
 	}
-	return fileWriteResult(w.changes, w.notes(), fmt.Sprintf("Wrote %d bytes to %s", len(w.new), showName(p.Rel))), nil
+	return fileWriteResult(w.changes, w.notes(), fmt.Sprintf("Wrote %d bytes to %s", w.size, showName(p.Rel))), nil
 }
 
 // notes are what a file tool says of a write beside its result: the line
