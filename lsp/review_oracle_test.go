@@ -15,7 +15,6 @@ import (
 	"testing"
 
 	"github.com/hashls/hashls/edit"
-	"github.com/hashls/hashls/internal/lspmap"
 )
 
 // Review: the changes that did not come from this editor (an agent's call
@@ -56,8 +55,7 @@ type refHunk struct {
 type refFR struct {
 	cur   []byte
 	hunks []*refHunk
-	m     *lspmap.Mapper // cur's line index, built on demand
-	ids   *int64         // the server's hunk id counter
+	ids   *int64 // the server's hunk id counter
 }
 
 func newRefFR(text []byte, ids *int64) *refFR {
@@ -67,13 +65,6 @@ func newRefFR(text []byte, ids *int64) *refFR {
 func (f *refFR) nextID() int64 {
 	*f.ids++
 	return *f.ids
-}
-
-func (f *refFR) mapper() *lspmap.Mapper {
-	if f.m == nil {
-		f.m = lspmap.New(f.cur)
-	}
-	return f.m
 }
 
 // lineStartAt is the start of the line holding byte offset off. Line
@@ -113,11 +104,6 @@ func (f *refFR) nextLineStart(off int) int {
 // atLineStart reports whether off starts a line.
 func (f *refFR) atLineStart(off int) bool { return f.lineStartAt(off) == off }
 
-// refEndsWithBreak reports whether b ends with a line break.
-func refEndsWithBreak(b []byte) bool {
-	return len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r')
-}
-
 // region is the span of whole lines of the current text that the
 // replacement of [s0, e0) by repl changes.
 func (f *refFR) region(s0, e0 int, repl []byte) (rs, re int) {
@@ -125,7 +111,7 @@ func (f *refFR) region(s0, e0 int, repl []byte) (rs, re int) {
 	// The line holding e0 keeps its content when e0 starts it and the text
 	// put before it ends a line (or nothing is put there and s0 starts a
 	// line too): then the change ends at e0.
-	if f.atLineStart(e0) && (len(repl) == 0 && s0 == rs || refEndsWithBreak(repl)) {
+	if f.atLineStart(e0) && (len(repl) == 0 && s0 == rs || endsWithBreak(repl)) {
 		return rs, e0
 	}
 	if e0 == len(f.cur) {
@@ -176,7 +162,7 @@ func (f *refFR) apply(s0, e0 int, repl []byte, attr *reviewAttr) {
 				h.e += delta
 			}
 		}
-		f.cur, f.m = next, nil
+		f.cur = next
 		return
 	}
 	us, ue := rs, re
@@ -201,8 +187,8 @@ func (f *refFR) apply(s0, e0 int, repl []byte, attr *reviewAttr) {
 			h.e += delta
 		}
 	}
-	f.cur, f.m = next, nil
-	nh := &refHunk{s: us, e: ue + delta, old: old, attrs: refDedupe(attrs)}
+	f.cur = next
+	nh := &refHunk{s: us, e: ue + delta, old: old, attrs: dedupeAttrs(attrs)}
 	if len(merge) == 1 && attr == nil {
 		nh.id = merge[0].id // the person edited inside one hunk: it is still that hunk
 	} else {
@@ -220,19 +206,6 @@ func (f *refFR) apply(s0, e0 int, repl []byte, attr *reviewAttr) {
 	f.hunks = rest
 }
 
-// refDedupe keeps each attribution once (the newest place), at most
-// maxHunkAttrs of them.
-func refDedupe(attrs []reviewAttr) []reviewAttr {
-	var out []reviewAttr
-	for i := len(attrs) - 1; i >= 0 && len(out) < maxHunkAttrs; i-- {
-		if !slices.Contains(out, attrs[i]) {
-			out = append(out, attrs[i])
-		}
-	}
-	slices.Reverse(out)
-	return out
-}
-
 // refTrim shrinks h to the lines where its old and new sides differ and
 // reports whether any differ.
 func refTrim(h *refHunk, cur []byte) bool {
@@ -248,7 +221,7 @@ func refTrim(h *refHunk, cur []byte) bool {
 		h.s += b + 1
 	}
 	// Common trailing lines (each ends with its break).
-	for len(old) > 0 && len(nw) > 0 && refEndsWithNL(old) && refEndsWithNL(nw) {
+	for len(old) > 0 && len(nw) > 0 && endsWithNL(old) && endsWithNL(nw) {
 		a := bytes.LastIndexByte(old[:len(old)-1], '\n') + 1
 		b := bytes.LastIndexByte(nw[:len(nw)-1], '\n') + 1
 		if !bytes.Equal(old[a:], nw[b:]) {
@@ -261,8 +234,6 @@ func refTrim(h *refHunk, cur []byte) bool {
 	return !bytes.Equal(old, nw)
 }
 
-func refEndsWithNL(b []byte) bool { return len(b) > 0 && b[len(b)-1] == '\n' }
-
 // sync brings cur to text as the person's change (a line diff: each run of
 // changed lines is one change).
 func (f *refFR) sync(text []byte) {
@@ -270,7 +241,7 @@ func (f *refFR) sync(text []byte) {
 		return
 	}
 	if len(f.hunks) == 0 {
-		f.cur, f.m = text, nil
+		f.cur = text
 		return
 	}
 	f.change(text, nil)
@@ -308,7 +279,7 @@ func (f *refFR) change(text []byte, attr *reviewAttr) {
 		f.apply(sp.OldStart, sp.OldEnd, text[sp.NewStart:sp.NewEnd], attr)
 	}
 	if !bytes.Equal(f.cur, text) { // (never: the spans rebuild text)
-		f.cur, f.m = text, nil
+		f.cur = text
 	}
 	// The hunks made here were numbered from the last; number them in
 	// the order they stand.
@@ -330,61 +301,6 @@ func refRebuilds(old, new []byte, spans []edit.Span) bool {
 		at = sp.OldEnd
 	}
 	return bytes.Equal(append(b, old[at:]...), new)
-}
-
-// keep drops the hunks pick selects (the base takes their new side) and
-// returns how many.
-func (f *refFR) keep(pick func(*refHunk) bool) int {
-	n := len(f.hunks)
-	f.hunks = slices.DeleteFunc(f.hunks, pick)
-	return n - len(f.hunks)
-}
-
-// undone returns the text with the hunks pick selects put back to their
-// old text.
-func (f *refFR) undone(pick func(*refHunk) bool) ([]byte, []*refHunk) {
-	var out []byte
-	var picked []*refHunk
-	at := 0
-	for _, h := range f.hunks {
-		if !pick(h) {
-			continue
-		}
-		out = append(append(out, f.cur[at:h.s]...), h.old...)
-		at = h.e
-		picked = append(picked, h)
-	}
-	return append(out, f.cur[at:]...), picked
-}
-
-// undo puts the picked hunks back (cur becomes undone's text) and drops
-// them: the person's change, made exactly.
-func (f *refFR) undo(ids []int64) {
-	pick := func(h *refHunk) bool { return slices.Contains(ids, h.id) }
-	text, _ := f.undone(pick)
-	var rest []*refHunk
-	delta := 0
-	for _, h := range f.hunks {
-		if pick(h) {
-			delta += len(h.old) - (h.e - h.s)
-			continue
-		}
-		h.s += delta
-		h.e += delta
-		rest = append(rest, h)
-	}
-	f.cur, f.m, f.hunks = text, nil, rest
-}
-
-// base is the text as the person last accepted it.
-func (f *refFR) base() []byte {
-	text, _ := f.undone(func(*refHunk) bool { return true })
-	return text
-}
-
-// hasTurn reports whether one of h's changes belongs to turn.
-func (h *refHunk) hasTurn(turn string) bool {
-	return slices.ContainsFunc(h.attrs, func(a reviewAttr) bool { return a.Turn == turn })
 }
 
 func sameReview(t *testing.T, f *fileReview, r *refFR) {
