@@ -269,9 +269,10 @@ func (c *cli) tool(args []string) int {
 func (c *cli) runTool(ctx context.Context, name string, raw []byte) (*agent.Result, error) {
 	id := hub.NewCallID()
 	who := agent.CLIAttribution(c.opts.Agent, c.opts.Turn)
+	var root string // the root the hub is looked up for
 	direct := func(ctx context.Context, fb hub.Fallback) (*agent.Result, error) {
-		if fb.Why != "" {
-			c.logf("the hub of the root (an editor's hashls serve) did not run %s (%s); running it here, on the files on disk", name, fb.Why)
+		if msg := fb.Message(root, name); msg != "" {
+			c.logf("%s", msg)
 		}
 		tools, err := c.toolset()
 		if err != nil {
@@ -282,8 +283,8 @@ func (c *cli) runTool(ctx context.Context, name string, raw []byte) (*agent.Resu
 	if c.opts.NoHub {
 		return direct(ctx, hub.Fallback{})
 	}
-	root, err := c.rootDir()
-	if err != nil {
+	var err error
+	if root, err = c.rootDir(); err != nil {
 		return nil, err
 	}
 	res, _, err := hub.Forward(ctx, "", root, hub.Request{ID: id, Tool: name, Args: raw, Transport: "cli", TextOnly: !c.opts.JSON, Who: who, Toolsets: c.sets.String()}, direct)

@@ -30,6 +30,18 @@ type Fallback struct {
 	Why string
 }
 
+// Message is what the caller of tool on root logs for fb (its user
+// expected the editor to run the call); "" when no hub runs.
+func (fb Fallback) Message(root, tool string) string {
+	switch {
+	case fb.Retry:
+		return fmt.Sprintf("the hub of %s (an editor's hashls serve) was lost during %s (%s); running the call here (the store keeps it from being applied twice)", root, tool, fb.Why)
+	case fb.Why != "":
+		return fmt.Sprintf("the hub of %s (an editor's hashls serve) did not run %s (%s); running the call here, on the files on disk", root, tool, fb.Why)
+	}
+	return ""
+}
+
 // lostWait bounds the wait for a lost hub's lock (its process exiting).
 const lostWait = 10 * time.Second
 

@@ -345,11 +345,8 @@ func (s *Server) log(ctx context.Context, ss *sdk.ServerSession, level sdk.Loggi
 // files on disk, not the editor's open buffers. Nothing is said when no
 // hub runs.
 func (s *Server) logFallback(ctx context.Context, ss *sdk.ServerSession, root, name string, fb hub.Fallback) {
-	switch {
-	case fb.Retry:
-		s.log(ctx, ss, "warning", "the hub of %s (an editor's hashls serve) was lost during %s (%s); running the call here (the store keeps it from being applied twice)", root, name, fb.Why)
-	case fb.Why != "":
-		s.log(ctx, ss, "warning", "the hub of %s (an editor's hashls serve) did not run %s (%s); running the call here, on the files on disk", root, name, fb.Why)
+	if msg := fb.Message(root, name); msg != "" {
+		s.log(ctx, ss, "warning", "%s", msg)
 	}
 }
 
