@@ -107,7 +107,7 @@ func (applyPatchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (*
 	if err != nil {
 		return nil, err
 	}
-	if err := readPatchTargets(env, order, expected); err != nil {
+	if err := readPatchTargets(env, order, targets, expected); err != nil {
 		return nil, err
 	}
 	if err := patchContents(steps); err != nil {
@@ -166,12 +166,11 @@ func patchTargets(env *Env, patch *edit.Patch) (steps []*patchStep, targets map[
 	return steps, targets, order, nil
 }
 
-// readPatchTargets reads every target and checks the sha256 gate
-// (expected, by absolute path) before anything else looks at the content.
-func readPatchTargets(env *Env, order []*patchTarget, expected map[string]string) error {
-	byAbs := make(map[string]*patchTarget, len(order))
+// readPatchTargets reads every target (order; targets holds them by
+// absolute path) and checks the sha256 gate (expected, by absolute path)
+// before anything else looks at the content.
+func readPatchTargets(env *Env, order []*patchTarget, targets map[string]*patchTarget, expected map[string]string) error {
 	for _, t := range order {
-		byAbs[t.path.Abs] = t
 		f, err := env.WS.ReadFile(t.path)
 		switch {
 		case err == nil:
@@ -185,7 +184,7 @@ func readPatchTargets(env *Env, order []*patchTarget, expected map[string]string
 	}
 	// The sha256 gate, before anything else looks at the content.
 	for abs, want := range expected {
-		t := byAbs[abs]
+		t := targets[abs]
 		switch {
 		case want == "" && (t.file != nil || t.isDir):
 			return &Error{Kind: KindStale, Message: fmt.Sprintf("Stale file: %s exists, but expectedSha256ByPath gave \"\" (must not exist). Re-read the file to obtain the current sha256 and re-apply your edit.", t.path.Rel)}
