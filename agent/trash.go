@@ -233,7 +233,7 @@ func restoreTrash(ctx context.Context, env *Env, tool string, id int64, target s
 		return nil, err
 	}
 	if large {
-		if r, ok, err := restoreStreamed(ctx, env, tool, ent, p, allowVCS, gate); ok || err != nil {
+		if r, ok, err := restoreStreamed(ctx, env, tool, ent, rc, p, allowVCS, gate); ok || err != nil {
 			return r, err
 		}
 		if content, err = io.ReadAll(rc); err != nil {
@@ -269,7 +269,7 @@ type restoreGate func(p workspace.Path, exists bool, sum string) error
 // (workspace.Change.NewPiecesOf), and a large p is hashed, not read whole.
 // The result has no diff. ok is false when p is open in the editor, whose
 // buffer takes the content whole.
-func restoreStreamed(ctx context.Context, env *Env, tool string, ent workspace.TrashEntry, p workspace.Path, allowVCS bool, gate restoreGate) (r *restored, ok bool, err error) {
+func restoreStreamed(ctx context.Context, env *Env, tool string, ent workspace.TrashEntry, rc io.Reader, p workspace.Path, allowVCS bool, gate restoreGate) (r *restored, ok bool, err error) {
 	info, err := env.WS.Stat(p)
 	if err != nil || info.Overlay {
 		return nil, false, nil
@@ -296,20 +296,12 @@ func restoreStreamed(ctx context.Context, env *Env, tool string, ent workspace.T
 			return nil, true, err
 		}
 	}
-	// The entry's sha256 and tag, in a pass over its pieces.
-	_, rc, err := env.WS.Store().TrashOpen(ent.ID)
+	// The entry's sha256 and tag, in a pass over its pieces (rc, unread).
+	newSum, newTag, n, err := hashTag(ctx, rc)
 	if err != nil {
 		return nil, true, err
 	}
-	h, tw := sha256.New(), &edit.TagWriter{}
-	n, err := io.CopyBuffer(io.MultiWriter(h, tw), struct{ io.Reader }{ctxio.Reader(ctx, rc)}, make([]byte, 1<<20))
-	rc.Close()
-	if err != nil {
-		return nil, true, err
-	}
-	var newSum [32]byte
-	h.Sum(newSum[:0])
-	pl.ch.NewPieces, pl.ch.NewPiecesOf, pl.ch.NewSize, pl.ch.NewSHA256, pl.ch.NewTag = []pieces.Piece{pieces.Base(0, n)}, ent.ID, n, &newSum, tw.Tag()
+	pl.ch.NewPieces, pl.ch.NewPiecesOf, pl.ch.NewSize, pl.ch.NewSHA256, pl.ch.NewTag = []pieces.Piece{pieces.Base(0, n)}, ent.ID, n, &newSum, newTag
 	changes, err := commit(ctx, env, tool, []planned{pl}, allowVCS)
 	if err != nil {
 		return nil, true, err
@@ -326,12 +318,22 @@ func hashTagFile(ctx context.Context, env *Env, p workspace.Path) ([32]byte, str
 		return sum, "", err
 	}
 	defer r.Close()
-	h, tw := sha256.New(), &edit.TagWriter{}
-	if _, err := io.CopyBuffer(io.MultiWriter(h, tw), struct{ io.Reader }{ctxio.Reader(ctx, r)}, make([]byte, 1<<20)); err != nil {
+	sum, tag, _, err := hashTag(ctx, r)
+	if err != nil {
 		return sum, "", streamReadErr(p, err)
 	}
+	return sum, tag, nil
+}
+
+// hashTag reads r to its end (1 MiB at a time, honouring ctx) for the
+// sha256 and the tag of what it read, and its size.
+func hashTag(ctx context.Context, r io.Reader) (sum [32]byte, tag string, n int64, err error) {
+	h, tw := sha256.New(), &edit.TagWriter{}
+	if n, err = io.CopyBuffer(io.MultiWriter(h, tw), struct{ io.Reader }{ctxio.Reader(ctx, r)}, make([]byte, 1<<20)); err != nil {
+		return sum, "", n, err
+	}
 	h.Sum(sum[:0])
-	return sum, tw.Tag(), nil
+	return sum, tw.Tag(), n, nil
 }
 
 type auditItem struct {
