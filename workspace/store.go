@@ -1500,7 +1500,7 @@ func (s *Store) TrashGet(id int64) (TrashEntry, []byte, error) {
 	switch {
 	case snapID.Valid && snapID.Int64 == chunkedTrash: // kept in pieces: put together (TrashOpen reads them one at a time)
 		content = make([]byte, e.Size)
-		if _, err := io.ReadFull(&chunkReader{s: s, id: id, size: e.Size, left: e.Size}, content); err != nil {
+		if _, err := io.ReadFull(newChunkReader(s, id, e.Size), content); err != nil {
 			return TrashEntry{}, nil, err
 		}
 	case snapID.Valid:

@@ -97,18 +97,35 @@ func (t *trashReq) name() string {
 // reads an entry kept in pieces one piece at a time; a missing id is
 // KindNotFound. The caller closes the reader.
 func (s *Store) TrashOpen(id int64) (TrashEntry, io.ReadCloser, error) {
+	e, r, err := s.trashReader(id)
+	if err != nil {
+		return TrashEntry{}, nil, err
+	}
+	return e, io.NopCloser(r), nil
+}
+
+// trashReader returns trash entry id and its content, read in order or at
+// random: in pieces when it was kept so (chunkReader), else from the
+// content SQLite holds.
+func (s *Store) trashReader(id int64) (TrashEntry, trashContent, error) {
 	e, chunked, err := s.trashEntry(id)
 	if err != nil {
 		return TrashEntry{}, nil, err
 	}
 	if chunked {
-		return e, &chunkReader{s: s, id: id, size: e.Size, left: e.Size}, nil
+		return e, newChunkReader(s, id, e.Size), nil
 	}
 	e, content, err := s.TrashGet(id)
 	if err != nil {
 		return TrashEntry{}, nil, err
 	}
-	return e, io.NopCloser(bytes.NewReader(content)), nil
+	return e, bytes.NewReader(content), nil
+}
+
+// trashContent is a trash entry's content, read in order or at random.
+type trashContent interface {
+	io.Reader
+	io.ReaderAt
 }
 
 // trashEntry reads trash entry id's row; chunked reports an entry kept in
@@ -133,18 +150,8 @@ func (s *Store) trashEntry(id int64) (e TrashEntry, chunked bool, err error) {
 // trashBase reads trash entry id's content at random (the base of a
 // change's pieces: Change.NewPiecesOf), in pieces when it was kept so.
 func (s *Store) trashBase(id int64) (io.ReaderAt, error) {
-	e, chunked, err := s.trashEntry(id)
-	if err != nil {
-		return nil, err
-	}
-	if chunked {
-		return &chunkReader{s: s, id: id, size: e.Size, left: e.Size}, nil
-	}
-	_, content, err := s.TrashGet(id)
-	if err != nil {
-		return nil, err
-	}
-	return bytes.NewReader(content), nil
+	_, r, err := s.trashReader(id)
+	return r, err
 }
 
 // chunkReader reads the chunks of trash entry id (size bytes) in order, or
@@ -159,6 +166,11 @@ type chunkReader struct {
 	left       int64 // bytes not yet read
 	cur        []byte
 	chunkBytes int64 // the length of chunk 0, once read (ReadAt)
+}
+
+// newChunkReader reads the size bytes of trash entry id's chunks.
+func newChunkReader(s *Store, id, size int64) *chunkReader {
+	return &chunkReader{s: s, id: id, size: size, left: size}
 }
 
 // chunk reads chunk seq, which holds at most max bytes.
