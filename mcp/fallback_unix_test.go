@@ -3,58 +3,20 @@
 package mcp
 
 import (
-	"bufio"
 	"context"
-	"net"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/hashls/hashls/workspace"
+	"github.com/hashls/hashls/internal/hubtest"
 )
 
 // TestHubFallbackLogged: when the root's hub refuses a forwarded call, the
 // call runs in this process, and the client hears of it through MCP
 // logging (stderr too: Logf), never on stdout.
 func TestHubFallbackLogged(t *testing.T) {
-	base, err := os.MkdirTemp("", "fb") // short: a socket path is bounded
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(base) })
-	root, state := filepath.Join(base, "r"), filepath.Join(base, "s")
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "a.txt"), []byte("on disk\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	sock, err := workspace.HubSocket(state, root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := workspace.MkdirHub(sock); err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() { // a hub that refuses every call (another protocol)
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			_, _ = bufio.NewReader(c).ReadString('\n')
-			c.Write([]byte(`{"refused":"protocol 9 only"}` + "\n"))
-			c.Close()
-		}
-	}()
+	root, state := hubtest.RefusingHub(t, "protocol 9 only")
 
 	rec := &recorder{}
 	// 2025-11-25: the session's level applies (later protocols set it per
