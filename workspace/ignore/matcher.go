@@ -166,6 +166,11 @@ func (f *Frame) Child(rel string) *Frame {
 // .gitignore that is not a regular file (a symlink, as in git) is not
 // read; ok is false when there is nothing to read.
 func (m *Matcher) readGitignore(rel string) (b []byte, ok bool) {
+	// Most directories have none: one lstat by path says so (nothing is
+	// read through it) before the read beneath Top is set up.
+	if _, err := os.Lstat(filepath.Join(m.top, filepath.FromSlash(rel), ".gitignore")); err != nil {
+		return nil, false
+	}
 	r, err := os.OpenRoot(m.top)
 	if err != nil {
 		return nil, false
